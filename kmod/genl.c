@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "rackweave": the control plane rwctl talks to.
+ *
+ * Declarative on purpose: attribute policies do the validation, and since
+ * the family leaves resv_start_op at 0, every command gets strict parsing
+ * and a command without a policy rejects any attribute at all. Read-only
+ * commands need no privilege; mutations (later) carry GENL_ADMIN_PERM.
+ * The layout of every message is documented in uapi/rackweave.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/mmzone.h>
+#include <linux/module.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+#include "rw.h"
+#include "genl.h"
+#include "ibdev.h"
+
+static struct genl_family rw_genl_family;
+
+static int rw_genl_put_node(struct sk_buff *skb, int nid,
+			    struct cpumask *scratch, char *buf)
+{
+	struct nlattr *nest;
+	u64 mem_mb;
+
+	cpumask_and(scratch, cpumask_of_node(nid), cpu_online_mask);
+	scnprintf(buf, RW_CPULIST_MAX, "%*pbl", cpumask_pr_args(scratch));
+	mem_mb = (u64)node_present_pages(nid) >> (20 - PAGE_SHIFT);
+
+	nest = nla_nest_start(skb, RW_A_NODES_ENTRY);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, RW_NODE_A_ID, nid) ||
+	    nla_put_u32(skb, RW_NODE_A_NR_CPUS, cpumask_weight(scratch)) ||
+	    nla_put_string(skb, RW_NODE_A_CPULIST, buf) ||
+	    nla_put_u64_64bit(skb, RW_NODE_A_MEM_MB, mem_mb, RW_NODE_A_UNSPEC)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int rw_genl_put_nodes(struct sk_buff *skb)
+{
+	cpumask_var_t scratch;
+	struct nlattr *nest;
+	char *buf;
+	int nid, ret = -ENOMEM;
+
+	buf = kmalloc(RW_CPULIST_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&scratch, GFP_KERNEL))
+		goto out_buf;
+
+	ret = -EMSGSIZE;
+	nest = nla_nest_start(skb, RW_A_NODES);
+	if (!nest)
+		goto out_mask;
+	for_each_online_node(nid) {
+		ret = rw_genl_put_node(skb, nid, scratch, buf);
+		if (ret) {
+			nla_nest_cancel(skb, nest);
+			goto out_mask;
+		}
+	}
+	nla_nest_end(skb, nest);
+	ret = 0;
+out_mask:
+	free_cpumask_var(scratch);
+out_buf:
+	kfree(buf);
+	return ret;
+}
+
+static int rw_genl_put_device(const struct rw_ibdev_info *info, void *arg)
+{
+	struct sk_buff *skb = arg;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, RW_A_DEVICES_ENTRY);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, RW_DEV_A_NAME, info->name) ||
+	    nla_put_s32(skb, RW_DEV_A_NODE, info->numa_node) ||
+	    nla_put_u32(skb, RW_DEV_A_PORTS, info->ports) ||
+	    nla_put_u64_64bit(skb, RW_DEV_A_NODE_GUID, info->node_guid,
+			      RW_DEV_A_UNSPEC) ||
+	    nla_put_u32(skb, RW_DEV_A_INDEX, info->index)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int rw_genl_fill_status(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *nest;
+	void *hdr;
+	int ret;
+
+	hdr = genlmsg_put_reply(skb, info, &rw_genl_family, 0, RW_CMD_STATUS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	ret = -EMSGSIZE;
+	if (nla_put_string(skb, RW_A_VERSION, RW_VERSION_STRING) ||
+	    nla_put_u32(skb, RW_A_VERSION_CODE, RW_VERSION_CODE) ||
+	    nla_put_u64_64bit(skb, RW_A_FEATURES, RW_FEATURES, RW_A_UNSPEC) ||
+	    nla_put_u32(skb, RW_A_CPUS_ONLINE, num_online_cpus()))
+		goto cancel;
+	ret = rw_genl_put_nodes(skb);
+	if (ret)
+		goto cancel;
+
+	ret = -EMSGSIZE;
+	nest = nla_nest_start(skb, RW_A_DEVICES);
+	if (!nest)
+		goto cancel;
+	ret = rw_ibdev_for_each(rw_genl_put_device, skb);
+	if (ret) {
+		nla_nest_cancel(skb, nest);
+		goto cancel;
+	}
+	nla_nest_end(skb, nest);
+
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return ret;
+}
+
+static int rw_genl_status_get(struct sk_buff *unused, struct genl_info *info)
+{
+	size_t size = NLMSG_GOODSIZE;
+	struct sk_buff *skb;
+	int ret;
+
+	/* The device list can outgrow one page; retry with room to spare. */
+	for (;;) {
+		skb = genlmsg_new(size, GFP_KERNEL);
+		if (!skb)
+			return -ENOMEM;
+		ret = rw_genl_fill_status(skb, info);
+		if (!ret)
+			return genlmsg_reply(skb, info);
+		nlmsg_free(skb);
+		if (ret != -EMSGSIZE || size >= SZ_1M)
+			return ret;
+		size *= 4;
+	}
+}
+
+static const struct genl_ops rw_genl_ops[] = {
+	{
+		.cmd	= RW_CMD_STATUS_GET,
+		.doit	= rw_genl_status_get,
+	},
+};
+
+static struct genl_family rw_genl_family __ro_after_init = {
+	.name		= RW_GENL_NAME,
+	.version	= RW_GENL_VERSION,
+	.module		= THIS_MODULE,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.ops		= rw_genl_ops,
+	.n_ops		= ARRAY_SIZE(rw_genl_ops),
+};
+
+int rw_genl_init(void)
+{
+	return genl_register_family(&rw_genl_family);
+}
+
+void rw_genl_exit(void)
+{
+	genl_unregister_family(&rw_genl_family);
+}

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for VM integration tests. Sourced by tests/vm/*.sh, which run
+# inside a VM (scripts/vm-run) with the host's root shared read-only and the
+# working directory at the top of the RackWeave tree.
+#
+# Every check prints one TAP line ("ok - ..." / "not ok - ..."); scripts/check
+# counts them. A script exits non-zero if any of its checks failed.
+
+RW_TOP=$PWD
+RWCTL=$RW_TOP/build/rwctl
+RW_TEST_NAME=${RW_TEST_NAME:-$(basename "$0" .sh)}
+t_failed=0
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+t_pass() { echo "ok - $RW_TEST_NAME: $1"; }
+t_fail() {
+	echo "not ok - $RW_TEST_NAME: $1"
+	t_failed=1
+}
+
+# t_ok DESCRIPTION COMMAND...: passes when COMMAND succeeds.
+t_ok() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		t_pass "$desc"
+	else
+		t_fail "$desc"
+		printf '#   %s\n' "command: $*" "${out//$'\n'/$'\n#   '}"
+	fi
+}
+
+# t_fails DESCRIPTION COMMAND...: passes when COMMAND fails.
+t_fails() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		t_fail "$desc"
+		printf '#   %s\n' "command unexpectedly succeeded: $*" "${out//$'\n'/$'\n#   '}"
+	else
+		t_pass "$desc"
+	fi
+}
+
+# t_eq DESCRIPTION EXPECTED ACTUAL
+t_eq() {
+	if [ "$2" = "$3" ]; then
+		t_pass "$1"
+	else
+		t_fail "$1"
+		echo "#   expected: '$2'"
+		echo "#   actual:   '$3'"
+	fi
+}
+
+# jpy EXPR: evaluate a Python expression over the JSON document on stdin
+# (bound to d) and print the result. Fails on invalid JSON.
+jpy() {
+	python3 -c 'import json, sys
+d = json.load(sys.stdin)
+r = eval(sys.argv[1])
+print(json.dumps(r) if isinstance(r, (dict, list, bool)) or r is None else r)' "$1"
+}
+
+# modprobe that finds the test kernel's modules (or the stock kernel's).
+rw_modprobe() {
+	if [ -n "${RW_MODROOT:-}" ] && [ "$RW_MODROOT" != / ]; then
+		modprobe -d "$RW_MODROOT" "$@"
+	else
+		modprobe "$@"
+	fi
+}
+
+# The rackweave.ko built for the kernel this VM runs.
+rw_module_path() {
+	case "${RW_KERNEL_KIND:-test}" in
+	stock) echo "$RW_TOP/build/mod-stock/rackweave.ko" ;;
+	*) echo "$RW_TOP/build/mod-test/rackweave.ko" ;;
+	esac
+}
+
+rw_load() {
+	rw_modprobe ib_core && insmod "$(rw_module_path)" "$@"
+}
+
+t_done() {
+	exit "$t_failed"
+}

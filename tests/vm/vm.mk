@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+# Host-built programs that VM integration tests run inside the guest.
+
+VM_TEST_DIR   := $(BUILD)/tests/vm
+NL_CFLAGS     := $(shell pkg-config --cflags libnl-genl-3.0)
+NL_LIBS       := $(shell pkg-config --libs libnl-genl-3.0)
+VM_TEST_BINS  := $(VM_TEST_DIR)/ioctl-check $(VM_TEST_DIR)/genl-check
+
+.PHONY: vm-tests
+vm-tests: $(VM_TEST_BINS)
+
+$(VM_TEST_DIR)/ioctl-check: tests/vm/ioctl-check.c uapi/rackweave.h
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -o $@ $< $(USER_LDFLAGS)
+
+$(VM_TEST_DIR)/genl-check: tests/vm/genl-check.c uapi/rackweave.h
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(NL_CFLAGS) -o $@ $< $(USER_LDFLAGS) $(NL_LIBS)
