@@ -24,8 +24,9 @@ BUILD     := $(TOP)/build
 CC        ?= gcc
 Q         := $(if $(filter 1,$(V)),,@)
 
-USER_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
-		-I$(TOP)/uapi -I$(TOP)/lib/include $(CFLAGS)
+# In-tree user code sees the uapi header as installed, <rackweave/uapi.h>
+# (RW_USER_CPPFLAGS in lib/lib.mk), never as a bare "rackweave.h".
+USER_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(CFLAGS)
 USER_LDFLAGS := $(LDFLAGS)
 
 .PHONY: all module user check check-user check-kunit check-vm demo deps \

@@ -12,7 +12,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
-#include "rackweave.h"
+#include <rackweave/uapi.h>
 
 static int failed;
 static struct nl_sock *sk;

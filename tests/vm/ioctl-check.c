@@ -12,7 +12,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "rackweave.h"
+#include <rackweave/uapi.h>
 
 _Static_assert(sizeof(struct rw_version_info) == RW_VERSION_INFO_SIZE,
 	       "rw_version_info size");

@@ -9,10 +9,10 @@ VM_TEST_BINS  := $(VM_TEST_DIR)/ioctl-check $(VM_TEST_DIR)/genl-check
 .PHONY: vm-tests
 vm-tests: $(VM_TEST_BINS)
 
-$(VM_TEST_DIR)/ioctl-check: tests/vm/ioctl-check.c uapi/rackweave.h
+$(VM_TEST_DIR)/ioctl-check: tests/vm/ioctl-check.c $(RW_UAPI_COPY)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(USER_CFLAGS) -o $@ $< $(USER_LDFLAGS)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(USER_LDFLAGS)
 
-$(VM_TEST_DIR)/genl-check: tests/vm/genl-check.c uapi/rackweave.h
+$(VM_TEST_DIR)/genl-check: tests/vm/genl-check.c $(RW_UAPI_COPY)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(USER_CFLAGS) $(NL_CFLAGS) -o $@ $< $(USER_LDFLAGS) $(NL_LIBS)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) $(NL_CFLAGS) -o $@ $< $(USER_LDFLAGS) $(NL_LIBS)

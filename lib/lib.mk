@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# librackweave, included by the top Makefile (which sets TOP, BUILD, CC, Q,
+# USER_CFLAGS, USER_LDFLAGS, PREFIX, DESTDIR).
+#
+#   lib          build/lib/librackweave.so.0.1.0 (+ .so.0, .so links),
+#                build/lib/librackweave.a, build/lib/rackweave.pc
+#   install-lib  library, headers, pkg-config file, man pages
+#
+# The installed header is <rackweave.h>; it includes the uapi header as
+# <rackweave/uapi.h>. In the tree that path is served from build/include, and
+# RW_USER_CPPFLAGS must come before USER_CFLAGS so that <rackweave.h> finds
+# lib/include/rackweave.h rather than uapi/rackweave.h.
+
+RW_LIB_VERSION	:= 0.1.0
+RW_LIB_SONAME	:= librackweave.so.0
+RW_LIB_OUT	:= $(BUILD)/lib
+RW_LIB_SO	:= $(RW_LIB_OUT)/librackweave.so.$(RW_LIB_VERSION)
+RW_LIB_A	:= $(RW_LIB_OUT)/librackweave.a
+RW_LIB_PC	:= $(RW_LIB_OUT)/rackweave.pc
+RW_LIB_MAP	:= $(TOP)/lib/librackweave.map
+RW_LIB_OBJS	:= $(RW_LIB_OUT)/ctx.o $(RW_LIB_OUT)/error.o
+RW_UAPI_COPY	:= $(BUILD)/include/rackweave/uapi.h
+RW_LIB_MAN3	:= $(wildcard $(TOP)/man/man3/*.3)
+
+RW_USER_CPPFLAGS := -I$(TOP)/lib/include -I$(BUILD)/include
+
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+MANDIR		?= $(PREFIX)/share/man
+AR		?= ar
+
+# $(call rw_msg,TAG,file): a kbuild-style progress line unless V=1.
+rw_msg = $(if $(Q),@printf '  %-8s %s\n' '$(1)' '$(patsubst $(TOP)/%,%,$(2))',@:)
+
+rw_pc_subst = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(RW_LIB_VERSION)|g'
+
+.PHONY: lib install-lib install-user rw-force
+
+lib: $(RW_LIB_SO) $(RW_LIB_OUT)/librackweave.so.0 $(RW_LIB_OUT)/librackweave.so \
+	$(RW_LIB_A) $(RW_LIB_PC)
+
+$(RW_UAPI_COPY): $(TOP)/uapi/rackweave.h
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+
+# Position-independent objects serve both the shared and the static library.
+$(RW_LIB_OUT)/%.o: $(TOP)/lib/%.c $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(call rw_msg,CC,$@)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+
+$(RW_LIB_SO): $(RW_LIB_OBJS) $(RW_LIB_MAP)
+	$(call rw_msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,$(RW_LIB_SONAME) \
+		-Wl,--version-script=$(RW_LIB_MAP) -Wl,--no-undefined \
+		$(USER_LDFLAGS) -o $@ $(RW_LIB_OBJS)
+
+$(RW_LIB_OUT)/librackweave.so.0: $(RW_LIB_SO)
+	$(Q)ln -sf $(notdir $<) $@
+
+$(RW_LIB_OUT)/librackweave.so: $(RW_LIB_OUT)/librackweave.so.0
+	$(Q)ln -sf $(notdir $<) $@
+
+$(RW_LIB_A): $(RW_LIB_OBJS)
+	$(call rw_msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# Regenerated on every run but only replaced when PREFIX or LIBDIR changed.
+$(RW_LIB_PC): $(TOP)/lib/rackweave.pc.in rw-force
+	@mkdir -p $(@D)
+	$(Q)$(rw_pc_subst) $< > $@.tmp && \
+		if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+rw-force:
+
+install-lib: lib
+	$(Q)install -d $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR)/rackweave $(DESTDIR)$(MANDIR)/man3
+	$(Q)install -m 0755 $(RW_LIB_SO) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf $(notdir $(RW_LIB_SO)) $(DESTDIR)$(LIBDIR)/librackweave.so.0
+	$(Q)ln -sf librackweave.so.0 $(DESTDIR)$(LIBDIR)/librackweave.so
+	$(Q)install -m 0644 $(RW_LIB_A) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0644 $(TOP)/lib/include/rackweave.h $(DESTDIR)$(INCLUDEDIR)/
+	$(Q)install -m 0644 $(TOP)/uapi/rackweave.h \
+		$(DESTDIR)$(INCLUDEDIR)/rackweave/uapi.h
+	$(Q)$(rw_pc_subst) $(TOP)/lib/rackweave.pc.in > \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/rackweave.pc
+	$(Q)install -m 0644 $(RW_LIB_MAN3) $(DESTDIR)$(MANDIR)/man3/
+
+install-user: install-lib
+
+-include $(RW_LIB_OBJS:.o=.d)

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fixtures shared by the rwctl tests. Failing to set one up is a broken test
+ * host, so they abort with a message rather than return errors.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rackweave.h>
+
+#include "genl.h"
+#include "rwtest.h"
+
+static void *rw_test_dup(const void *src, size_t size)
+{
+	void *p = malloc(size);
+
+	if (!p) {
+		fputs("rwtest: out of memory\n", stderr);
+		abort();
+	}
+	return memcpy(p, src, size);
+}
+
+void rw_test_status_fill(struct rwctl_status *st)
+{
+	static const struct rwctl_node nodes[] = {
+		{ .id = 0, .nr_cpus = 1, .cpulist = "0", .mem_mb = 512 },
+		{ .id = 1, .nr_cpus = 3, .cpulist = "1-3", .mem_mb = 1024 },
+	};
+	static const struct rwctl_device devs[] = {
+		{ .name = "rxe0", .node = 0, .ports = 1,
+		  .node_guid = 0x505400fffe123456ULL, .index = 1 },
+		{ .name = "siw_eth1", .node = -1, .ports = 2,
+		  .node_guid = 0x0000000000abcdefULL, .index = 7 },
+	};
+
+	memset(st, 0, sizeof(*st));
+	strcpy(st->version, "0.1.0");
+	st->version_code = RW_VERSION_CODE;
+	st->abi = RW_ABI_VERSION;
+	st->features = RW_FEATURES_ALL;
+	st->cpus_online = 4;
+	st->nodes = rw_test_dup(nodes, sizeof(nodes));
+	st->nr_nodes = 2;
+	st->devs = rw_test_dup(devs, sizeof(devs));
+	st->nr_devs = 2;
+}
+
+void rw_capture_open(struct rw_capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->f = open_memstream(&c->buf, &c->len);
+	if (!c->f) {
+		perror("rwtest: open_memstream");
+		abort();
+	}
+}
+
+const char *rw_capture_str(struct rw_capture *c)
+{
+	if (c->f) {
+		fclose(c->f);
+		c->f = NULL;
+	}
+	return c->buf ? c->buf : "";
+}
+
+void rw_capture_free(struct rw_capture *c)
+{
+	if (c->f)
+		fclose(c->f);
+	free(c->buf);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared pieces of the rwctl tests: a known module status and an in-memory
+ * stream to capture what rwctl prints.
+ */
+#ifndef RW_TEST_RWTEST_H
+#define RW_TEST_RWTEST_H
+
+#include <stdio.h>
+
+struct rwctl_status;
+
+/*
+ * Fill @st (allocated arrays, free with rwctl_status_free) with a module
+ * 0.1.0, ABI 1, all features, 4 CPUs on two nodes, and two devices: rxe0 on
+ * node 0 and siw_eth1 with no NUMA node.
+ */
+void rw_test_status_fill(struct rwctl_status *st);
+
+struct rw_capture {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+/* Start capturing; rw_capture_str() ends it and returns the text (owned). */
+void rw_capture_open(struct rw_capture *c);
+const char *rw_capture_str(struct rw_capture *c);
+void rw_capture_free(struct rw_capture *c);
+
+#endif /* RW_TEST_RWTEST_H */

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RW_CMD_STATUS_GET over generic netlink: resolve the "rackweave" family,
+ * send the request, parse the reply into struct rwctl_status.
+ *
+ * The parser trusts nothing: libnl's policies only check minimum lengths, so
+ * every fixed-size attribute here states minlen and maxlen alike, and every
+ * string a maxlen equal to the buffer it is copied into. Attribute types
+ * newer than this rwctl are ignored, as the append-only uapi allows.
+ *
+ * The request asks for an ack (libnl's default), so the reply is always
+ * followed by an ack or an error; reading until one of them arrives keeps
+ * the socket in step without relying on how the kernel batches messages.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+
+#include <netlink/attr.h>
+#include <netlink/errno.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include "genl.h"
+
+#define RWCTL_U32_POLICY	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
+#define RWCTL_U64_POLICY	{ .type = NLA_U64, .minlen = 8, .maxlen = 8 }
+#define RWCTL_S32_POLICY	{ .type = NLA_S32, .minlen = 4, .maxlen = 4 }
+
+static const struct nla_policy rwctl_status_policy[RW_A_MAX + 1] = {
+	[RW_A_VERSION]		= { .type = NLA_STRING, .maxlen = RWCTL_VERSION_MAX },
+	[RW_A_VERSION_CODE]	= RWCTL_U32_POLICY,
+	[RW_A_FEATURES]		= RWCTL_U64_POLICY,
+	[RW_A_CPUS_ONLINE]	= RWCTL_U32_POLICY,
+	[RW_A_NODES]		= { .type = NLA_NESTED },
+	[RW_A_DEVICES]		= { .type = NLA_NESTED },
+};
+
+static const struct nla_policy rwctl_node_policy[RW_NODE_A_MAX + 1] = {
+	[RW_NODE_A_ID]		= RWCTL_U32_POLICY,
+	[RW_NODE_A_NR_CPUS]	= RWCTL_U32_POLICY,
+	[RW_NODE_A_CPULIST]	= { .type = NLA_STRING, .maxlen = RW_CPULIST_MAX },
+	[RW_NODE_A_MEM_MB]	= RWCTL_U64_POLICY,
+};
+
+static const struct nla_policy rwctl_dev_policy[RW_DEV_A_MAX + 1] = {
+	[RW_DEV_A_NAME]		= { .type = NLA_STRING, .maxlen = RW_DEV_NAME_MAX },
+	[RW_DEV_A_NODE]		= RWCTL_S32_POLICY,
+	[RW_DEV_A_PORTS]	= RWCTL_U32_POLICY,
+	[RW_DEV_A_NODE_GUID]	= RWCTL_U64_POLICY,
+	[RW_DEV_A_INDEX]	= RWCTL_U32_POLICY,
+};
+
+static int rwctl_genl_fail(char *msg, size_t msglen, int err,
+			   const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int rwctl_genl_fail(char *msg, size_t msglen, int err,
+			   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+#define rwctl_genl_bad(msg, msglen, fmt, ...)				\
+	rwctl_genl_fail(msg, msglen, -EPROTO,				\
+			"malformed status reply from the rackweave module: " \
+			fmt, ##__VA_ARGS__)
+
+void rwctl_status_free(struct rwctl_status *st)
+{
+	free(st->nodes);
+	free(st->devs);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Entries of type @type in the list @list; others are skipped. */
+static size_t rwctl_genl_count(struct nlattr *list, int type)
+{
+	struct nlattr *entry;
+	size_t n = 0;
+	int rem;
+
+	nla_for_each_nested(entry, list, rem)
+		if (nla_type(entry) == type)
+			n++;
+	return n;
+}
+
+static int rwctl_genl_parse_nodes(struct nlattr *list, struct rwctl_status *st,
+				  char *msg, size_t msglen)
+{
+	struct nlattr *tb[RW_NODE_A_MAX + 1];
+	struct nlattr *entry;
+	struct rwctl_node *node;
+	int rem, err;
+	size_t n;
+
+	/* One spare element so that an empty list still allocates. */
+	n = list ? rwctl_genl_count(list, RW_A_NODES_ENTRY) : 0;
+	st->nodes = calloc(n + 1, sizeof(*st->nodes));
+	if (!st->nodes)
+		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
+	if (!list)
+		return 0;
+
+	nla_for_each_nested(entry, list, rem) {
+		if (nla_type(entry) != RW_A_NODES_ENTRY)
+			continue;
+		err = nla_parse_nested(tb, RW_NODE_A_MAX, entry,
+				       rwctl_node_policy);
+		if (err < 0)
+			return rwctl_genl_bad(msg, msglen, "node entry: %s",
+					      nl_geterror(err));
+		if (!tb[RW_NODE_A_ID] || !tb[RW_NODE_A_NR_CPUS] ||
+		    !tb[RW_NODE_A_CPULIST] || !tb[RW_NODE_A_MEM_MB])
+			return rwctl_genl_bad(msg, msglen,
+					      "node entry %zu lacks an attribute",
+					      st->nr_nodes);
+
+		node = &st->nodes[st->nr_nodes++];
+		node->id = nla_get_u32(tb[RW_NODE_A_ID]);
+		node->nr_cpus = nla_get_u32(tb[RW_NODE_A_NR_CPUS]);
+		nla_strlcpy(node->cpulist, tb[RW_NODE_A_CPULIST],
+			    sizeof(node->cpulist));
+		node->mem_mb = nla_get_u64(tb[RW_NODE_A_MEM_MB]);
+	}
+	if (rem > 0)
+		return rwctl_genl_bad(msg, msglen, "trailing bytes in node list");
+	return 0;
+}
+
+static int rwctl_genl_parse_devs(struct nlattr *list, struct rwctl_status *st,
+				 char *msg, size_t msglen)
+{
+	struct nlattr *tb[RW_DEV_A_MAX + 1];
+	struct rwctl_device *d;
+	struct nlattr *entry;
+	int rem, err;
+	size_t n;
+
+	/* One spare element so that an empty list still allocates. */
+	n = list ? rwctl_genl_count(list, RW_A_DEVICES_ENTRY) : 0;
+	st->devs = calloc(n + 1, sizeof(*st->devs));
+	if (!st->devs)
+		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
+	if (!list)
+		return 0;
+
+	nla_for_each_nested(entry, list, rem) {
+		if (nla_type(entry) != RW_A_DEVICES_ENTRY)
+			continue;
+		err = nla_parse_nested(tb, RW_DEV_A_MAX, entry,
+				       rwctl_dev_policy);
+		if (err < 0)
+			return rwctl_genl_bad(msg, msglen, "device entry: %s",
+					      nl_geterror(err));
+		if (!tb[RW_DEV_A_NAME] || !tb[RW_DEV_A_NODE] ||
+		    !tb[RW_DEV_A_PORTS] || !tb[RW_DEV_A_NODE_GUID] ||
+		    !tb[RW_DEV_A_INDEX])
+			return rwctl_genl_bad(msg, msglen,
+					      "device entry %zu lacks an attribute",
+					      st->nr_devs);
+
+		d = &st->devs[st->nr_devs++];
+		nla_strlcpy(d->name, tb[RW_DEV_A_NAME], sizeof(d->name));
+		d->node = nla_get_s32(tb[RW_DEV_A_NODE]);
+		d->ports = nla_get_u32(tb[RW_DEV_A_PORTS]);
+		d->node_guid = nla_get_u64(tb[RW_DEV_A_NODE_GUID]);
+		d->index = nla_get_u32(tb[RW_DEV_A_INDEX]);
+	}
+	if (rem > 0)
+		return rwctl_genl_bad(msg, msglen, "trailing bytes in device list");
+	return 0;
+}
+
+int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
+			    char *msg, size_t msglen)
+{
+	struct nlattr *tb[RW_A_MAX + 1];
+	int err;
+
+	err = genlmsg_parse(nlh, 0, tb, RW_A_MAX, rwctl_status_policy);
+	if (err < 0)
+		return rwctl_genl_bad(msg, msglen, "%s", nl_geterror(err));
+
+	if (!tb[RW_A_VERSION] || !tb[RW_A_VERSION_CODE] ||
+	    !tb[RW_A_FEATURES] || !tb[RW_A_CPUS_ONLINE])
+		return rwctl_genl_bad(msg, msglen,
+				      "version, features or CPU count missing");
+
+	nla_strlcpy(st->version, tb[RW_A_VERSION], sizeof(st->version));
+	st->version_code = nla_get_u32(tb[RW_A_VERSION_CODE]);
+	st->features = nla_get_u64(tb[RW_A_FEATURES]);
+	st->cpus_online = nla_get_u32(tb[RW_A_CPUS_ONLINE]);
+
+	/* An absent list is an empty one: nothing to report is not an error. */
+	err = rwctl_genl_parse_nodes(tb[RW_A_NODES], st, msg, msglen);
+	if (err)
+		return err;
+	return rwctl_genl_parse_devs(tb[RW_A_DEVICES], st, msg, msglen);
+}
+
+/* State of one request, shared by the receive callbacks. */
+struct rwctl_genl_req {
+	struct rwctl_status *st;
+	char *msg;
+	size_t msglen;
+	bool done;		/* ack or error seen: the exchange is over */
+	bool replied;		/* a status reply has been parsed */
+	int parse_err;		/* result of parsing that reply */
+	int kernel_err;		/* negative errno from an NLMSG_ERROR */
+	char extack[256];	/* the kernel's extended ack message, if any */
+};
+
+static int rwctl_genl_on_reply(struct nl_msg *m, void *arg)
+{
+	struct rwctl_genl_req *req = arg;
+
+	/* A second reply would be a module bug; keep the first. */
+	if (req->replied)
+		return NL_SKIP;
+	req->replied = true;
+	req->parse_err = rwctl_genl_parse_status(nlmsg_hdr(m), req->st,
+						 req->msg, req->msglen);
+	return NL_OK;
+}
+
+static int rwctl_genl_on_ack(struct nl_msg *m, void *arg)
+{
+	struct rwctl_genl_req *req = arg;
+
+	(void)m;
+	req->done = true;
+	return NL_STOP;
+}
+
+/*
+ * The text of NLMSGERR_ATTR_MSG, which the kernel appends after the error
+ * (and after the echoed request unless NETLINK_CAP_ACK capped it).
+ */
+static void rwctl_genl_extack(const struct nlmsgerr *e, char *buf, size_t len)
+{
+	static const struct nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {
+		[NLMSGERR_ATTR_MSG] = { .type = NLA_STRING },
+	};
+	const struct nlmsghdr *nlh = (const void *)((const char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*e);
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + off)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)e + off),
+		      nlh->nlmsg_len - NLMSG_HDRLEN - off, policy) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		nla_strlcpy(buf, tb[NLMSGERR_ATTR_MSG], len);
+}
+
+static int rwctl_genl_on_error(struct sockaddr_nl *who, struct nlmsgerr *e,
+			       void *arg)
+{
+	struct rwctl_genl_req *req = arg;
+
+	(void)who;
+	req->done = true;
+	req->kernel_err = e->error < 0 ? e->error : -EPROTO;
+	rwctl_genl_extack(e, req->extack, sizeof(req->extack));
+	return NL_STOP;
+}
+
+static int rwctl_genl_exchange(struct nl_sock *sk, int family,
+			       struct rwctl_genl_req *req)
+{
+	struct nl_msg *m = NULL;
+	struct nl_cb *cb = NULL;
+	int err;
+
+	m = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!m || !cb) {
+		err = rwctl_genl_fail(req->msg, req->msglen, -ENOMEM,
+				      "out of memory");
+		goto out;
+	}
+	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0,
+			 RW_CMD_STATUS_GET, RW_GENL_VERSION)) {
+		err = rwctl_genl_fail(req->msg, req->msglen, -ENOMEM,
+				      "out of memory");
+		goto out;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, rwctl_genl_on_reply, req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, rwctl_genl_on_ack, req);
+	nl_cb_err(cb, NL_CB_CUSTOM, rwctl_genl_on_error, req);
+
+	err = nl_send_auto(sk, m);
+	if (err < 0) {
+		err = rwctl_genl_fail(req->msg, req->msglen, -EIO,
+				      "cannot send to the rackweave module: %s",
+				      nl_geterror(err));
+		goto out;
+	}
+
+	while (!req->done) {
+		err = nl_recvmsgs(sk, cb);
+		if (err < 0 && !req->done) {
+			err = rwctl_genl_fail(req->msg, req->msglen, -EIO,
+					      "no answer from the rackweave module: %s",
+					      nl_geterror(err));
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	nl_cb_put(cb);
+	nlmsg_free(m);
+	return err;
+}
+
+int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen)
+{
+	struct rwctl_genl_req req = { .st = st, .msg = msg, .msglen = msglen };
+	struct nl_sock *sk;
+	int one = 1;
+	int family, err;
+
+	sk = nl_socket_alloc();
+	if (!sk)
+		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
+
+	err = genl_connect(sk);
+	if (err < 0) {
+		err = rwctl_genl_fail(msg, msglen, -EIO,
+				      "cannot open a generic netlink socket: %s",
+				      nl_geterror(err));
+		goto out;
+	}
+	/* Best effort: older kernels just give a bare errno. */
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK,
+		   &one, sizeof(one));
+
+	family = genl_ctrl_resolve(sk, RW_GENL_NAME);
+	if (family == -NLE_OBJ_NOTFOUND) {
+		err = rwctl_genl_fail(msg, msglen, -ENOENT,
+				      "rackweave module not loaded (generic netlink family '%s' not found); load it with: modprobe rackweave",
+				      RW_GENL_NAME);
+		goto out;
+	}
+	if (family < 0) {
+		err = rwctl_genl_fail(msg, msglen, -EIO,
+				      "cannot look up generic netlink family '%s': %s",
+				      RW_GENL_NAME, nl_geterror(family));
+		goto out;
+	}
+
+	err = rwctl_genl_exchange(sk, family, &req);
+	if (err)
+		goto out;
+
+	if (req.kernel_err)
+		err = rwctl_genl_fail(msg, msglen, req.kernel_err,
+				      "the rackweave module refused the status request: %s%s%s",
+				      strerror(-req.kernel_err),
+				      req.extack[0] ? ": " : "", req.extack);
+	else if (!req.replied)
+		err = rwctl_genl_fail(msg, msglen, -EPROTO,
+				      "the rackweave module acknowledged the status request without a reply");
+	else
+		err = req.parse_err;	/* @msg already says what was wrong */
+out:
+	nl_socket_free(sk);
+	return err;
+}

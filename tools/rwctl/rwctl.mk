@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rwctl, included by the top Makefile after lib/lib.mk.
+#
+#   rwctl          build/rwctl (librackweave linked statically, so the
+#                  binary runs from the tree without LD_LIBRARY_PATH)
+#   install-rwctl  binary, rwctl(8), bash completion
+#
+# Everything except main.c also goes into build/tools/rwctl/librwctl.a, which
+# the tests link to drive rwctl_run() and the printers without main().
+
+RW_RWCTL_OUT	:= $(BUILD)/tools/rwctl
+RW_RWCTL_BIN	:= $(BUILD)/rwctl
+RW_RWCTL_LIB	:= $(RW_RWCTL_OUT)/librwctl.a
+RW_RWCTL_SRCS	:= cli.c dev.c genl.c print.c status.c
+RW_RWCTL_OBJS	:= $(addprefix $(RW_RWCTL_OUT)/,$(RW_RWCTL_SRCS:.c=.o))
+RW_RWCTL_MAIN	:= $(RW_RWCTL_OUT)/main.o
+
+RW_NL_CFLAGS	:= $(shell pkg-config --cflags libnl-genl-3.0)
+RW_NL_LIBS	:= $(shell pkg-config --libs libnl-genl-3.0)
+
+BINDIR		?= $(PREFIX)/bin
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+
+.PHONY: rwctl install-rwctl
+
+rwctl: $(RW_RWCTL_BIN)
+
+$(RW_RWCTL_OUT)/%.o: $(TOP)/tools/rwctl/%.c $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(call rw_msg,CC,$@)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) $(RW_NL_CFLAGS) -MMD -MP \
+		-c -o $@ $<
+
+$(RW_RWCTL_LIB): $(RW_RWCTL_OBJS)
+	$(call rw_msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(RW_RWCTL_BIN): $(RW_RWCTL_MAIN) $(RW_RWCTL_LIB) $(RW_LIB_A)
+	$(call rw_msg,LD,$@)
+	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $(RW_RWCTL_MAIN) $(RW_RWCTL_LIB) \
+		$(RW_LIB_A) $(RW_NL_LIBS)
+
+install-rwctl: rwctl
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	$(Q)install -m 0755 $(RW_RWCTL_BIN) $(DESTDIR)$(BINDIR)/rwctl
+	$(Q)install -m 0644 $(TOP)/tools/rwctl/rwctl.8 $(DESTDIR)$(MANDIR)/man8/
+	$(Q)install -m 0644 $(TOP)/tools/rwctl/rwctl.bash-completion \
+		$(DESTDIR)$(BASHCOMPDIR)/rwctl
+
+install-user: install-rwctl
+
+-include $(RW_RWCTL_OBJS:.o=.d) $(RW_RWCTL_MAIN:.o=.d)
