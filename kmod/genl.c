@@ -23,13 +23,22 @@
 
 static struct genl_family rw_genl_family;
 
+/*
+ * A node's CPUs are those whose cpu_to_node() is the node: the partition the
+ * placement code uses. (cpumask_of_node() is not a partition under NUMA
+ * emulation, where every fake node lists all CPUs of its physical node.)
+ */
 static int rw_genl_put_node(struct sk_buff *skb, int nid,
 			    struct cpumask *scratch, char *buf)
 {
 	struct nlattr *nest;
+	unsigned int cpu;
 	u64 mem_mb;
 
-	cpumask_and(scratch, cpumask_of_node(nid), cpu_online_mask);
+	cpumask_clear(scratch);
+	for_each_online_cpu(cpu)
+		if (cpu_to_node(cpu) == nid)
+			cpumask_set_cpu(cpu, scratch);
 	scnprintf(buf, RW_CPULIST_MAX, "%*pbl", cpumask_pr_args(scratch));
 	mem_mb = (u64)node_present_pages(nid) >> (20 - PAGE_SHIFT);
 

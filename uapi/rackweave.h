@@ -28,8 +28,8 @@
  *     RW_A_CPUS_ONLINE   u32     number of online CPUs the module sees
  *     RW_A_NODES         nest    one RW_A_NODES_ENTRY per online NUMA node:
  *       RW_NODE_A_ID       u32     node id
- *       RW_NODE_A_NR_CPUS  u32     online CPUs on the node
- *       RW_NODE_A_CPULIST  string  online CPUs as a list ("0-3,8")
+ *       RW_NODE_A_NR_CPUS  u32     online CPUs whose home node this is
+ *       RW_NODE_A_CPULIST  string  the same CPUs as a list ("0-3,8")
  *       RW_NODE_A_MEM_MB   u64     memory present on the node, MiB
  *     RW_A_DEVICES       nest    one RW_A_DEVICES_ENTRY per RDMA device the
  *                                module's ib_client has been given:

@@ -34,7 +34,7 @@ devs=$("$RWCTL" -j dev show)
 t_eq "dev show: lists rxe0 and rxe1" '["rxe0", "rxe1"]' \
 	"$(echo "$devs" | jpy 'sorted(x["name"] for x in d["devices"])')"
 online=$(cat /sys/devices/system/node/online)
-t_eq "dev show: each device has a NUMA node that is -1 or online ($online)" True \
+t_eq "dev show: each device has a NUMA node that is -1 or online ($online)" true \
 	"$(echo "$devs" | jpy "all(x['numa_node'] == -1 or x['numa_node'] in (0, 1) for x in d['devices'])")"
 t_eq "dev show: node matches sysfs for rxe0" "$(cat /sys/class/infiniband/rxe0/device/numa_node 2>/dev/null || echo -1)" \
 	"$(echo "$devs" | jpy '[x["numa_node"] for x in d["devices"] if x["name"] == "rxe0"][0]')"
