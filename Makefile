@@ -71,7 +71,11 @@ install-module:
 	$(MAKE) -C $(KERNELDIR) M=$(TOP) V=$(V) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=extra modules_install
 
+UDEVDIR ?= /lib/udev/rules.d
+
 install: install-module install-user
+	install -d $(DESTDIR)$(UDEVDIR)
+	install -m 0644 $(TOP)/scripts/install/60-rackweave.rules $(DESTDIR)$(UDEVDIR)/
 
 clean:
 	-$(MAKE) -C $(KERNELDIR) M=$(TOP) clean >/dev/null 2>&1
