@@ -18,11 +18,16 @@ static int failed;
 static struct nl_sock *sk;
 static int family;
 
+static int last_ret;
+
 static void check(int cond, const char *what)
 {
 	printf("%sok - genl: %s\n", cond ? "" : "not ", what);
-	if (!cond)
+	if (!cond) {
+		printf("#   last libnl result: %d (%s)\n", last_ret,
+		       nl_geterror(last_ret));
 		failed = 1;
+	}
 }
 
 struct reply {
@@ -64,6 +69,7 @@ static int request(int cmd, int attr, const void *data, int len,
 	if (ret < 0)
 		return -EIO;
 	ret = nl_recvmsgs_default(sk);
+	last_ret = ret;
 	/* libnl maps the kernel's errno to its own codes; map back. */
 	if (ret == -NLE_INVAL)
 		return -EINVAL;
@@ -93,6 +99,8 @@ int main(void)
 		check(0, "connect a generic netlink socket");
 		return 1;
 	}
+	/* One answer per request: the reply, or the error. */
+	nl_socket_disable_auto_ack(sk);
 	family = genl_ctrl_resolve(sk, RW_GENL_NAME);
 	check(family > 0, "family \"rackweave\" resolves");
 	if (family <= 0)

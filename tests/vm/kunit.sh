@@ -7,7 +7,7 @@
 # tests/kunit/*.c must report, and every test case becomes one TAP line.
 . "$(dirname "$0")/lib.sh"
 
-t_ok "load kunit.ko" rw_modprobe kunit enable=1
+t_ok "load kunit.ko" rw_modprobe kunit
 t_ok "load ib_core and rackweave.ko" rw_load
 t_ok "load rackweave_kunit.ko" insmod "$RW_TOP/build/mod-test/rackweave_kunit.ko"
 

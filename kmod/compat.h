@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tiny layer that lets pure-logic sources (chunk mapping, the staleness
+ * gate, summation and optimizer kernels) build both in the module and in
+ * user space, where cmocka tests them and benchmarks time them natively.
+ *
+ * A pure source includes only this header (and its own), uses the kernel's
+ * type names and the helpers below, never allocates and never sleeps: the
+ * caller owns memory, locking and time.
+ */
+#ifndef _RW_COMPAT_H
+#define _RW_COMPAT_H
+
+#ifdef __KERNEL__
+
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/compiler.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/math64.h>
+
+#else /* user space */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <linux/types.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s8 s8;
+typedef __s16 s16;
+typedef __s32 s32;
+typedef __s64 s64;
+
+#ifndef likely
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#endif
+
+static inline bool is_power_of_2(unsigned long n)
+{
+	return n != 0 && (n & (n - 1)) == 0;
+}
+
+static inline u64 div64_u64(u64 a, u64 b)
+{
+	return a / b;
+}
+
+#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+#define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#endif /* __KERNEL__ */
+
+#endif /* _RW_COMPAT_H */
