@@ -55,8 +55,8 @@ static inline u64 div64_u64(u64 a, u64 b)
 	return a / b;
 }
 
-#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
-#define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+#define min_t(type, a, b) ({ type _a = (a), _b = (b); _a < _b ? _a : _b; })
+#define max_t(type, a, b) ({ type _a = (a), _b = (b); _a > _b ? _a : _b; })
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #endif /* __KERNEL__ */
