@@ -46,6 +46,8 @@ include lib/lib.mk
 include tools/rwctl/rwctl.mk
 include tests/user/user.mk
 include tests/vm/vm.mk
+include kmod/agg/agg.mk
+include kmod/chunk/chunk.mk
 
 user: lib rwctl
 
