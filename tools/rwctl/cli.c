@@ -276,8 +276,8 @@ int rwctl_run(struct rwctl *ctl, int argc, char **argv)
 	return rwctl_dispatch(ctl, obj, argc - 1, argv + 1);
 }
 
-int rwctl_begin(struct rwctl *ctl, struct rwctl_status *st,
-		struct rwctl_printer *p)
+static int rwctl_begin(struct rwctl *ctl, struct rwctl_status *st,
+		       struct rwctl_printer *p)
 {
 	char msg[512] = "";
 	int err;
@@ -294,8 +294,8 @@ int rwctl_begin(struct rwctl *ctl, struct rwctl_status *st,
 	return RWCTL_EXIT_OK;
 }
 
-int rwctl_finish(struct rwctl *ctl, struct rwctl_status *st,
-		 struct rwctl_printer *p)
+static int rwctl_finish(struct rwctl *ctl, struct rwctl_status *st,
+			struct rwctl_printer *p)
 {
 	int err = rwctl_pr_end(p);
 
@@ -310,4 +310,19 @@ int rwctl_finish(struct rwctl *ctl, struct rwctl_status *st,
 		return RWCTL_EXIT_ERR;
 	}
 	return RWCTL_EXIT_OK;
+}
+
+int rwctl_show(struct rwctl *ctl,
+	       void (*print)(struct rwctl_printer *p,
+			     const struct rwctl_status *st))
+{
+	struct rwctl_printer p;
+	struct rwctl_status st;
+	int ret;
+
+	ret = rwctl_begin(ctl, &st, &p);
+	if (ret)
+		return ret;
+	print(&p, &st);
+	return rwctl_finish(ctl, &st, &p);
 }

@@ -72,17 +72,9 @@ void rwctl_dev_print(struct rwctl_printer *p, const struct rwctl_status *st)
 
 static int rwctl_dev_show(struct rwctl *ctl, int argc, char **argv)
 {
-	struct rwctl_printer p;
-	struct rwctl_status st;
-	int ret;
-
 	(void)argc;
 	(void)argv;
-	ret = rwctl_begin(ctl, &st, &p);
-	if (ret)
-		return ret;
-	rwctl_dev_print(&p, &st);
-	return rwctl_finish(ctl, &st, &p);
+	return rwctl_show(ctl, rwctl_dev_print);
 }
 
 static const struct rwctl_cmd rwctl_dev_cmds[] = {

@@ -42,6 +42,7 @@ static const struct nla_policy rwctl_status_policy[RW_A_MAX + 1] = {
 	[RW_A_CPUS_ONLINE]	= RWCTL_U32_POLICY,
 	[RW_A_NODES]		= { .type = NLA_NESTED },
 	[RW_A_DEVICES]		= { .type = NLA_NESTED },
+	[RW_A_AGG_IMPL]		= { .type = NLA_STRING, .maxlen = RW_AGG_IMPL_NAME_MAX },
 };
 
 static const struct nla_policy rwctl_node_policy[RW_NODE_A_MAX + 1] = {
@@ -205,6 +206,8 @@ int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 	st->version_code = nla_get_u32(tb[RW_A_VERSION_CODE]);
 	st->features = nla_get_u64(tb[RW_A_FEATURES]);
 	st->cpus_online = nla_get_u32(tb[RW_A_CPUS_ONLINE]);
+	if (tb[RW_A_AGG_IMPL])
+		nla_strlcpy(st->agg_impl, tb[RW_A_AGG_IMPL], sizeof(st->agg_impl));
 
 	/* An absent list is an empty one: nothing to report is not an error. */
 	err = rwctl_genl_parse_nodes(tb[RW_A_NODES], st, msg, msglen);

@@ -37,6 +37,7 @@ struct rwctl_status {
 	unsigned int abi;		/* from RW_IOC_VERSION; 0: not known */
 	uint64_t features;		/* RW_FEAT_* */
 	unsigned int cpus_online;
+	char agg_impl[RW_AGG_IMPL_NAME_MAX];	/* "" if not reported */
 	struct rwctl_node *nodes;
 	size_t nr_nodes;
 	struct rwctl_device *devs;

@@ -60,14 +60,12 @@ extern const struct rwctl_obj rwctl_obj_dev;
 int rwctl_run(struct rwctl *ctl, int argc, char **argv);
 
 /*
- * For commands: fetch the status through ctl->fetch and open a printer on
- * ctl->out in the requested mode. On failure the error has been reported
- * and the exit code is returned; on success 0 and the caller must finish
- * with rwctl_finish().
+ * For commands: fetch the status through ctl->fetch, print it with @print
+ * on ctl->out in the requested mode (text or JSON from the same calls) and
+ * return RWCTL_EXIT_*; errors have been reported.
  */
-int rwctl_begin(struct rwctl *ctl, struct rwctl_status *st,
-		struct rwctl_printer *p);
-int rwctl_finish(struct rwctl *ctl, struct rwctl_status *st,
-		 struct rwctl_printer *p);
+int rwctl_show(struct rwctl *ctl,
+	       void (*print)(struct rwctl_printer *p,
+			     const struct rwctl_status *st));
 
 #endif /* RWCTL_H */

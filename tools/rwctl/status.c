@@ -134,6 +134,10 @@ void rwctl_status_print(struct rwctl_printer *p, const struct rwctl_status *st)
 
 	rwctl_pr_u32(p, "cpus_online", "cpus: %u online", st->cpus_online);
 	rwctl_pr_nl(p);
+	if (st->agg_impl[0]) {
+		rwctl_pr_str(p, "agg_impl", "aggregation: %s", st->agg_impl);
+		rwctl_pr_nl(p);
+	}
 
 	rwctl_pr_arr_open(p, "nodes");
 	for (i = 0; i < st->nr_nodes; i++)
@@ -154,17 +158,9 @@ void rwctl_status_print(struct rwctl_printer *p, const struct rwctl_status *st)
 
 static int rwctl_status_show(struct rwctl *ctl, int argc, char **argv)
 {
-	struct rwctl_printer p;
-	struct rwctl_status st;
-	int ret;
-
 	(void)argc;
 	(void)argv;
-	ret = rwctl_begin(ctl, &st, &p);
-	if (ret)
-		return ret;
-	rwctl_status_print(&p, &st);
-	return rwctl_finish(ctl, &st, &p);
+	return rwctl_show(ctl, rwctl_status_print);
 }
 
 static const struct rwctl_cmd rwctl_status_cmds[] = {
