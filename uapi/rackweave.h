@@ -38,6 +38,8 @@
  *       RW_DEV_A_PORTS     u32     number of ports
  *       RW_DEV_A_NODE_GUID u64     node GUID (host byte order)
  *       RW_DEV_A_INDEX     u32     ib device index (stable while registered)
+ *     RW_A_AGG_IMPL      string  aggregation kernels chosen at load
+ *                                ("scalar", "avx2", "avx512", ...)
  *
  * Messages with attributes the command does not take, attributes of the wrong
  * type or length, and unknown commands are rejected with EINVAL or EOPNOTSUPP
@@ -119,6 +121,7 @@ enum rw_attr {
 	RW_A_CPUS_ONLINE,
 	RW_A_NODES,
 	RW_A_DEVICES,
+	RW_A_AGG_IMPL,
 	__RW_A_MAX
 };
 
@@ -153,6 +156,7 @@ enum rw_dev_attr {
 
 /* Longest RDMA device name (IB_DEVICE_NAME_MAX) and CPU list we send. */
 #define RW_DEV_NAME_MAX		64
+#define RW_AGG_IMPL_NAME_MAX	32
 #define RW_CPULIST_MAX		256
 
 #endif /* _UAPI_RACKWEAVE_H */

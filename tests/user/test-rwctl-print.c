@@ -106,6 +106,22 @@ static void rw_test_status_json(void **state)
 	free(out);
 }
 
+/* The aggregation line appears when the module reports its kernels. */
+static void rw_test_status_agg_impl(void **state)
+{
+	struct rwctl_status *st = *state;
+	char *out;
+
+	snprintf(st->agg_impl, sizeof(st->agg_impl), "%s", "avx512");
+	out = rw_test_render(st, RW_STATUS, 0);
+	assert_non_null(strstr(out, "cpus: 4 online\naggregation: avx512\nnode 0:"));
+	free(out);
+	out = rw_test_render(st, RW_STATUS, RWCTL_PR_JSON);
+	rw_test_assert_json(out);
+	assert_non_null(strstr(out, "\"cpus_online\":4,\"agg_impl\":\"avx512\","));
+	free(out);
+}
+
 static void rw_test_status_json_pretty(void **state)
 {
 	char *out = rw_test_render(*state, RW_STATUS,
@@ -436,6 +452,7 @@ int main(void)
 		RW_T(rw_test_status_text),
 		RW_T(rw_test_status_json),
 		RW_T(rw_test_status_json_pretty),
+		RW_T(rw_test_status_agg_impl),
 		RW_T(rw_test_status_sparse),
 		RW_T(rw_test_status_unknown_feature),
 		RW_T(rw_test_dev_text),
