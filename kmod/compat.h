@@ -21,6 +21,10 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/math64.h>
+#include <linux/limits.h>
+#include <linux/overflow.h>
+#include <linux/export.h>
+#include <kunit/visibility.h>
 
 #else /* user space */
 
@@ -58,6 +62,25 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define min_t(type, a, b) ({ type _a = (a), _b = (b); _a < _b ? _a : _b; })
 #define max_t(type, a, b) ({ type _a = (a), _b = (b); _a > _b ? _a : _b; })
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#ifndef U64_MAX
+#define U8_MAX		((u8)~0U)
+#define U16_MAX		((u16)~0U)
+#define U32_MAX		((u32)~0U)
+#define U64_MAX		((u64)~0ULL)
+#endif
+
+/* As <linux/overflow.h>: store a op b in *d, return true if it wrapped. */
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+
+#ifndef WRITE_ONCE
+#define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#endif
+
+/* Exports exist only for the KUnit module; user space links statically. */
+#define EXPORT_SYMBOL_IF_KUNIT(sym)
 
 #endif /* __KERNEL__ */
 

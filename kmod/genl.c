@@ -18,6 +18,7 @@
 #include <net/genetlink.h>
 
 #include "rw.h"
+#include "agg/agg.h"
 #include "genl.h"
 #include "ibdev.h"
 
@@ -124,7 +125,8 @@ static int rw_genl_fill_status(struct sk_buff *skb, struct genl_info *info)
 	if (nla_put_string(skb, RW_A_VERSION, RW_VERSION_STRING) ||
 	    nla_put_u32(skb, RW_A_VERSION_CODE, RW_VERSION_CODE) ||
 	    nla_put_u64_64bit(skb, RW_A_FEATURES, RW_FEATURES, RW_A_UNSPEC) ||
-	    nla_put_u32(skb, RW_A_CPUS_ONLINE, num_online_cpus()))
+	    nla_put_u32(skb, RW_A_CPUS_ONLINE, num_online_cpus()) ||
+	    nla_put_string(skb, RW_A_AGG_IMPL, rw_agg_impl_name()))
 		goto cancel;
 	ret = rw_genl_put_nodes(skb);
 	if (ret)

@@ -13,6 +13,7 @@
 #include <linux/module.h>
 
 #include "rw.h"
+#include "agg/agg.h"
 #include "chardev.h"
 #include "genl.h"
 #include "ibdev.h"
@@ -22,6 +23,9 @@ static int __init rw_init(void)
 {
 	int ret;
 
+	ret = rw_agg_init();
+	if (ret)
+		goto err_agg;
 	ret = rw_ibdev_init();
 	if (ret)
 		goto err_ibdev;
@@ -32,9 +36,9 @@ static int __init rw_init(void)
 	if (ret)
 		goto err_genl;
 
-	pr_info("RackWeave %s loaded: chunk_size=%u max_jobs=%u features=%#llx\n",
+	pr_info("RackWeave %s loaded: chunk_size=%u max_jobs=%u aggregation=%s features=%#llx\n",
 		RW_VERSION_STRING, rw_params_chunk_size(), rw_params_max_jobs(),
-		(unsigned long long)RW_FEATURES);
+		rw_agg_impl_name(), (unsigned long long)RW_FEATURES);
 	return 0;
 
 err_genl:
@@ -42,6 +46,7 @@ err_genl:
 err_chardev:
 	rw_ibdev_exit();
 err_ibdev:
+err_agg:
 	pr_err("failed to load: %d\n", ret);
 	return ret;
 }

@@ -1,2 +1,40 @@
 # SPDX-License-Identifier: GPL-2.0
-# User-space build of kmod/chunk pure sources (included by the top Makefile).
+#
+# User-space build of kmod/chunk's pure sources and their cmocka tests,
+# included by the top Makefile after tests/user/user.mk. layout.c, map.c and
+# rebalance.c compile unchanged against kmod/compat.h; each test links them
+# directly (no library).
+#
+#   build/tests/user/test-chunk-layout   layout geometry, lookups, bad input
+#   build/tests/user/test-chunk-map      balance and locality of the map
+#   build/tests/user/test-chunk-rebal    rebalancing converges, no oscillation
+
+RW_CHUNK_SRC	:= $(TOP)/kmod/chunk
+RW_CHUNK_OBJ	:= $(RW_UT_OBJ)/chunk
+RW_CHUNK_PURE	:= $(patsubst %,$(RW_CHUNK_OBJ)/%.o,layout map rebalance)
+RW_CHUNK_HELP	:= $(RW_CHUNK_OBJ)/chunktest.o
+RW_CHUNK_NAMES	:= test-chunk-layout test-chunk-map test-chunk-rebal
+RW_CHUNK_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_CHUNK_NAMES))
+RW_CHUNK_TOBJS	:= $(patsubst %,$(RW_CHUNK_OBJ)/%.o,$(RW_CHUNK_NAMES))
+
+RW_CHUNK_CFLAGS	:= -I$(TOP)/kmod -I$(RW_CHUNK_SRC) $(USER_CFLAGS)
+
+user-tests: $(RW_CHUNK_BINS)
+
+$(RW_CHUNK_PURE): $(RW_CHUNK_OBJ)/%.o: $(RW_CHUNK_SRC)/%.c
+	@mkdir -p $(@D)
+	$(call rw_msg,CC,$@)
+	$(Q)$(CC) $(RW_CHUNK_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(RW_CHUNK_TOBJS) $(RW_CHUNK_HELP): $(RW_CHUNK_OBJ)/%.o: $(RW_UT_SRC)/%.c
+	@mkdir -p $(@D)
+	$(call rw_msg,CC,$@)
+	$(Q)$(CC) $(RW_CHUNK_CFLAGS) $(RW_CMOCKA_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(RW_CHUNK_BINS): $(RW_UT_OUT)/%: $(RW_CHUNK_OBJ)/%.o $(RW_CHUNK_HELP) \
+		$(RW_CHUNK_PURE)
+	$(call rw_msg,LD,$@)
+	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(RW_CHUNK_HELP) $(RW_CHUNK_PURE) \
+		$(RW_CMOCKA_LIBS) -lm
+
+-include $(wildcard $(RW_CHUNK_OBJ)/*.d)

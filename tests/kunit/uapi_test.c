@@ -37,6 +37,7 @@ static void rw_uapi_numbering_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, RW_CMD_STATUS_GET, 1);
 	KUNIT_EXPECT_EQ(test, RW_A_VERSION, 1);
 	KUNIT_EXPECT_EQ(test, RW_A_DEVICES, 6);
+	KUNIT_EXPECT_EQ(test, RW_A_AGG_IMPL, 7);
 	KUNIT_EXPECT_EQ(test, RW_NODE_A_MEM_MB, 4);
 	KUNIT_EXPECT_EQ(test, RW_DEV_A_INDEX, 5);
 	KUNIT_EXPECT_STREQ(test, RW_GENL_NAME, "rackweave");

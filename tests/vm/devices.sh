@@ -19,6 +19,9 @@ t_eq "status: sees 2 NUMA nodes (numa=fake=2)" 2 "$(echo "$st" | jpy 'len(d["nod
 t_eq "status: online CPUs match the kernel's" "$(nproc)" "$(echo "$st" | jpy 'd["cpus_online"]')"
 t_eq "status: per-node CPU counts add up" "$(nproc)" \
 	"$(echo "$st" | jpy 'sum(n["nr_cpus"] for n in d["nodes"])')"
+impl=$(dmesg | sed -n 's/.*aggregation=\([a-z0-9]*\).*/\1/p' | tail -n 1)
+t_ok "load message names the aggregation kernels" test -n "$impl"
+t_eq "status: reports the same aggregation kernels" "$impl" "$(echo "$st" | jpy 'd["agg_impl"]')"
 t_eq "dev show: no devices before rxe" "[]" "$("$RWCTL" -j dev show | jpy 'd["devices"]')"
 
 t_ok "load rdma_rxe" rw_modprobe rdma_rxe

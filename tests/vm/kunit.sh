@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm: --kernel test --numa 2 --smp 2
+# vm: --kernel test --numa 2 --smp 4
 #
 # Run RackWeave's KUnit suites: load kunit.ko, rackweave.ko and
 # rackweave_kunit.ko; KUnit runs the suites at load. Every suite declared in
@@ -9,7 +9,7 @@
 
 t_ok "load kunit.ko" rw_modprobe kunit
 t_ok "load ib_core and rackweave.ko" rw_load
-t_ok "load rackweave_kunit.ko" insmod "$RW_TOP/build/mod-test/rackweave_kunit.ko"
+t_ok "load rackweave_kunit.ko" insmod "$(rw_module_dir)/rackweave_kunit.ko"
 
 expect=$(sed -n 's/^\s*\.name = "\(rackweave_[a-z0-9_]*\)",$/\1/p' "$RW_TOP"/tests/kunit/*.c)
 args=()

@@ -71,13 +71,19 @@ rw_modprobe() {
 	fi
 }
 
-# The rackweave.ko built for the kernel this VM runs.
-rw_module_path() {
-	case "${RW_KERNEL_KIND:-test}" in
-	stock) echo "$RW_TOP/build/mod-stock/rackweave.ko" ;;
-	*) echo "$RW_TOP/build/mod-test/rackweave.ko" ;;
-	esac
+# Where the modules built for the kernel this VM runs are (RW_MODDIR
+# overrides, for a build kept elsewhere).
+rw_module_dir() {
+	if [ -n "${RW_MODDIR:-}" ]; then
+		echo "$RW_MODDIR"
+	elif [ "${RW_KERNEL_KIND:-test}" = stock ]; then
+		echo "$RW_TOP/build/mod-stock"
+	else
+		echo "$RW_TOP/build/mod-test"
+	fi
 }
+
+rw_module_path() { echo "$(rw_module_dir)/rackweave.ko"; }
 
 rw_load() {
 	rw_modprobe ib_core && insmod "$(rw_module_path)" "$@"

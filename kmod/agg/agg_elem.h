@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The aggregation math for one element, written once: the scalar
+ * implementation is a loop over these, and the SIMD implementations use
+ * them for the elements before and after their vector loops, so every
+ * element of every implementation goes through the same formula in the
+ * same order. Floating point: include only from files built with FPU
+ * flags (kmod/agg/agg.kbuild).
+ */
+#ifndef _RW_AGG_ELEM_H
+#define _RW_AGG_ELEM_H
+
+#include "agg_impl.h"
+
+#ifdef __CHECKER__
+/* sparse does not know GCC's math and x86 builtins; GCC must not see these. */
+#define RW_CHK_V8	float __attribute__((__vector_size__(32)))
+#define RW_CHK_V16	float __attribute__((__vector_size__(64)))
+float __builtin_sqrtf(float x);
+double __builtin_sqrt(double x);
+void __builtin_ia32_sfence(void);
+RW_CHK_V8 __builtin_ia32_sqrtps256(RW_CHK_V8 v);
+RW_CHK_V16 __builtin_ia32_sqrtps512_mask(RW_CHK_V16 v, RW_CHK_V16 src,
+					 unsigned short k, int rounding);
+void __builtin_ia32_movntps256(float *p, RW_CHK_V8 v);
+void __builtin_ia32_movntps512(float *p, RW_CHK_V16 v);
+#endif
+
+/* The tall sum of element i, in worker-rank order. */
+static __always_inline float rw_agg_elem_sum(const float *const *src,
+					     unsigned int nsrc, size_t i)
+{
+	float s = src[0][i];
+	unsigned int k;
+
+	for (k = 1; k < nsrc; k++)
+		s += src[k][i];
+	return s;
+}
+
+static __always_inline float rw_agg_elem_grad(const struct rw_agg_step *st,
+					      float sum, float p)
+{
+	return sum * st->scale + st->wd * p;
+}
+
+static __always_inline void rw_agg_elem_sgd(const struct rw_agg_step *st,
+					    float sum, float *p)
+{
+	float g = rw_agg_elem_grad(st, sum, *p);
+
+	*p = *p - st->lr * g;
+}
+
+static __always_inline void rw_agg_elem_momentum(const struct rw_agg_step *st,
+						 float sum, float *p, float *b,
+						 bool nesterov)
+{
+	float g = rw_agg_elem_grad(st, sum, *p);
+	float nb = st->mu * *b + g;
+
+	*b = nb;
+	*p = *p - st->lr * (nesterov ? g + st->mu * nb : nb);
+}
+
+static __always_inline void rw_agg_elem_adam(const struct rw_agg_step *st,
+					     float sum, float *p, float *m,
+					     float *v)
+{
+	float g = rw_agg_elem_grad(st, sum, *p);
+	float nm = st->b1 * *m + st->c1 * g;
+	float nv = st->b2 * *v + st->c2 * (g * g);
+	float denom = __builtin_sqrtf(nv) * st->inv_bc2_sqrt + st->eps;
+
+	*m = nm;
+	*v = nv;
+	*p = *p - st->step_size * nm / denom;
+}
+
+/* Elements before a vector-aligned output, where streaming stores start. */
+static __always_inline size_t rw_agg_head(const float *out, size_t vbytes,
+					  size_t n)
+{
+	size_t head = ((vbytes - ((unsigned long)out & (vbytes - 1))) &
+		       (vbytes - 1)) / sizeof(float);
+
+	return head < n ? head : n;
+}
+
+#endif /* _RW_AGG_ELEM_H */

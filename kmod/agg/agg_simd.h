@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The SIMD aggregation kernels, written once over a GCC vector type and
+ * instantiated per instruction set (agg_avx2.c, agg_avx512.c), the way
+ * lib/raid6 generates its unrolled variants from one template. No
+ * <immintrin.h>: in a kernel build it drags in libc headers. GCC vector
+ * extensions give the arithmetic; __builtin_ia32_* give what they lack
+ * (sqrt, streaming stores, sfence).
+ *
+ * The including file defines, before including this:
+ *	RW_SIMD(x)		the implementation's symbol for x
+ *	RW_VL			f32 lanes per vector
+ *	RW_V			the vector type, float __vector_size__(4 * RW_VL)
+ *	RW_VSQRT(v)		lane-wise square root
+ *	RW_VSTREAM(p, v)	non-temporal store of v to vector-aligned p
+ *	RW_VSTREAM1(p, v)	optional: the same, for the one-vector loops
+ *
+ * Why the kernels look like this:
+ * - One pass: each output vector is the sum of the W source vectors,
+ *   accumulated in registers, then stored once (or fed to the optimizer).
+ *   W read-modify-write passes over an accumulator reach only 2/3 of the
+ *   memory bound (docs/performance.md); one pass reaches it.
+ * - Lanes are elements. A lane adds src[0], src[1], ... in that order,
+ *   exactly what the scalar loop does, so sums are bit-identical.
+ * - Sources are walked worker-inner for a block of 4 vectors (sum) or 2
+ *   (optimizer step): independent accumulators hide the add latency, and
+ *   any W works without grouping since only the accumulators are live.
+ * - Unaligned loads and stores go through __builtin_memcpy, which GCC turns
+ *   into unaligned vector moves (or folds into the add) with no alias or
+ *   alignment assumption about the caller's pointers.
+ * - Elements before the first aligned output vector (streaming only) and
+ *   after the last whole vector use the scalar formulas of agg_elem.h.
+ */
+#ifndef RW_SIMD
+#error "define RW_SIMD, RW_VL, RW_V, RW_VSQRT and RW_VSTREAM first"
+#endif
+
+#include "agg_impl.h"
+#include "agg_elem.h"
+
+#define RW_VBYTES	(RW_VL * sizeof(float))
+
+static __always_inline RW_V RW_SIMD(ld)(const float *p)
+{
+	RW_V v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static __always_inline void RW_SIMD(st)(float *p, RW_V v, bool nt)
+{
+	if (nt)
+		RW_VSTREAM(p, v);
+	else
+		__builtin_memcpy(p, &v, sizeof(v));
+}
+
+#ifndef RW_VSTREAM1
+#define RW_VSTREAM1(p, v)	RW_VSTREAM(p, v)
+#endif
+
+/* The store of the one-vector loops. */
+static __always_inline void RW_SIMD(st1)(float *p, RW_V v, bool nt)
+{
+	if (nt)
+		RW_VSTREAM1(p, v);
+	else
+		__builtin_memcpy(p, &v, sizeof(v));
+}
+
+/* s - 0 is s for every s, -0 and NaN included (0 + s would lose -0). */
+static __always_inline RW_V RW_SIMD(splat)(float s)
+{
+	RW_V zero = { 0 };
+
+	return s - zero;
+}
+
+/* a[u] = sum over workers of the vector at element i + u * RW_VL. */
+static __always_inline void RW_SIMD(sum4)(const float *const *src,
+					  unsigned int nsrc, size_t i,
+					  RW_V *a)
+{
+	const float *s = src[0] + i;
+	RW_V a0 = RW_SIMD(ld)(s), a1 = RW_SIMD(ld)(s + RW_VL);
+	RW_V a2 = RW_SIMD(ld)(s + 2 * RW_VL), a3 = RW_SIMD(ld)(s + 3 * RW_VL);
+	unsigned int k;
+
+	for (k = 1; k < nsrc; k++) {
+		s = src[k] + i;
+		a0 += RW_SIMD(ld)(s);
+		a1 += RW_SIMD(ld)(s + RW_VL);
+		a2 += RW_SIMD(ld)(s + 2 * RW_VL);
+		a3 += RW_SIMD(ld)(s + 3 * RW_VL);
+	}
+	a[0] = a0;
+	a[1] = a1;
+	a[2] = a2;
+	a[3] = a3;
+}
+
+static __always_inline void RW_SIMD(sum2)(const float *const *src,
+					  unsigned int nsrc, size_t i,
+					  RW_V *a)
+{
+	const float *s = src[0] + i;
+	RW_V a0 = RW_SIMD(ld)(s), a1 = RW_SIMD(ld)(s + RW_VL);
+	unsigned int k;
+
+	for (k = 1; k < nsrc; k++) {
+		s = src[k] + i;
+		a0 += RW_SIMD(ld)(s);
+		a1 += RW_SIMD(ld)(s + RW_VL);
+	}
+	a[0] = a0;
+	a[1] = a1;
+}
+
+static __always_inline RW_V RW_SIMD(sum1)(const float *const *src,
+					  unsigned int nsrc, size_t i)
+{
+	RW_V a = RW_SIMD(ld)(src[0] + i);
+	unsigned int k;
+
+	for (k = 1; k < nsrc; k++)
+		a += RW_SIMD(ld)(src[k] + i);
+	return a;
+}
+
+static __always_inline void RW_SIMD(sum_loop)(const struct rw_agg_chunk *c,
+					      bool nt)
+{
+	const float *const *src = (const float *const *)c->src;
+	unsigned int nsrc = c->nsrc;
+	size_t i = c->off, end = i + c->n, head;
+	float *out = c->out;
+	RW_V a[4];
+
+	if (nt) {
+		head = i + rw_agg_head(out + i, RW_VBYTES, c->n);
+		for (; i < head; i++)
+			out[i] = rw_agg_elem_sum(src, nsrc, i);
+	}
+	/*
+	 * With one or two sources the loop is a streaming copy, and storing
+	 * each vector as soon as it is ready keeps the write-combining
+	 * buffers draining: 20% faster than four stores at a time here
+	 * (docs/performance.md). With more sources the four-vector step wins.
+	 */
+	for (; (!nt || nsrc > 2) && i + 4 * RW_VL <= end; i += 4 * RW_VL) {
+		RW_SIMD(sum4)(src, nsrc, i, a);
+		RW_SIMD(st)(out + i, a[0], nt);
+		RW_SIMD(st)(out + i + RW_VL, a[1], nt);
+		RW_SIMD(st)(out + i + 2 * RW_VL, a[2], nt);
+		RW_SIMD(st)(out + i + 3 * RW_VL, a[3], nt);
+	}
+	for (; i + RW_VL <= end; i += RW_VL)
+		RW_SIMD(st1)(out + i, RW_SIMD(sum1)(src, nsrc, i), nt);
+	for (; i < end; i++)
+		out[i] = rw_agg_elem_sum(src, nsrc, i);
+	/* Streaming stores are weakly ordered: publish them before returning. */
+	if (nt)
+		__builtin_ia32_sfence();
+}
+
+void RW_SIMD(sum_f32)(const struct rw_agg_chunk *c)
+{
+	if (c->flags & RW_AGG_F_STREAM)
+		RW_SIMD(sum_loop)(c, true);
+	else
+		RW_SIMD(sum_loop)(c, false);
+}
+
+/* The step's constants, broadcast once per call. */
+struct rw_agg_vconsts {
+	RW_V scale, wd, lr, mu, b1, c1, b2, c2, eps, step_size, inv_bc2_sqrt;
+};
+
+static __always_inline void RW_SIMD(consts_init)(struct rw_agg_vconsts *k,
+						 const struct rw_agg_step *st)
+{
+	k->scale = RW_SIMD(splat)(st->scale);
+	k->wd = RW_SIMD(splat)(st->wd);
+	k->lr = RW_SIMD(splat)(st->lr);
+	k->mu = RW_SIMD(splat)(st->mu);
+	k->b1 = RW_SIMD(splat)(st->b1);
+	k->c1 = RW_SIMD(splat)(st->c1);
+	k->b2 = RW_SIMD(splat)(st->b2);
+	k->c2 = RW_SIMD(splat)(st->c2);
+	k->eps = RW_SIMD(splat)(st->eps);
+	k->step_size = RW_SIMD(splat)(st->step_size);
+	k->inv_bc2_sqrt = RW_SIMD(splat)(st->inv_bc2_sqrt);
+}
+
+/* One vector of the optimizer step, given the vector's sum s. */
+static __always_inline void RW_SIMD(apply)(const struct rw_agg_vconsts *k,
+					   u32 optim, RW_V s, float *p,
+					   float *s0, float *s1, bool nt)
+{
+	RW_V vp = RW_SIMD(ld)(p);
+	RW_V g = s * k->scale + k->wd * vp;
+	RW_V b, m, v, denom;
+
+	switch (optim) {
+	case RW_AGG_SGD:
+		vp = vp - k->lr * g;
+		break;
+	case RW_AGG_MOMENTUM:
+	case RW_AGG_NESTEROV:
+		b = k->mu * RW_SIMD(ld)(s0) + g;
+		RW_SIMD(st)(s0, b, nt);
+		if (optim == RW_AGG_NESTEROV)
+			vp = vp - k->lr * (g + k->mu * b);
+		else
+			vp = vp - k->lr * b;
+		break;
+	case RW_AGG_ADAM:
+		m = k->b1 * RW_SIMD(ld)(s0) + k->c1 * g;
+		v = k->b2 * RW_SIMD(ld)(s1) + k->c2 * (g * g);
+		denom = RW_VSQRT(v) * k->inv_bc2_sqrt + k->eps;
+		RW_SIMD(st)(s0, m, nt);
+		RW_SIMD(st)(s1, v, nt);
+		vp = vp - k->step_size * m / denom;
+		break;
+	}
+	RW_SIMD(st)(p, vp, nt);
+}
+
+/* The scalar formula for element i (heads and tails). */
+static __always_inline void RW_SIMD(apply1)(const struct rw_agg_chunk *c,
+					    const struct rw_agg_step *st,
+					    u32 optim, size_t i)
+{
+	const float *const *src = (const float *const *)c->src;
+	float s = rw_agg_elem_sum(src, c->nsrc, i);
+
+	switch (optim) {
+	case RW_AGG_SGD:
+		rw_agg_elem_sgd(st, s, &c->out[i]);
+		break;
+	case RW_AGG_MOMENTUM:
+	case RW_AGG_NESTEROV:
+		rw_agg_elem_momentum(st, s, &c->out[i], &c->state[0][i],
+				     optim == RW_AGG_NESTEROV);
+		break;
+	case RW_AGG_ADAM:
+		rw_agg_elem_adam(st, s, &c->out[i], &c->state[0][i],
+				 &c->state[1][i]);
+		break;
+	}
+}
+
+static __always_inline void RW_SIMD(update_loop)(const struct rw_agg_chunk *c,
+						 const struct rw_agg_step *st,
+						 u32 optim, bool nt)
+{
+	const float *const *src = (const float *const *)c->src;
+	float *p = c->out, *s0 = c->state[0], *s1 = c->state[1];
+	size_t i = c->off, end = i + c->n, head;
+	struct rw_agg_vconsts k;
+	RW_V a[2];
+
+	RW_SIMD(consts_init)(&k, st);
+	if (nt) {
+		head = i + rw_agg_head(p + i, RW_VBYTES, c->n);
+		for (; i < head; i++)
+			RW_SIMD(apply1)(c, st, optim, i);
+	}
+	for (; i + 2 * RW_VL <= end; i += 2 * RW_VL) {
+		RW_SIMD(sum2)(src, c->nsrc, i, a);
+		RW_SIMD(apply)(&k, optim, a[0], p + i, s0 + i, s1 + i, nt);
+		RW_SIMD(apply)(&k, optim, a[1], p + i + RW_VL,
+			       s0 + i + RW_VL, s1 + i + RW_VL, nt);
+	}
+	for (; i + RW_VL <= end; i += RW_VL)
+		RW_SIMD(apply)(&k, optim, RW_SIMD(sum1)(src, c->nsrc, i),
+			       p + i, s0 + i, s1 + i, nt);
+	for (; i < end; i++)
+		RW_SIMD(apply1)(c, st, optim, i);
+	if (nt)
+		__builtin_ia32_sfence();
+}
+
+/*
+ * Streaming stores need every output vector-aligned at the same element;
+ * state arrays placed differently from the parameters fall back to cached
+ * stores (results are the same either way).
+ */
+static bool RW_SIMD(update_nt)(const struct rw_agg_chunk *c, u32 optim)
+{
+	unsigned long mask = RW_VBYTES - 1;
+	unsigned long pa = (unsigned long)c->out & mask;
+
+	if (!(c->flags & RW_AGG_F_STREAM))
+		return false;
+	if (optim == RW_AGG_SGD)
+		return true;
+	if (((unsigned long)c->state[0] & mask) != pa)
+		return false;
+	return optim != RW_AGG_ADAM ||
+	       ((unsigned long)c->state[1] & mask) == pa;
+}
+
+/* Both store kinds of one optimizer's loop, chosen once per call. */
+static __always_inline void RW_SIMD(update_as)(const struct rw_agg_chunk *c,
+					       const struct rw_agg_step *st,
+					       u32 optim, bool nt)
+{
+	if (nt)
+		RW_SIMD(update_loop)(c, st, optim, true);
+	else
+		RW_SIMD(update_loop)(c, st, optim, false);
+}
+
+void RW_SIMD(update_f32)(const struct rw_agg_chunk *c,
+			 const struct rw_agg_step *st)
+{
+	bool nt = RW_SIMD(update_nt)(c, st->optim);
+
+	switch (st->optim) {
+	case RW_AGG_SGD:
+		RW_SIMD(update_as)(c, st, RW_AGG_SGD, nt);
+		break;
+	case RW_AGG_MOMENTUM:
+		RW_SIMD(update_as)(c, st, RW_AGG_MOMENTUM, nt);
+		break;
+	case RW_AGG_NESTEROV:
+		RW_SIMD(update_as)(c, st, RW_AGG_NESTEROV, nt);
+		break;
+	case RW_AGG_ADAM:
+		RW_SIMD(update_as)(c, st, RW_AGG_ADAM, nt);
+		break;
+	}
+}
+
+#undef RW_VBYTES

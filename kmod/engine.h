@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _RW_ENGINE_H
+#define _RW_ENGINE_H
+
+#include <linux/cpumask.h>
+#include <linux/types.h>
+
+#include "agg/agg_impl.h"
+#include "chunk/layout.h"
+
+struct rw_engine;
+
+/* What a job asks of its chunk engine. Copied at creation. */
+struct rw_engine_config {
+	const char *name;			/* for thread names and logs */
+	const struct rw_layout_tensor *tensors;
+	u32 nr_tensors;
+	u32 chunk_size;				/* 0: the module default */
+	u32 nr_workers;				/* 1..RW_AGG_MAX_SRCS */
+	struct rw_agg_hparams hp;
+	const struct cpumask *cpus;		/* NULL: every online CPU */
+	u32 rebalance_ms;			/* window; 0: only on request */
+};
+
+/* Counters, summed over cores where it applies. */
+struct rw_engine_stats {
+	u64 pushes;		/* accepted */
+	u64 busy;		/* refused: the slot was still in flight */
+	u64 steps;		/* chunk optimizer steps done */
+	u64 events;		/* queue events handled, forwards included */
+	u64 forwards;		/* events re-queued after a chunk moved */
+	u64 migrations;		/* chunks moved between cores */
+};
+
+struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg);
+void rw_engine_destroy(struct rw_engine *e);
+
+u32 rw_engine_nr_chunks(const struct rw_engine *e);
+u32 rw_engine_nr_cores(const struct rw_engine *e);
+u32 rw_engine_chunk_len(const struct rw_engine *e, u32 chunk);
+
+/*
+ * Local push: copy @len bytes of worker @worker's gradient for @chunk into
+ * its receive slot and queue the chunk's owner. 0; -EINVAL for a worker,
+ * chunk or length out of range; -EBUSY while this worker's previous push of
+ * the chunk is not yet aggregated.
+ */
+int rw_engine_push(struct rw_engine *e, u32 worker, u32 chunk,
+		   const void *grad, size_t len);
+
+/* The chunk's version: optimizer steps applied so far. */
+u64 rw_engine_version(const struct rw_engine *e, u32 chunk);
+
+/*
+ * Sleep until @chunk's version reaches @version: 0, -ETIMEDOUT, or
+ * -ERESTARTSYS if a signal came first.
+ */
+int rw_engine_wait(struct rw_engine *e, u32 chunk, u64 version,
+		   unsigned long timeout_jiffies);
+
+/* Copy the chunk's parameters (@len == its length) and their version. */
+int rw_engine_read(struct rw_engine *e, u32 chunk, void *dst, size_t len,
+		   u64 *version);
+
+/*
+ * One rebalancing window now: chunks move between cores of a node when the
+ * work measured since the last window is skewed. Returns chunks moved.
+ */
+int rw_engine_rebalance(struct rw_engine *e);
+
+void rw_engine_get_stats(const struct rw_engine *e, struct rw_engine_stats *s);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* A window with given loads (core_load NULL: measured ones). */
+int rw_engine_rebalance_loads(struct rw_engine *e, const u64 *core_load,
+			      const u64 *chunk_load);
+/* The CPU of the core that owns @chunk now, and its thread. */
+int rw_engine_chunk_cpu(const struct rw_engine *e, u32 chunk);
+int rw_engine_chunk_planned_cpu(struct rw_engine *e, u32 chunk);
+int rw_engine_chunk_mem_node(const struct rw_engine *e, u32 chunk);
+struct task_struct *rw_engine_core_thread(const struct rw_engine *e, u32 core);
+int rw_engine_core_cpu(const struct rw_engine *e, u32 core);
+#endif
+
+#endif /* _RW_ENGINE_H */

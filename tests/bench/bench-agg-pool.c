@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-agg's worker pool: one pinned thread per CPU, each with its own
+ * arena, first touched by itself, and the loops a job runs on it (the
+ * kernels chunk by chunk over the big buffers, the bound's streaming
+ * loops over the same buffers, and the in-cache repetitions). The driver
+ * (bench-agg.c) times jobs; a job's time is the wall time from the start
+ * of all threads to the end of the last.
+ *
+ * For W workers an arena holds W gradient buffers, the parameters (or the
+ * sum) and the momentum buffer, each ws / (W + 2) bytes in whole MiB
+ * (64 MiB at W = 8 with the default 640 MiB), so every pass streams from
+ * DRAM: far more than this VM's effective share of the last-level cache,
+ * past which a plain read runs at DRAM speed already from 128 MiB.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agg_impl.h"
+#include "bench-agg.h"
+
+struct bench_thread {
+	pthread_t tid;
+	unsigned int idx;
+	float *arena;
+	size_t arena_floats;
+	float *cache;		/* in-cache buffers: MAX_W + 2 chunks */
+};
+
+static size_t bench_ws;
+static unsigned int bench_nthreads;
+static struct bench_thread bench_threads[MAX_THREADS];
+static struct bench_job bench_job;
+static pthread_barrier_t bench_start, bench_end;
+
+double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Elements per buffer for W workers: ws / (W + 2), whole 1 MiB chunks. */
+size_t bench_buf_elems(unsigned int w)
+{
+	size_t per = bench_ws / (w + 2);
+
+	return (per / MIB) * MIB / sizeof(float);
+}
+
+static void bench_bufs(const struct bench_thread *t, unsigned int w,
+		       float **grad, float **p, float **m)
+{
+	size_t n = bench_buf_elems(w);
+	unsigned int k;
+
+	for (k = 0; k < w; k++)
+		grad[k] = t->arena + k * n;
+	*p = t->arena + w * n;
+	*m = t->arena + (w + 1) * n;
+}
+
+/* Small normal floats from integer bits: no NaN, no denormal, ever. */
+static void bench_fill(float *f, size_t n, uint32_t seed)
+{
+	uint32_t *u = (uint32_t *)f;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		seed = seed * 1664525U + 1013904223U;
+		u[i] = 0x3f000000U | (seed >> 9);	/* [0.5, 1) */
+	}
+}
+
+static void bench_step(struct rw_agg_step *st, unsigned int w)
+{
+	struct rw_agg_hparams hp = {
+		.optim = RW_AGG_MOMENTUM, .lr = 1e-6f, .momentum = 0.9f,
+	};
+
+	if (rw_agg_prepare(st, &hp, w, 1))
+		abort();
+}
+
+/* The kernels over the big buffers, one checked call per chunk. */
+static void bench_run_kernel(const struct bench_job *j, struct bench_thread *t)
+{
+	bool fused = j->kind == K_MOM || j->kind == K_MOM_NT;
+	u32 flags = (j->kind == K_SUM_NT || j->kind == K_MOM_NT) ?
+		    RW_AGG_F_STREAM : 0;
+	size_t n = bench_buf_elems(j->w), off;
+	float *grad[MAX_W], *p, *m;
+	const void *src[MAX_W];
+	struct rw_agg_step st;
+	unsigned int k;
+	int ret = 0;
+
+	bench_bufs(t, j->w, grad, &p, &m);
+	bench_step(&st, j->w);
+	for (off = 0; off < n && !ret; off += j->chunk) {
+		struct rw_agg_chunk c = {
+			.src = src, .nsrc = j->w, .n = (unsigned int)j->chunk,
+			.dtype = RW_AGG_F32, .flags = flags, .out = p + off,
+			.state = { m + off, NULL },
+		};
+
+		for (k = 0; k < j->w; k++)
+			src[k] = grad[k] + off;
+		ret = fused ? rw_agg_update(j->impl, &c, &st) :
+			      rw_agg_sum(j->impl, &c);
+	}
+	if (ret)
+		abort();
+}
+
+/*
+ * The bound's loops over the same buffers: the sum reads the W slots and
+ * writes the sum; the momentum step reads the slots, parameters and
+ * buffer and writes parameters and buffer.
+ */
+static void bench_run_bound(const struct bench_job *j, struct bench_thread *t)
+{
+	size_t n = bench_buf_elems(j->w);
+	float *in[MAX_W + 2], *out[2];
+	unsigned int nin = j->w, nout = j->fused ? 2 : 1;
+
+	bench_bufs(t, j->w, in, &out[0], &out[1]);
+	if (j->fused) {
+		in[nin++] = out[0];
+		in[nin++] = out[1];
+	}
+	if (j->kind == K_WRITE)
+		bench_bound_write(j->shape.wide, out, nout, n);
+	else
+		bench_bound_loop(&j->shape, in, nin, out, nout, n);
+}
+
+/* W = 8 slots of one chunk, a sum, parameters and momentum, all in L2. */
+static void bench_run_cache(const struct bench_job *j, struct bench_thread *t)
+{
+	size_t n = j->chunk;
+	const void *src[MAX_W];
+	struct rw_agg_step st;
+	struct rw_agg_chunk c = {
+		.src = src, .nsrc = j->w, .n = (unsigned int)n,
+		.dtype = RW_AGG_F32, .out = t->cache + MAX_W * n,
+		.state = { t->cache + (MAX_W + 1) * n, NULL },
+		.flags = j->kind == K_CACHE_SUM_NT ? RW_AGG_F_STREAM : 0,
+	};
+	unsigned int k, i;
+	int ret = 0;
+
+	for (k = 0; k < j->w; k++)
+		src[k] = t->cache + k * n;
+	bench_step(&st, j->w);
+	for (i = 0; i < j->iters; i++)
+		ret |= j->kind == K_CACHE_MOM ? rw_agg_update(j->impl, &c, &st) :
+						rw_agg_sum(j->impl, &c);
+	if (ret)
+		abort();
+}
+
+static void *bench_worker(void *arg)
+{
+	struct bench_thread *t = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(t->idx, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	/* First touch by the owner, so pages are local to its CPU's node. */
+	bench_fill(t->arena, t->arena_floats, 1 + t->idx);
+	bench_fill(t->cache, (MAX_W + 2) * CACHE_CHUNK, 7 + t->idx);
+	for (;;) {
+		pthread_barrier_wait(&bench_start);
+		if (bench_job.kind == K_QUIT)
+			break;
+		if (t->idx < bench_job.active) {
+			switch (bench_job.kind) {
+			case K_SUM_NT:
+			case K_MOM:
+			case K_SUM:
+			case K_MOM_NT:
+				bench_run_kernel(&bench_job, t);
+				break;
+			case K_BOUND:
+			case K_WRITE:
+				bench_run_bound(&bench_job, t);
+				break;
+			default:
+				bench_run_cache(&bench_job, t);
+				break;
+			}
+		}
+		pthread_barrier_wait(&bench_end);
+	}
+	return NULL;
+}
+
+/* Run one job on the pool; wall time from start to the last thread done. */
+double bench_time(const struct bench_job *j)
+{
+	double t0;
+
+	bench_job = *j;
+	t0 = bench_now();
+	pthread_barrier_wait(&bench_start);
+	pthread_barrier_wait(&bench_end);
+	return bench_now() - t0;
+}
+
+void bench_pool_start(unsigned int threads, size_t ws)
+{
+	size_t floats = ws / sizeof(float);
+	unsigned int i;
+
+	bench_ws = ws;
+	bench_nthreads = threads;
+
+	pthread_barrier_init(&bench_start, NULL, bench_nthreads + 1);
+	pthread_barrier_init(&bench_end, NULL, bench_nthreads + 1);
+	for (i = 0; i < bench_nthreads; i++) {
+		struct bench_thread *t = &bench_threads[i];
+
+		t->idx = i;
+		t->arena_floats = floats;
+		if (posix_memalign((void **)&t->arena, 2 * MIB, bench_ws) ||
+		    posix_memalign((void **)&t->cache, 4096,
+				   (MAX_W + 2) * CACHE_CHUNK * sizeof(float))) {
+			fprintf(stderr, "bench-agg: out of memory for %zu MiB per thread; try --ws\n",
+				bench_ws / MIB);
+			exit(1);
+		}
+		/* Huge pages where available: fewer TLB misses for all loops. */
+		madvise(t->arena, bench_ws, MADV_HUGEPAGE);
+		if (pthread_create(&t->tid, NULL, bench_worker, t)) {
+			fprintf(stderr, "bench-agg: cannot start thread %u\n", i);
+			exit(1);
+		}
+	}
+}
+
+void bench_pool_stop(void)
+{
+	struct bench_job quit = { .kind = K_QUIT };
+	unsigned int i;
+
+	bench_job = quit;
+	pthread_barrier_wait(&bench_start);
+	for (i = 0; i < bench_nthreads; i++) {
+		pthread_join(bench_threads[i].tid, NULL);
+		free(bench_threads[i].arena);
+		free(bench_threads[i].cache);
+	}
+}
