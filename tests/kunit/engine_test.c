@@ -307,19 +307,30 @@ static void rw_engine_push_storm_test(struct kunit *test)
 	struct rw_engine_stats stats;
 
 	KUNIT_ASSERT_TRUE(test, buf && pa);
+	/* The reference first: its assertions may end the test early. */
+	for (s = 0; s < RW_T_STEPS; s++)
+		rw_t_push_step(test, ref, s, fwd, false, buf);
 	for (i = 0; i < RW_T_WORKERS; i++) {
 		st[i] = (struct rw_t_storm){ .e = e, .first_worker = i,
 					     .stride = RW_T_WORKERS };
 		init_completion(&st[i].done);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(rw_t_storm_thread,
-							    &st[i], "rw_storm/%u",
-							    i)));
+		if (IS_ERR(kthread_run(rw_t_storm_thread, &st[i], "rw_storm/%u",
+				       i))) {
+			st[i].err = -ECHILD;
+			complete(&st[i].done);
+		}
 	}
-	for (s = 0; s < RW_T_STEPS; s++)
-		rw_t_push_step(test, ref, s, fwd, false, buf);
+	/*
+	 * The pushers use @st and @e: never leave before they are done. A
+	 * slow VM only makes this take longer; a lost wake-up hangs here and
+	 * the VM's timeout reports it.
+	 */
 	for (i = 0; i < RW_T_WORKERS; i++) {
-		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&st[i].done,
-								  RW_T_TIMEOUT * 3), 0);
+		if (!wait_for_completion_timeout(&st[i].done, 12 * RW_T_TIMEOUT)) {
+			KUNIT_FAIL(test, "pusher %u still running after %d s", i,
+				   12 * RW_T_TIMEOUT / HZ);
+			wait_for_completion(&st[i].done);
+		}
 		KUNIT_EXPECT_EQ(test, st[i].err, 0);
 	}
 	for (c = 0; c < n; c++) {
