@@ -124,28 +124,38 @@ int rw_agg_step_prepare(struct rw_agg_step *st,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_agg_step_prepare);
 
-VISIBLE_IF_KUNIT int rw_agg_sum_chunk_with(const struct rw_agg_impl *impl,
-					   const struct rw_agg_chunk *c)
+/*
+ * Run a checked chunk through @impl in FPU sections of bounded traffic:
+ * the sum when @st is NULL, else the optimizer step. @arrays counts the
+ * non-slot arrays each element touches (read or written).
+ */
+static int rw_agg_sliced(const struct rw_agg_impl *impl,
+			 const struct rw_agg_chunk *c,
+			 const struct rw_agg_step *st, unsigned int arrays)
 {
-	struct rw_agg_chunk part;
-	unsigned int done, slice;
-	int ret;
+	struct rw_agg_chunk part = *c;
+	unsigned int done, slice = rw_agg_slice(c, arrays);
+	int ret = 0;
 
-	ret = rw_agg_check(c, false, 0);
-	if (ret || !c->n)
-		return ret;
-	part = *c;
-	slice = rw_agg_slice(c, 1);
-	for (done = 0; done < c->n; done += part.n) {
+	for (done = 0; done < c->n && !ret; done += part.n) {
 		part.off = c->off + done;
 		part.n = min(slice, c->n - done);
 		kernel_fpu_begin();
-		ret = rw_agg_sum(impl, &part);
+		ret = st ? rw_agg_update(impl, &part, st) :
+			   rw_agg_sum(impl, &part);
 		kernel_fpu_end();
-		if (ret)
-			break;
 	}
 	return ret;
+}
+
+VISIBLE_IF_KUNIT int rw_agg_sum_chunk_with(const struct rw_agg_impl *impl,
+					   const struct rw_agg_chunk *c)
+{
+	int ret = rw_agg_check(c, false, 0);
+
+	if (ret || !c->n)
+		return ret;
+	return rw_agg_sliced(impl, c, NULL, 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_agg_sum_chunk_with);
 
@@ -153,8 +163,6 @@ VISIBLE_IF_KUNIT int rw_agg_update_chunk_with(const struct rw_agg_impl *impl,
 					      const struct rw_agg_chunk *c,
 					      const struct rw_agg_step *st)
 {
-	struct rw_agg_chunk part;
-	unsigned int done, slice;
 	int ret;
 
 	if (!st)
@@ -162,19 +170,8 @@ VISIBLE_IF_KUNIT int rw_agg_update_chunk_with(const struct rw_agg_impl *impl,
 	ret = rw_agg_check(c, true, st->optim);
 	if (ret || !c->n)
 		return ret;
-	part = *c;
 	/* Parameters and up to two state arrays, each read and written. */
-	slice = rw_agg_slice(c, 6);
-	for (done = 0; done < c->n; done += part.n) {
-		part.off = c->off + done;
-		part.n = min(slice, c->n - done);
-		kernel_fpu_begin();
-		ret = rw_agg_update(impl, &part, st);
-		kernel_fpu_end();
-		if (ret)
-			break;
-	}
-	return ret;
+	return rw_agg_sliced(impl, c, st, 6);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_agg_update_chunk_with);
 

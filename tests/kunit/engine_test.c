@@ -96,6 +96,25 @@ static void rw_t_push_step(struct kunit *test, struct rw_engine *e, u32 step,
 						     RW_T_TIMEOUT), 0);
 }
 
+/* How many chunks hold different parameters in @a and @b. */
+static u32 rw_t_differ(struct kunit *test, struct rw_engine *a,
+		       struct rw_engine *b)
+{
+	u32 *pa = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	u32 *pb = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	u32 c, differ = 0;
+
+	KUNIT_ASSERT_TRUE(test, pa && pb);
+	for (c = 0; c < rw_engine_nr_chunks(a); c++) {
+		u32 len = rw_engine_chunk_len(a, c);
+
+		KUNIT_ASSERT_EQ(test, rw_engine_read(a, c, pa, len, NULL), 0);
+		KUNIT_ASSERT_EQ(test, rw_engine_read(b, c, pb, len, NULL), 0);
+		differ += !!memcmp(pa, pb, len);
+	}
+	return differ;
+}
+
 static void rw_engine_threads_bound_test(struct kunit *test)
 {
 	int round;
@@ -233,24 +252,21 @@ static void rw_engine_order_independence_test(struct kunit *test)
 	struct rw_engine *b = rw_t_create(test, RW_AGG_MOMENTUM);
 	u32 *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
 	u32 *pa = kunit_kzalloc(test, 4096, GFP_KERNEL);
-	u32 *pb = kunit_kzalloc(test, 4096, GFP_KERNEL);
-	u32 s, c, differ = 0, nonzero = 0;
+	u32 s, c, nonzero = 0;
 
-	KUNIT_ASSERT_TRUE(test, buf && pa && pb);
+	KUNIT_ASSERT_TRUE(test, buf && pa);
 	for (s = 0; s < RW_T_STEPS; s++) {
 		rw_t_push_step(test, a, s, fwd, false, buf);
 		rw_t_push_step(test, b, s, mixed, true, buf);
 	}
+	KUNIT_EXPECT_EQ(test, rw_t_differ(test, a, b), 0);
+	/* The comparison means something only if training moved them. */
 	for (c = 0; c < rw_engine_nr_chunks(a); c++) {
 		u32 len = rw_engine_chunk_len(a, c);
 
 		KUNIT_ASSERT_EQ(test, rw_engine_read(a, c, pa, len, NULL), 0);
-		KUNIT_ASSERT_EQ(test, rw_engine_read(b, c, pb, len, NULL), 0);
-		differ += !!memcmp(pa, pb, len);
 		nonzero += !!memchr_inv(pa, 0, len);
 	}
-	KUNIT_EXPECT_EQ(test, differ, 0);
-	/* The comparison means something only if training moved them. */
 	KUNIT_EXPECT_EQ(test, nonzero, rw_engine_nr_chunks(a));
 	rw_engine_destroy(a);
 	rw_engine_destroy(b);
@@ -302,11 +318,10 @@ static void rw_engine_push_storm_test(struct kunit *test)
 	struct rw_engine *ref = rw_t_create(test, RW_AGG_NESTEROV);
 	struct rw_t_storm st[RW_T_WORKERS];
 	u32 *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
-	u32 *pa = kunit_kzalloc(test, 4096, GFP_KERNEL);
-	u32 n = rw_engine_nr_chunks(e), i, c, s, differ = 0;
+	u32 n = rw_engine_nr_chunks(e), i, c, s;
 	struct rw_engine_stats stats;
 
-	KUNIT_ASSERT_TRUE(test, buf && pa);
+	KUNIT_ASSERT_TRUE(test, buf);
 	/* The reference first: its assertions may end the test early. */
 	for (s = 0; s < RW_T_STEPS; s++)
 		rw_t_push_step(test, ref, s, fwd, false, buf);
@@ -334,15 +349,10 @@ static void rw_engine_push_storm_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, st[i].err, 0);
 	}
 	for (c = 0; c < n; c++) {
-		u32 len = rw_engine_chunk_len(e, c);
-
 		KUNIT_ASSERT_EQ(test, rw_engine_wait(e, c, RW_T_STEPS, RW_T_TIMEOUT), 0);
 		KUNIT_EXPECT_EQ(test, rw_engine_version(e, c), RW_T_STEPS);
-		KUNIT_ASSERT_EQ(test, rw_engine_read(e, c, pa, len, NULL), 0);
-		KUNIT_ASSERT_EQ(test, rw_engine_read(ref, c, buf, len, NULL), 0);
-		differ += !!memcmp(pa, buf, len);
 	}
-	KUNIT_EXPECT_EQ(test, differ, 0);
+	KUNIT_EXPECT_EQ(test, rw_t_differ(test, e, ref), 0);
 	rw_engine_get_stats(e, &stats);
 	KUNIT_EXPECT_EQ(test, stats.pushes, (u64)RW_T_WORKERS * n * RW_T_STEPS);
 	KUNIT_EXPECT_EQ(test, stats.steps, (u64)n * RW_T_STEPS);
@@ -373,8 +383,8 @@ static void rw_engine_rebalance_test(struct kunit *test)
 	static const u32 fwd[RW_T_WORKERS] = { 0, 1, 2, 3 };
 	struct rw_engine *e = rw_t_create(test, RW_AGG_MOMENTUM);
 	struct rw_engine *ref = rw_t_create(test, RW_AGG_MOMENTUM);
-	u32 nc = rw_engine_nr_cores(e), i, hot = nc, s, c, differ = 0;
-	u32 *before, *after, *buf, *pa;
+	u32 nc = rw_engine_nr_cores(e), i, hot = nc, s, c;
+	u32 *before, *after, *buf;
 	u64 *load;
 	int moved, tries;
 
@@ -382,8 +392,7 @@ static void rw_engine_rebalance_test(struct kunit *test)
 	after = kunit_kcalloc(test, nc, sizeof(u32), GFP_KERNEL);
 	load = kunit_kcalloc(test, nc, sizeof(u64), GFP_KERNEL);
 	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
-	pa = kunit_kzalloc(test, 4096, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, before && after && load && buf && pa);
+	KUNIT_ASSERT_TRUE(test, before && after && load && buf);
 
 	/* The measured path runs; loads this small move nothing. */
 	KUNIT_EXPECT_GE(test, rw_engine_rebalance(e), 0);
@@ -433,14 +442,7 @@ static void rw_engine_rebalance_test(struct kunit *test)
 		rw_t_push_step(test, e, s, fwd, s & 1, buf);
 		rw_t_push_step(test, ref, s, fwd, false, buf);
 	}
-	for (c = 0; c < rw_engine_nr_chunks(e); c++) {
-		u32 len = rw_engine_chunk_len(e, c);
-
-		KUNIT_ASSERT_EQ(test, rw_engine_read(e, c, pa, len, NULL), 0);
-		KUNIT_ASSERT_EQ(test, rw_engine_read(ref, c, buf, len, NULL), 0);
-		differ += !!memcmp(pa, buf, len);
-	}
-	KUNIT_EXPECT_EQ(test, differ, 0);
+	KUNIT_EXPECT_EQ(test, rw_t_differ(test, e, ref), 0);
 
 	/* Even load: nothing moves, however often asked. */
 	for (i = 0; i < nc; i++)
