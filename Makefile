@@ -48,6 +48,7 @@ include tests/user/user.mk
 include tests/vm/vm.mk
 include kmod/agg/agg.mk
 include kmod/chunk/chunk.mk
+include kmod/sync/sync.mk
 
 user: lib rwctl
 

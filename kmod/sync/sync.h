@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _RW_SYNC_SYNC_H
+#define _RW_SYNC_SYNC_H
+
+#include <linux/types.h>
+
+#include "sync/gate.h"
+
+struct rw_sync;
+
+/* Job-wide view of the gate, for statistics. */
+struct rw_sync_info {
+	u64 min_clock;
+	u64 max_skew;
+	u32 epoch;
+	u32 nr_live;
+	u32 nr_parked;
+};
+
+struct rw_sync *rw_sync_create(const struct rw_gate_config *cfg);
+void rw_sync_destroy(struct rw_sync *s);
+
+/*
+ * Block until worker @p may start its next iteration: 0 when admitted or
+ * released; -ESTALE if it was evicted (or @epoch is old); -ETIMEDOUT after
+ * @timeout jiffies; -ERESTARTSYS on a signal. After a timeout or a signal
+ * the worker stays parked, and calling again resumes the same wait.
+ */
+int rw_sync_wait(struct rw_sync *s, u32 p, u32 epoch, long timeout);
+
+/* Worker @p finished an iteration; parked workers it unblocks are woken. */
+int rw_sync_push(struct rw_sync *s, u32 p, u32 epoch);
+
+int rw_sync_heartbeat(struct rw_sync *s, u32 p, u32 epoch);
+
+/* Evict @p now (connection lost); a parked waiter returns -ESTALE. */
+int rw_sync_evict(struct rw_sync *s, u32 p);
+
+/* (Re)admit @p at the minimum clock; its new epoch goes to *@epoch. */
+int rw_sync_join(struct rw_sync *s, u32 p, u32 *epoch);
+
+/* Evict every worker silent for longer than the timeout; returns how many. */
+u32 rw_sync_expire(struct rw_sync *s);
+
+void rw_sync_info(struct rw_sync *s, struct rw_sync_info *info);
+int rw_sync_worker_stats(struct rw_sync *s, u32 p, struct rw_gate_stats *st,
+			 u64 *clock);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* rw_gate_check() under the lock. */
+int rw_sync_check(struct rw_sync *s);
+#endif
+
+#endif /* _RW_SYNC_SYNC_H */
