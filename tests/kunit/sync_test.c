@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The staleness gate in the kernel: decisions on scripted clock sequences,
- * the invariant over long random schedules, eviction, epoch fencing and
+ * the adaptive controller's choice on the hand-computed timelines of
+ * tests/common/gate_timelines.h (the table cmocka runs too), the
+ * invariant over long random schedules, eviction, epoch fencing and
  * rejoin, and real threads racing pushes against parked waits.
  */
 #include <kunit/test.h>
@@ -14,6 +16,7 @@
 #include "rw.h"
 #include "sync/gate.h"
 #include "sync/sync.h"
+#include "../common/gate_timelines.h"
 
 #define RW_GT_MAX_W	8
 
@@ -122,6 +125,33 @@ static void rw_sync_script_test(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ_MSG(test, rw_gate_check(g), 0, "step %u", i);
 	}
+}
+
+static void rw_gtl_desc(const struct rw_gtl *tl, char *desc)
+{
+	strscpy(desc, tl->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rw_gtl, rw_gtl_timelines, rw_gtl_desc);
+
+/*
+ * The controller and the ADAPTIVE rules on one hand-computed timeline,
+ * run by the interpreter the cmocka test-sync-ctl shares.
+ */
+static void rw_sync_timeline_test(struct kunit *test)
+{
+	const struct rw_gtl *tl = test->param_value;
+	struct rw_gate *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	struct rw_gate_worker *w = kunit_kcalloc(test, tl->cfg.nr_workers,
+						 sizeof(*w), GFP_KERNEL);
+	u64 *ts = kunit_kcalloc(test, rw_gtl_nr_ts(tl), sizeof(*ts),
+				GFP_KERNEL);
+	struct rw_gtl_fail f;
+
+	KUNIT_ASSERT_TRUE(test, g && w && ts);
+	if (rw_gtl_run(tl, g, w, ts, &f) != -1)
+		KUNIT_FAIL(test, RW_GTL_FMT, tl->name, f.op, f.what,
+			   (long long)f.got, (long long)f.want);
 }
 
 /*
@@ -339,6 +369,7 @@ static void rw_sync_threads_test(struct kunit *test)
 
 static struct kunit_case rw_sync_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_sync_script_test, rw_gt_script_gen_params),
+	KUNIT_CASE_PARAM(rw_sync_timeline_test, rw_gtl_gen_params),
 	KUNIT_CASE(rw_sync_random_invariant_test),
 	KUNIT_CASE(rw_sync_evict_rejoin_test),
 	KUNIT_CASE(rw_sync_expire_test),
