@@ -116,6 +116,7 @@ struct rw_engine {
 	struct mutex rebal_lock;
 	struct rw_rebal_params rebal_params;
 	struct rw_rebal_state rebal_state;
+	atomic_t moves_pending;		/* migrate events not yet handled */
 	u64 *core_seen;			/* busy_ns at the last window */
 	u64 *chunk_seen;		/* work_ns at the last window */
 	struct delayed_work rebal_work;
@@ -302,19 +303,17 @@ static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
 	int ret;
 
 	ret = rw_agg_step_prepare(&st, &e->hp, e->nr_workers, ch->version + 1);
-	if (!ret) {
-		raw_write_seqcount_begin(&ch->seq);
+	if (!ret)
 		ret = rw_agg_update_chunk(&c, &st);
-		raw_write_seqcount_end(&ch->seq);
-	}
 	WRITE_ONCE(ch->work_ns, ch->work_ns + ktime_get_ns() - t0);
 	if (ret) {
-		ec->errors++;
+		/* Settings are checked at creation: this is a bug, say so. */
+		WRITE_ONCE(ec->errors, ec->errors + 1);
 		pr_warn_ratelimited("%s: optimizer step failed: %d\n", e->name,
 				    ret);
 		return;
 	}
-	ec->steps++;
+	WRITE_ONCE(ec->steps, ec->steps + 1);
 }
 
 static void rw_engine_arrive(struct rw_engine *e, struct rw_engine_core *ec,
@@ -326,11 +325,17 @@ static void rw_engine_arrive(struct rw_engine *e, struct rw_engine_core *ec,
 	if (++ch->narrived < e->nr_workers)
 		return;
 	ch->narrived = 0;
+	/*
+	 * Readers see the new parameters and the new version together, or
+	 * retry: both change inside the write section.
+	 */
+	raw_write_seqcount_begin(&ch->seq);
 	rw_engine_step(e, ec, ch);
 	for (w = 0; w < e->nr_workers; w++)
 		clear_bit_unlock(RW_SLOT_INFLIGHT, &s[w].flags);
 	/* Pairs with the acquire in rw_engine_version(): slots, then params. */
 	smp_store_release(&ch->version, ch->version + 1);
+	raw_write_seqcount_end(&ch->seq);
 	if (wq_has_sleeper(&e->wq))
 		wake_up_all(&e->wq);
 }
@@ -346,7 +351,7 @@ static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
 	struct rw_migrate *m;
 
 	if (owner != core) {
-		ec->forwards++;
+		WRITE_ONCE(ec->forwards, ec->forwards + 1);
 		rw_core_post(owner, ev);
 		return;
 	}
@@ -358,40 +363,56 @@ static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
 		m = container_of(ev, struct rw_migrate, ev);
 		/* Publish the chunk state to the new owner (acquire above). */
 		smp_store_release(&ch->owner, m->to);
-		ec->migrations++;
+		WRITE_ONCE(ec->migrations, ec->migrations + 1);
+		atomic_dec(&e->moves_pending);
 		kfree(m);
 		break;
 	}
 }
 
 /*
- * Post the moves: each chunk's current owner gets a migrate event and hands
- * the chunk over when it reaches it, after everything queued before. Moves
- * whose event cannot be allocated are dropped before the map records them.
+ * Record the moves in the map, then post them: each chunk's current owner
+ * gets a migrate event and hands the chunk over when it reaches it, after
+ * everything queued before. Moves whose event cannot be allocated are
+ * dropped before the map records anything.
  */
-static u32 rw_engine_migrate(struct rw_engine *e, struct rw_rebal_move *mv,
+static int rw_engine_migrate(struct rw_engine *e, struct rw_rebal_move *mv,
 			     u32 n)
 {
+	struct rw_migrate **m;
 	u32 i, done = 0;
+	int ret;
 
 	lockdep_assert_held(&e->rebal_lock);
+	m = kcalloc(n, sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		struct rw_migrate *m = kmalloc(sizeof(*m), GFP_KERNEL);
+		m[done] = kmalloc(sizeof(**m), GFP_KERNEL);
+		if (!m[done])
+			continue;
+		m[done]->ev.chunk = mv[i].chunk;
+		m[done]->ev.worker = 0;
+		m[done]->ev.type = RW_EV_MIGRATE;
+		m[done]->to = &e->cores[mv[i].to].core;
+		mv[done++] = mv[i];
+	}
+	ret = rw_rebal_apply(&e->map, mv, done);
+	if (ret) {
+		pr_warn("%s: rebalance moves rejected by the map\n", e->name);
+		for (i = 0; i < done; i++)
+			kfree(m[i]);
+		done = 0;
+	}
+	atomic_add(done, &e->moves_pending);
+	for (i = 0; i < done; i++) {
 		struct rw_chunk *ch = &e->chunks[mv[i].chunk];
 
-		if (!m)
-			continue;
-		m->ev.chunk = mv[i].chunk;
-		m->ev.worker = 0;
-		m->ev.type = RW_EV_MIGRATE;
-		m->to = &e->cores[mv[i].to].core;
-		mv[done++] = mv[i];
 		/* Any stale owner passes the event on (rw_engine_handle). */
-		rw_core_post(smp_load_acquire(&ch->owner), &m->ev);
+		rw_core_post(smp_load_acquire(&ch->owner), &m[i]->ev);
 	}
-	if (rw_rebal_apply(&e->map, mv, done))
-		pr_warn("%s: rebalance moves rejected by the map\n", e->name);
-	return done;
+	kfree(m);
+	return ret ? ret : done;
 }
 
 /*
@@ -408,8 +429,17 @@ VISIBLE_IF_KUNIT int rw_engine_rebalance_loads(struct rw_engine *e,
 	u64 *cl = NULL, *kl = NULL, *scratch = NULL;
 	int ret = -ENOMEM;
 
-	max = e->rebal_params.max_moves;
 	mutex_lock(&e->rebal_lock);
+	/*
+	 * A window that sees moves still in flight would judge a placement
+	 * that is half old, half new, and could move a chunk whose previous
+	 * move has not landed; wait for the next one.
+	 */
+	ret = 0;
+	if (atomic_read(&e->moves_pending))
+		goto out;
+	ret = -ENOMEM;
+	max = e->rebal_params.max_moves;
 	mv = kcalloc(max, sizeof(*mv), GFP_KERNEL);
 	scratch = kcalloc(RW_REBAL_SCRATCH(nc), sizeof(u64), GFP_KERNEL);
 	if (!mv || !scratch)
@@ -663,13 +693,22 @@ int rw_engine_read(struct rw_engine *e, u32 chunk, void *dst, size_t len,
 	if (chunk >= e->nr_chunks || len != e->chunks[chunk].len)
 		return -EINVAL;
 	ch = &e->chunks[chunk];
-	do {
-		seq = read_seqcount_begin(&ch->seq);
+	/*
+	 * The owner's thread may be preempted inside a step (between FPU
+	 * slices): never spin on it, yield until the step is over.
+	 */
+	for (;;) {
+		seq = raw_read_seqcount(&ch->seq);
+		if (seq & 1) {
+			cond_resched();
+			continue;
+		}
 		/* Pairs with the release in rw_engine_arrive(). */
 		v = smp_load_acquire(&ch->version);
 		memcpy(dst, ch->params, len);
-		cond_resched();
-	} while (read_seqcount_retry(&ch->seq, seq));
+		if (!read_seqcount_retry(&ch->seq, seq))
+			break;
+	}
 	if (version)
 		*version = v;
 	return 0;
@@ -695,6 +734,7 @@ void rw_engine_get_stats(const struct rw_engine *e, struct rw_engine_stats *s)
 		s->events += READ_ONCE(ec->core.events);
 		s->forwards += READ_ONCE(ec->forwards);
 		s->migrations += READ_ONCE(ec->migrations);
+		s->errors += READ_ONCE(ec->errors);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_get_stats);

@@ -30,6 +30,7 @@ struct rw_engine_stats {
 	u64 events;		/* queue events handled, forwards included */
 	u64 forwards;		/* events re-queued after a chunk moved */
 	u64 migrations;		/* chunks moved between cores */
+	u64 errors;		/* optimizer steps that failed (a bug) */
 };
 
 struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg);

@@ -165,7 +165,7 @@ static int rw_genl_status_get(struct sk_buff *unused, struct genl_info *info)
 		if (!ret)
 			return genlmsg_reply(skb, info);
 		nlmsg_free(skb);
-		if (ret != -EMSGSIZE || size >= SZ_1M)
+		if (ret != -EMSGSIZE || size * 4 > SZ_1M)
 			return ret;
 		size *= 4;
 	}

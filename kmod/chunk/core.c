@@ -83,14 +83,26 @@ int rw_core_start(struct rw_core *core, const char *job_name)
  */
 void rw_core_stop(struct rw_core *core)
 {
-	if (!core->thread)
+	struct task_struct *t = core->thread;
+
+	if (!t)
 		return;
-	kthread_stop(core->thread);
-	core->thread = NULL;
+	kthread_stop(t);
+	WRITE_ONCE(core->thread, NULL);
 }
 
+/*
+ * While a job is torn down, a core that is stopping may pass an event on to
+ * one that has already stopped: the event then waits in the queue, and the
+ * engine collects it after every core has stopped.
+ */
 void rw_core_post(struct rw_core *core, struct rw_event *ev)
 {
-	if (llist_add(&ev->node, &core->queue))
-		wake_up_process(core->thread);
+	struct task_struct *t;
+
+	if (llist_add(&ev->node, &core->queue)) {
+		t = READ_ONCE(core->thread);
+		if (t)
+			wake_up_process(t);
+	}
 }

@@ -4,11 +4,13 @@
  * adds the lock, the sleeping, the clock and the eviction timer.
  *
  * One spinlock per job serialises every gate call (they are short: at most
- * O(workers) for a release). A parked worker sleeps on the job's wait queue
- * until its waiter state leaves RW_SYNC_PARKED; whoever changes that state
- * (a push that releases it, an eviction) does so under the lock and then
- * wakes the queue, and the sleeper re-checks the state after every wake-up,
- * so no release is lost whatever order pushes and waits run in.
+ * O(workers) for a release). It is taken with bottom halves off, so a push
+ * may come from a completion handler as well as from a process. A parked
+ * worker sleeps on the job's wait queue until its waiter state leaves
+ * RW_SYNC_PARKED; whoever changes that state (a push that releases it, an
+ * eviction) does so under the lock and then wakes the queue, and the
+ * sleeper re-checks the state after every wake-up, so no release is lost
+ * whatever order pushes and waits run in.
  *
  * Silent workers are evicted by a delayed work that runs every quarter of
  * the eviction timeout.
@@ -75,9 +77,9 @@ static bool rw_sync_settled(struct rw_sync *s, u32 p)
 {
 	bool done;
 
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	done = s->state[p] != RW_SYNC_PARKED;
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	return done;
 }
 
@@ -88,30 +90,30 @@ int rw_sync_wait(struct rw_sync *s, u32 p, u32 epoch, long timeout)
 
 	if (p >= s->gate.cfg.nr_workers)
 		return -EINVAL;
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	switch (s->state[p]) {
 	case RW_SYNC_RELEASED:		/* released after an earlier timeout */
 		s->state[p] = RW_SYNC_IDLE;
-		spin_unlock(&s->lock);
+		spin_unlock_bh(&s->lock);
 		return 0;
 	case RW_SYNC_EVICTED:
 		s->state[p] = RW_SYNC_IDLE;
-		spin_unlock(&s->lock);
+		spin_unlock_bh(&s->lock);
 		return -ESTALE;
 	case RW_SYNC_IDLE:
 		ret = rw_gate_request(&s->gate, p, epoch, ktime_get_ns());
 		if (ret != RW_GATE_PARK) {
-			spin_unlock(&s->lock);
+			spin_unlock_bh(&s->lock);
 			return ret < 0 ? ret : 0;
 		}
 		s->state[p] = RW_SYNC_PARKED;
 		break;
 	}
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 
 	left = wait_event_interruptible_timeout(s->wq, rw_sync_settled(s, p),
 						timeout);
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	switch (s->state[p]) {
 	case RW_SYNC_RELEASED:
 		s->state[p] = RW_SYNC_IDLE;
@@ -126,7 +128,7 @@ int rw_sync_wait(struct rw_sync *s, u32 p, u32 epoch, long timeout)
 		ret = left < 0 ? left : -ETIMEDOUT;
 		break;
 	}
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_wait);
@@ -137,11 +139,11 @@ int rw_sync_push(struct rw_sync *s, u32 p, u32 epoch)
 	u64 now = ktime_get_ns();
 	int ret;
 
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	ret = rw_gate_push(&s->gate, p, epoch, now, &advanced);
 	if (!ret && advanced)
 		wake = rw_sync_release_locked(s, now);
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	if (wake)
 		wake_up_all(&s->wq);
 	return ret;
@@ -152,9 +154,9 @@ int rw_sync_heartbeat(struct rw_sync *s, u32 p, u32 epoch)
 {
 	int ret;
 
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	ret = rw_gate_heartbeat(&s->gate, p, epoch, ktime_get_ns());
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_heartbeat);
@@ -176,11 +178,11 @@ int rw_sync_evict(struct rw_sync *s, u32 p)
 	bool wake = false;
 	int ret;
 
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	ret = rw_gate_evict(&s->gate, p, now);
 	if (ret > 0)
 		wake = rw_sync_after_evict(s, &p, 1, now);
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	if (wake)
 		wake_up_all(&s->wq);
 	return ret < 0 ? ret : 0;
@@ -193,11 +195,11 @@ u32 rw_sync_expire(struct rw_sync *s)
 	bool wake = false;
 	u32 n;
 
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	n = rw_gate_expire(&s->gate, now, s->scratch, s->gate.cfg.nr_workers);
 	if (n)
 		wake = rw_sync_after_evict(s, s->scratch, n, now);
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	if (wake)
 		wake_up_all(&s->wq);
 	return n;
@@ -208,24 +210,24 @@ int rw_sync_join(struct rw_sync *s, u32 p, u32 *epoch)
 {
 	int ret;
 
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	ret = rw_gate_join(&s->gate, p, ktime_get_ns(), epoch);
 	if (!ret)
 		s->state[p] = RW_SYNC_IDLE;
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_join);
 
 void rw_sync_info(struct rw_sync *s, struct rw_sync_info *info)
 {
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	info->min_clock = s->gate.min_clock;
 	info->max_skew = s->gate.max_skew;
 	info->epoch = s->gate.epoch;
 	info->nr_live = s->gate.nr_live;
 	info->nr_parked = s->gate.nr_parked;
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_info);
 
@@ -234,10 +236,10 @@ int rw_sync_worker_stats(struct rw_sync *s, u32 p, struct rw_gate_stats *st,
 {
 	if (p >= s->gate.cfg.nr_workers)
 		return -EINVAL;
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	*st = s->w[p].stats;
 	*clock = s->w[p].clock;
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_worker_stats);
@@ -247,9 +249,9 @@ int rw_sync_check(struct rw_sync *s)
 {
 	int ret;
 
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	ret = rw_gate_check(&s->gate);
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_check);

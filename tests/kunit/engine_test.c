@@ -65,14 +65,35 @@ static void rw_t_grad(u32 *buf, u32 len, u32 step, u32 worker, u32 chunk)
 	}
 }
 
+static int rw_t_engine_init(struct kunit_resource *res, void *context)
+{
+	struct rw_engine *e = rw_engine_create(context);
+
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	res->data = e;
+	return 0;
+}
+
+static void rw_t_engine_free(struct kunit_resource *res)
+{
+	rw_engine_destroy(res->data);
+}
+
+/*
+ * An engine destroyed when the test ends, however it ends: a failed
+ * assertion must not leave aggregation threads running after the module
+ * that holds their code is gone.
+ */
 static struct rw_engine *rw_t_create(struct kunit *test, u32 optim)
 {
 	struct rw_engine_config cfg;
 	struct rw_engine *e;
 
 	rw_t_config(&cfg, optim);
-	e = rw_engine_create(&cfg);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(e), "create: %ld", PTR_ERR(e));
+	e = kunit_alloc_resource(test, rw_t_engine_init, rw_t_engine_free,
+				 GFP_KERNEL, &cfg);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, e, "engine creation failed");
 	return e;
 }
 
@@ -144,7 +165,6 @@ static void rw_engine_threads_bound_test(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, rw_engine_chunk_mem_node(e, i),
 					    cpu_to_node(cpu), "chunk %u", i);
 		}
-		rw_engine_destroy(e);
 	}
 }
 
@@ -190,7 +210,6 @@ static void rw_engine_push_bad_input_test(struct kunit *test)
 	rw_engine_get_stats(e, &st);
 	KUNIT_EXPECT_EQ(test, st.busy, 1);
 	KUNIT_EXPECT_EQ(test, st.steps, 0);
-	rw_engine_destroy(e);
 }
 
 /* Engine results equal the kernels applied directly, step after step. */
@@ -240,7 +259,6 @@ static void rw_engine_matches_direct_test(struct kunit *test)
 					    "step %u chunk %u", s, c);
 		}
 	}
-	rw_engine_destroy(e);
 }
 
 /* Two engines, pushes in different orders: bit-identical parameters. */
@@ -268,8 +286,6 @@ static void rw_engine_order_independence_test(struct kunit *test)
 		nonzero += !!memchr_inv(pa, 0, len);
 	}
 	KUNIT_EXPECT_EQ(test, nonzero, rw_engine_nr_chunks(a));
-	rw_engine_destroy(a);
-	rw_engine_destroy(b);
 }
 
 struct rw_t_storm {
@@ -306,8 +322,8 @@ static int rw_t_storm_thread(void *arg)
 			}
 	kfree(buf);
 out:
-	complete(&st->done);
-	return 0;
+	/* Leaves no code of this module to run after the completion. */
+	kthread_complete_and_exit(&st->done, 0);
 }
 
 /* Many pushers at once: nothing lost, nothing counted twice. */
@@ -357,8 +373,6 @@ static void rw_engine_push_storm_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.pushes, (u64)RW_T_WORKERS * n * RW_T_STEPS);
 	KUNIT_EXPECT_EQ(test, stats.steps, (u64)n * RW_T_STEPS);
 	KUNIT_EXPECT_EQ(test, stats.events - stats.forwards, stats.pushes);
-	rw_engine_destroy(e);
-	rw_engine_destroy(ref);
 }
 
 /* Chunks on each core: @count has rw_engine_nr_cores() entries. */
@@ -401,11 +415,8 @@ static void rw_engine_rebalance_test(struct kunit *test)
 		if (cpu_to_node(rw_engine_core_cpu(e, i)) ==
 		    cpu_to_node(rw_engine_core_cpu(e, i + 1)))
 			hot = i;
-	if (hot == nc) {
-		rw_engine_destroy(e);
-		rw_engine_destroy(ref);
+	if (hot == nc)
 		kunit_skip(test, "no NUMA node with two CPUs (boot with more CPUs)");
-	}
 
 	rw_t_push_step(test, e, 0, fwd, false, buf);
 	rw_t_push_step(test, ref, 0, fwd, false, buf);
@@ -449,9 +460,6 @@ static void rw_engine_rebalance_test(struct kunit *test)
 		load[i] = 1000000;
 	for (tries = 0; tries < 5; tries++)
 		KUNIT_EXPECT_EQ(test, rw_engine_rebalance_loads(e, load, NULL), 0);
-
-	rw_engine_destroy(e);
-	rw_engine_destroy(ref);
 }
 
 static struct kunit_case rw_engine_test_cases[] = {

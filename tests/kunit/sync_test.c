@@ -317,8 +317,8 @@ static int rw_gt_thread_fn(void *arg)
 		if (rw_sync_check(t->s))
 			t->err = -EDOM;
 	}
-	complete(&t->done);
-	return 0;
+	/* Leaves no code of this module to run after the completion. */
+	kthread_complete_and_exit(&t->done, 0);
 }
 
 /*
