@@ -20,9 +20,8 @@
 #include "rw.h"
 #include "agg/agg.h"
 #include "genl.h"
+#include "genl_job.h"
 #include "ibdev.h"
-
-static struct genl_family rw_genl_family;
 
 /*
  * A node's CPUs are those whose cpu_to_node() is the node: the partition the
@@ -176,9 +175,30 @@ static const struct genl_ops rw_genl_ops[] = {
 		.cmd	= RW_CMD_STATUS_GET,
 		.doit	= rw_genl_status_get,
 	},
+	{
+		.cmd	= RW_CMD_JOB_NEW,
+		.doit	= rw_genl_job_new,
+		.policy	= rw_job_new_policy,
+		.maxattr = RW_JOB_A_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= RW_CMD_JOB_DEL,
+		.doit	= rw_genl_job_del,
+		.policy	= rw_job_del_policy,
+		.maxattr = RW_JOB_A_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= RW_CMD_JOB_GET,
+		.doit	= rw_genl_job_get,
+		.dumpit	= rw_genl_job_dump,
+		.policy	= rw_job_get_policy,
+		.maxattr = RW_JOB_A_MAX,
+	},
 };
 
-static struct genl_family rw_genl_family __ro_after_init = {
+struct genl_family rw_genl_family __ro_after_init = {
 	.name		= RW_GENL_NAME,
 	.version	= RW_GENL_VERSION,
 	.module		= THIS_MODULE,

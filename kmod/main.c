@@ -17,6 +17,7 @@
 #include "chardev.h"
 #include "genl.h"
 #include "ibdev.h"
+#include "job.h"
 #include "params.h"
 
 static int __init rw_init(void)
@@ -54,6 +55,7 @@ err_agg:
 static void __exit rw_exit(void)
 {
 	rw_genl_exit();
+	rw_job_exit();
 	rw_chardev_exit();
 	rw_ibdev_exit();
 	pr_info("RackWeave unloaded\n");

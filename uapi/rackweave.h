@@ -41,6 +41,42 @@
  *     RW_A_AGG_IMPL      string  aggregation kernels chosen at load
  *                                ("scalar", "avx2", "avx512", ...)
  *
+ * RW_CMD_JOB_NEW (doit; CAP_NET_ADMIN) creates a job. Attributes (enum
+ * rw_job_attr) of the request:
+ *     RW_JOB_A_NAME         string  required; 1..RW_JOB_NAME_MAX-1 bytes of
+ *                                   [A-Za-z0-9._-]; unique on the box
+ *     RW_JOB_A_WORKERS      u32     required; 1..RW_JOB_MAX_WORKERS
+ *     RW_JOB_A_CHUNK_SIZE   u32     power of two, 4096..1048576; default: the
+ *                                   module's chunk_size parameter
+ *     RW_JOB_A_TOKEN        binary  RW_JOB_TOKEN_LEN bytes; absent: the module
+ *                                   generates one and returns it, once, in
+ *                                   the reply
+ *     RW_JOB_A_SYNC         u32     enum rw_sync_mode; default BSP
+ *     RW_JOB_A_STALENESS    u32     SSP bound s, 1..RW_JOB_MAX_STALENESS
+ *     RW_JOB_A_STALENESS_LO u32     ADAPTIVE band low end s_L (>= 1)
+ *     RW_JOB_A_STALENESS_HI u32     ADAPTIVE band high end s_U (>= s_L)
+ *     RW_JOB_A_EVICT_MS     u32     evict a silent worker after this; 0: never
+ *     RW_JOB_A_OPTIM        u32     enum rw_optim; default SGD
+ *     RW_JOB_A_LR, _MOMENTUM, _WEIGHT_DECAY, _BETA1, _BETA2, _EPS
+ *                           u32     optimizer hyper-parameters, each an IEEE
+ *                                   754 binary32 bit pattern; defaults: lr
+ *                                   0.01, momentum 0.9, weight decay 0, betas
+ *                                   0.9 and 0.999, eps 1e-8
+ *   Reply: the job as RW_CMD_JOB_GET describes it, plus RW_JOB_A_TOKEN when
+ *   the module generated it. Errors: EEXIST (name taken), ENOSPC (max_jobs
+ *   reached), EINVAL (a bad value, with an extended ack naming it), EPERM.
+ *
+ * RW_CMD_JOB_DEL (doit; CAP_NET_ADMIN): RW_JOB_A_NAME, optional
+ *   RW_JOB_A_FLAGS (RW_JOB_DEL_FORCE). Refused with EBUSY while workers are
+ *   attached unless forced. The token is wiped. ENOENT for an unknown name.
+ *
+ * RW_CMD_JOB_GET: doit with RW_JOB_A_NAME, or dump of every job (restartable;
+ *   a dump that raced with a change is flagged NLM_F_DUMP_INTR). Each job:
+ *   RW_JOB_A_NAME, RW_JOB_A_ID, RW_JOB_A_WORKERS, RW_JOB_A_CHUNK_SIZE,
+ *   RW_JOB_A_SYNC and its bounds, RW_JOB_A_EVICT_MS, RW_JOB_A_OPTIM and its
+ *   hyper-parameters, RW_JOB_A_ATTACHED (workers attached now). Never the
+ *   token.
+ *
  * Messages with attributes the command does not take, attributes of the wrong
  * type or length, and unknown commands are rejected with EINVAL or EOPNOTSUPP
  * and an extended ack message.
@@ -108,6 +144,9 @@ struct rw_version_info {
 enum rw_cmd {
 	RW_CMD_UNSPEC,
 	RW_CMD_STATUS_GET,
+	RW_CMD_JOB_NEW,
+	RW_CMD_JOB_DEL,
+	RW_CMD_JOB_GET,
 	__RW_CMD_MAX
 };
 
@@ -153,6 +192,55 @@ enum rw_dev_attr {
 };
 
 #define RW_DEV_A_MAX (__RW_DEV_A_MAX - 1)
+
+/* Attributes of the job commands (a namespace of their own). */
+enum rw_job_attr {
+	RW_JOB_A_UNSPEC,
+	RW_JOB_A_NAME,
+	RW_JOB_A_ID,
+	RW_JOB_A_WORKERS,
+	RW_JOB_A_CHUNK_SIZE,
+	RW_JOB_A_TOKEN,
+	RW_JOB_A_SYNC,
+	RW_JOB_A_STALENESS,
+	RW_JOB_A_STALENESS_LO,
+	RW_JOB_A_STALENESS_HI,
+	RW_JOB_A_EVICT_MS,
+	RW_JOB_A_OPTIM,
+	RW_JOB_A_LR,
+	RW_JOB_A_MOMENTUM,
+	RW_JOB_A_WEIGHT_DECAY,
+	RW_JOB_A_BETA1,
+	RW_JOB_A_BETA2,
+	RW_JOB_A_EPS,
+	RW_JOB_A_FLAGS,
+	RW_JOB_A_ATTACHED,
+	__RW_JOB_A_MAX
+};
+#define RW_JOB_A_MAX (__RW_JOB_A_MAX - 1)
+
+enum rw_sync_mode {
+	RW_SYNC_BSP = 0,
+	RW_SYNC_ASP = 1,
+	RW_SYNC_SSP = 2,
+	RW_SYNC_ADAPTIVE = 3,
+	__RW_SYNC_MAX
+};
+
+enum rw_optim {
+	RW_OPTIM_SGD = 0,
+	RW_OPTIM_MOMENTUM = 1,
+	RW_OPTIM_NESTEROV = 2,
+	RW_OPTIM_ADAM = 3,
+	__RW_OPTIM_MAX
+};
+
+#define RW_JOB_NAME_MAX		32	/* with the terminating NUL */
+#define RW_JOB_TOKEN_LEN	32
+#define RW_JOB_MAX_WORKERS	256
+#define RW_JOB_MAX_STALENESS	1024
+#define RW_JOB_DEL_FORCE	(1U << 0)
+#define RW_JOB_DEL_FLAGS_ALL	RW_JOB_DEL_FORCE
 
 /* Longest RDMA device name (IB_DEVICE_NAME_MAX) and CPU list we send. */
 #define RW_DEV_NAME_MAX		64

@@ -35,6 +35,10 @@ static void rw_uapi_numbering_test(struct kunit *test)
 {
 	/* Append only: these values are on the wire and in binaries. */
 	KUNIT_EXPECT_EQ(test, RW_CMD_STATUS_GET, 1);
+	KUNIT_EXPECT_EQ(test, RW_CMD_JOB_GET, 4);
+	KUNIT_EXPECT_EQ(test, RW_JOB_A_ATTACHED, 19);
+	KUNIT_EXPECT_EQ(test, RW_SYNC_ADAPTIVE, 3);
+	KUNIT_EXPECT_EQ(test, RW_OPTIM_ADAM, 3);
 	KUNIT_EXPECT_EQ(test, RW_A_VERSION, 1);
 	KUNIT_EXPECT_EQ(test, RW_A_DEVICES, 6);
 	KUNIT_EXPECT_EQ(test, RW_A_AGG_IMPL, 7);

@@ -12,7 +12,8 @@
 RW_UT_OUT	:= $(BUILD)/tests/user
 RW_UT_OBJ	:= $(RW_UT_OUT)/obj
 RW_UT_SRC	:= $(TOP)/tests/user
-RW_UT_NAMES	:= test-lib test-rwctl-cli test-rwctl-print test-rwctl-genl
+RW_UT_NAMES	:= test-lib test-rwctl-cli test-rwctl-print test-rwctl-genl \
+		   test-rwctl-job
 RW_UT_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_UT_NAMES))
 RW_UT_HELPERS	:= $(RW_UT_OBJ)/rwtest.o $(RW_UT_OBJ)/jsoncheck.o
 

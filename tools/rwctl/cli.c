@@ -22,6 +22,7 @@
 static const struct rwctl_obj *const rwctl_objs[] = {
 	&rwctl_obj_status,
 	&rwctl_obj_dev,
+	&rwctl_obj_job,
 	NULL,
 };
 
@@ -71,6 +72,16 @@ static void rwctl_obj_help(FILE *f, const struct rwctl_obj *obj)
 {
 	const struct rwctl_cmd *c;
 	char synopsis[64];
+	int width = 10, len;
+
+	/* One column for the synopses, as wide as the longest. */
+	for (c = obj->cmds; c->name; c++) {
+		len = snprintf(synopsis, sizeof(synopsis), "%s%s%s", c->name,
+			       c->args ? " " : "", c->args ? c->args : "");
+		if (len > width)
+			width = len < (int)sizeof(synopsis) ? len :
+				(int)sizeof(synopsis) - 1;
+	}
 
 	fprintf(f, "Usage: rwctl [OPTIONS] %s { COMMAND | help }\n\n", obj->name);
 	/* The one-liner from the object table, as a sentence. */
@@ -79,14 +90,17 @@ static void rwctl_obj_help(FILE *f, const struct rwctl_obj *obj)
 	for (c = obj->cmds; c->name; c++) {
 		snprintf(synopsis, sizeof(synopsis), "%s%s%s", c->name,
 			 c->args ? " " : "", c->args ? c->args : "");
-		fprintf(f, "  %-10s %s", synopsis, c->help);
+		fprintf(f, "  %-*s %s", width, synopsis, c->help);
 		if (c->alias)
 			fprintf(f, " (alias: %s)", c->alias);
 		if (c == obj->cmds)
 			fputs(" (default)", f);
 		fputc('\n', f);
 	}
-	fprintf(f, "  %-10s %s\n", "help", "show this help");
+	fprintf(f, "  %-*s %s\n", width, "help", "show this help");
+	for (c = obj->cmds; c->name; c++)
+		if (c->details)
+			fprintf(f, "\n%s", c->details);
 }
 
 static int rwctl_usage_error(struct rwctl *ctl, const char *obj,

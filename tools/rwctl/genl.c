@@ -254,7 +254,7 @@ static int rwctl_genl_on_ack(struct nl_msg *m, void *arg)
  * The text of NLMSGERR_ATTR_MSG, which the kernel appends after the error
  * (and after the echoed request unless NETLINK_CAP_ACK capped it).
  */
-static void rwctl_genl_extack(const struct nlmsgerr *e, char *buf, size_t len)
+void rwctl_genl_extack(const struct nlmsgerr *e, char *buf, size_t len)
 {
 	static const struct nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {
 		[NLMSGERR_ATTR_MSG] = { .type = NLA_STRING },
@@ -337,13 +337,14 @@ out:
 	return err;
 }
 
-int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen)
+int rwctl_genl_open(struct nl_sock **skp, int *family, char *msg,
+		    size_t msglen)
 {
-	struct rwctl_genl_req req = { .st = st, .msg = msg, .msglen = msglen };
 	struct nl_sock *sk;
 	int one = 1;
-	int family, err;
+	int err;
 
+	*skp = NULL;
 	sk = nl_socket_alloc();
 	if (!sk)
 		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
@@ -353,7 +354,7 @@ int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen)
 		err = rwctl_genl_fail(msg, msglen, -EIO,
 				      "cannot open a generic netlink socket: %s",
 				      nl_geterror(err));
-		goto out;
+		goto fail;
 	}
 	/* Best effort: older kernels just give a bare errno. */
 	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK,
@@ -361,19 +362,35 @@ int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen)
 	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK,
 		   &one, sizeof(one));
 
-	family = genl_ctrl_resolve(sk, RW_GENL_NAME);
-	if (family == -NLE_OBJ_NOTFOUND) {
+	*family = genl_ctrl_resolve(sk, RW_GENL_NAME);
+	if (*family == -NLE_OBJ_NOTFOUND) {
 		err = rwctl_genl_fail(msg, msglen, -ENOENT,
 				      "rackweave module not loaded (generic netlink family '%s' not found); load it with: modprobe rackweave",
 				      RW_GENL_NAME);
-		goto out;
+		goto fail;
 	}
-	if (family < 0) {
+	if (*family < 0) {
 		err = rwctl_genl_fail(msg, msglen, -EIO,
 				      "cannot look up generic netlink family '%s': %s",
-				      RW_GENL_NAME, nl_geterror(family));
-		goto out;
+				      RW_GENL_NAME, nl_geterror(*family));
+		goto fail;
 	}
+	*skp = sk;
+	return 0;
+fail:
+	nl_socket_free(sk);
+	return err;
+}
+
+int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen)
+{
+	struct rwctl_genl_req req = { .st = st, .msg = msg, .msglen = msglen };
+	struct nl_sock *sk;
+	int family, err;
+
+	err = rwctl_genl_open(&sk, &family, msg, msglen);
+	if (err)
+		return err;
 
 	err = rwctl_genl_exchange(sk, family, &req);
 	if (err)

@@ -13,6 +13,8 @@
 #include <rackweave.h>
 
 struct nlmsghdr;
+struct nlmsgerr;
+struct nl_sock;
 
 #define RWCTL_VERSION_MAX	32	/* "MAJOR.MINOR.PATCH" with its NUL */
 
@@ -64,5 +66,17 @@ int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
  * if it refused, -EPROTO for a malformed reply.
  */
 int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen);
+
+/*
+ * Shared by every command: a generic netlink socket with extended acks
+ * asked for, and the "rackweave" family resolved. Returns 0 (free *@skp with
+ * nl_socket_free) or a negative errno with a sentence in @msg: -ENOENT when
+ * the family is not registered (module not loaded).
+ */
+int rwctl_genl_open(struct nl_sock **skp, int *family, char *msg,
+		    size_t msglen);
+
+/* The extended ack message of the NLMSG_ERROR payload @e, if any, into @buf. */
+void rwctl_genl_extack(const struct nlmsgerr *e, char *buf, size_t len);
 
 #endif /* RWCTL_GENL_H */

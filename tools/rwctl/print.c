@@ -11,7 +11,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "print.h"
@@ -235,6 +237,31 @@ void rwctl_pr_s32(struct rwctl_printer *p, const char *key, const char *fmt,
 	} else if (fmt) {
 		fprintf(p->f, fmt, val);
 	}
+}
+
+void rwctl_pr_float(struct rwctl_printer *p, const char *key, const char *fmt,
+		    float val)
+{
+	char buf[32];
+	int prec;
+
+	if (!rwctl_pr_is_json(p)) {
+		if (fmt)
+			fprintf(p->f, fmt, (double)val);
+		return;
+	}
+	rwctl_pr_json_lead(p, key);
+	if (!isfinite(val)) {
+		fputs("null", p->f);
+		return;
+	}
+	/* FLT_DECIMAL_DIG (9) digits always read back exactly. */
+	for (prec = 6; prec <= 9; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, (double)val);
+		if (strtof(buf, NULL) == val)
+			break;
+	}
+	fputs(buf, p->f);
 }
 
 void rwctl_pr_text(struct rwctl_printer *p, const char *fmt, ...)

@@ -56,6 +56,13 @@ void rwctl_pr_u64(struct rwctl_printer *p, const char *key, const char *fmt,
 		  uint64_t val);
 void rwctl_pr_s32(struct rwctl_printer *p, const char *key, const char *fmt,
 		  int val);
+/*
+ * A binary32 value. Text: @fmt gets it as a double (%g). JSON: the shortest
+ * %g rendering that reads back as the same float ("0.01", not
+ * "0.00999999978"); null for NaN and infinities, which JSON cannot express.
+ */
+void rwctl_pr_float(struct rwctl_printer *p, const char *key, const char *fmt,
+		    float val);
 
 /* Text mode only. */
 void rwctl_pr_text(struct rwctl_printer *p, const char *fmt, ...)

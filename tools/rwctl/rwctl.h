@@ -13,6 +13,7 @@
 
 struct rwctl_status;
 struct rwctl_printer;
+struct rwctl_job_backend;
 
 /* Exit codes, as in iproute2. */
 enum {
@@ -33,6 +34,8 @@ struct rwctl {
 	FILE *out;			/* command output */
 	FILE *err;			/* diagnostics */
 	rwctl_fetch_fn fetch;
+	/* The job commands' module; NULL: generic netlink. */
+	const struct rwctl_job_backend *job_backend;
 	bool json;			/* -j */
 	bool pretty;			/* -p; only affects JSON */
 };
@@ -42,6 +45,8 @@ struct rwctl_cmd {
 	const char *alias;		/* NULL if none */
 	const char *args;		/* synopsis of its arguments, NULL if none */
 	const char *help;		/* one line, for "OBJECT help" */
+	/* Lines printed after the command list by "OBJECT help"; NULL if none. */
+	const char *details;
 	unsigned int max_args;		/* more is a usage error */
 	/* @argv: what follows the command word. Returns RWCTL_EXIT_*. */
 	int (*run)(struct rwctl *ctl, int argc, char **argv);
@@ -55,6 +60,7 @@ struct rwctl_obj {
 
 extern const struct rwctl_obj rwctl_obj_status;
 extern const struct rwctl_obj rwctl_obj_dev;
+extern const struct rwctl_obj rwctl_obj_job;
 
 /* Parse @argv (argv[0]: program name), run the command, return RWCTL_EXIT_*. */
 int rwctl_run(struct rwctl *ctl, int argc, char **argv);

@@ -12,7 +12,7 @@
 RW_RWCTL_OUT	:= $(BUILD)/tools/rwctl
 RW_RWCTL_BIN	:= $(BUILD)/rwctl
 RW_RWCTL_LIB	:= $(RW_RWCTL_OUT)/librwctl.a
-RW_RWCTL_SRCS	:= cli.c dev.c genl.c print.c status.c
+RW_RWCTL_SRCS	:= cli.c dev.c genl.c job.c job-genl.c print.c status.c
 RW_RWCTL_OBJS	:= $(addprefix $(RW_RWCTL_OUT)/,$(RW_RWCTL_SRCS:.c=.o))
 RW_RWCTL_MAIN	:= $(RW_RWCTL_OUT)/main.o
 

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The job commands of the "rackweave" family: RW_CMD_JOB_NEW, _DEL and
+ * _GET (documented in uapi/rackweave.h). Policies do the type, length and
+ * range checks; what a policy cannot say (name characters, powers of two,
+ * band order, optimizer ranges) is checked by rw_job_new() and reported in
+ * the extended ack.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <net/genetlink.h>
+
+#include "rw.h"
+#include "genl_job.h"
+#include "job.h"
+
+/* Not const: 6.1's policy holds a plain pointer to it. */
+static struct netlink_range_validation rw_chunk_range = {
+	.min = RW_CHUNK_SIZE_MIN, .max = RW_CHUNK_SIZE_MAX,
+};
+
+const struct nla_policy rw_job_new_policy[RW_JOB_A_MAX + 1] = {
+	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,
+				    .len = RW_JOB_NAME_MAX - 1 },
+	[RW_JOB_A_WORKERS]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_WORKERS),
+	[RW_JOB_A_CHUNK_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &rw_chunk_range),
+	[RW_JOB_A_TOKEN]	= NLA_POLICY_EXACT_LEN(RW_JOB_TOKEN_LEN),
+	[RW_JOB_A_SYNC]		= NLA_POLICY_MAX(NLA_U32, __RW_SYNC_MAX - 1),
+	[RW_JOB_A_STALENESS]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
+	[RW_JOB_A_STALENESS_LO]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
+	[RW_JOB_A_STALENESS_HI]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
+	[RW_JOB_A_EVICT_MS]	= { .type = NLA_U32 },
+	[RW_JOB_A_OPTIM]	= NLA_POLICY_MAX(NLA_U32, __RW_OPTIM_MAX - 1),
+	[RW_JOB_A_LR]		= { .type = NLA_U32 },
+	[RW_JOB_A_MOMENTUM]	= { .type = NLA_U32 },
+	[RW_JOB_A_WEIGHT_DECAY]	= { .type = NLA_U32 },
+	[RW_JOB_A_BETA1]	= { .type = NLA_U32 },
+	[RW_JOB_A_BETA2]	= { .type = NLA_U32 },
+	[RW_JOB_A_EPS]		= { .type = NLA_U32 },
+};
+
+const struct nla_policy rw_job_del_policy[RW_JOB_A_MAX + 1] = {
+	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,
+				    .len = RW_JOB_NAME_MAX - 1 },
+	[RW_JOB_A_FLAGS]	= NLA_POLICY_MASK(NLA_U32, RW_JOB_DEL_FLAGS_ALL),
+};
+
+const struct nla_policy rw_job_get_policy[RW_JOB_A_MAX + 1] = {
+	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,
+				    .len = RW_JOB_NAME_MAX - 1 },
+};
+
+/* Defaults: lr 0.01, momentum 0.9, betas 0.9 and 0.999, eps 1e-8. */
+#define RW_F32_0_01	0x3c23d70aU
+#define RW_F32_0_9	0x3f666666U
+#define RW_F32_0_999	0x3f7fbe77U
+#define RW_F32_1E_8	0x322bcc77U
+
+static u32 rw_attr_u32(struct genl_info *info, int attr, u32 def)
+{
+	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : def;
+}
+
+static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
+		       u32 portid, u32 seq, int flags, const u8 *token)
+{
+	const struct rw_job_config *c = &job->cfg;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &rw_genl_family, flags,
+			  token ? RW_CMD_JOB_NEW : RW_CMD_JOB_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, RW_JOB_A_NAME, c->name) ||
+	    nla_put_u32(skb, RW_JOB_A_ID, job->id) ||
+	    nla_put_u32(skb, RW_JOB_A_WORKERS, c->workers) ||
+	    nla_put_u32(skb, RW_JOB_A_CHUNK_SIZE, c->chunk_size) ||
+	    nla_put_u32(skb, RW_JOB_A_SYNC, c->sync) ||
+	    (c->sync == RW_SYNC_SSP &&
+	     nla_put_u32(skb, RW_JOB_A_STALENESS, c->staleness)) ||
+	    (c->sync == RW_SYNC_ADAPTIVE &&
+	     (nla_put_u32(skb, RW_JOB_A_STALENESS_LO, c->staleness_lo) ||
+	      nla_put_u32(skb, RW_JOB_A_STALENESS_HI, c->staleness_hi))) ||
+	    nla_put_u32(skb, RW_JOB_A_EVICT_MS, c->evict_ms) ||
+	    nla_put_u32(skb, RW_JOB_A_OPTIM, c->optim) ||
+	    nla_put_u32(skb, RW_JOB_A_LR, c->lr) ||
+	    nla_put_u32(skb, RW_JOB_A_MOMENTUM, c->momentum) ||
+	    nla_put_u32(skb, RW_JOB_A_WEIGHT_DECAY, c->weight_decay) ||
+	    nla_put_u32(skb, RW_JOB_A_BETA1, c->beta1) ||
+	    nla_put_u32(skb, RW_JOB_A_BETA2, c->beta2) ||
+	    nla_put_u32(skb, RW_JOB_A_EPS, c->eps) ||
+	    nla_put_u32(skb, RW_JOB_A_ATTACHED, READ_ONCE(job->attached)) ||
+	    (token && nla_put(skb, RW_JOB_A_TOKEN, RW_JOB_TOKEN_LEN, token))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int rw_job_reply(struct genl_info *info, const struct rw_job *job,
+			const u8 *token)
+{
+	struct sk_buff *skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	int ret;
+
+	if (!skb)
+		return -ENOMEM;
+	ret = rw_job_fill(skb, job, info->snd_portid, info->snd_seq, 0, token);
+	if (ret) {
+		nlmsg_free(skb);
+		return ret;
+	}
+	return genlmsg_reply(skb, info);
+}
+
+int rw_genl_job_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rw_job_config cfg = {};
+	u8 token[RW_JOB_TOKEN_LEN];
+	const char *msg = NULL;
+	struct rw_job *job;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, RW_JOB_A_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, RW_JOB_A_WORKERS))
+		return -EINVAL;
+	nla_strscpy(cfg.name, info->attrs[RW_JOB_A_NAME], sizeof(cfg.name));
+	cfg.workers = nla_get_u32(info->attrs[RW_JOB_A_WORKERS]);
+	cfg.chunk_size = rw_attr_u32(info, RW_JOB_A_CHUNK_SIZE, 0);
+	if (info->attrs[RW_JOB_A_TOKEN]) {
+		cfg.has_token = true;
+		nla_memcpy(cfg.token, info->attrs[RW_JOB_A_TOKEN],
+			   sizeof(cfg.token));
+	}
+	cfg.sync = rw_attr_u32(info, RW_JOB_A_SYNC, RW_SYNC_BSP);
+	cfg.staleness = rw_attr_u32(info, RW_JOB_A_STALENESS, 0);
+	cfg.staleness_lo = rw_attr_u32(info, RW_JOB_A_STALENESS_LO, 0);
+	cfg.staleness_hi = rw_attr_u32(info, RW_JOB_A_STALENESS_HI, 0);
+	cfg.evict_ms = rw_attr_u32(info, RW_JOB_A_EVICT_MS, 0);
+	cfg.optim = rw_attr_u32(info, RW_JOB_A_OPTIM, RW_OPTIM_SGD);
+	cfg.lr = rw_attr_u32(info, RW_JOB_A_LR, RW_F32_0_01);
+	cfg.momentum = rw_attr_u32(info, RW_JOB_A_MOMENTUM, RW_F32_0_9);
+	cfg.weight_decay = rw_attr_u32(info, RW_JOB_A_WEIGHT_DECAY, 0);
+	cfg.beta1 = rw_attr_u32(info, RW_JOB_A_BETA1, RW_F32_0_9);
+	cfg.beta2 = rw_attr_u32(info, RW_JOB_A_BETA2, RW_F32_0_999);
+	cfg.eps = rw_attr_u32(info, RW_JOB_A_EPS, RW_F32_1E_8);
+
+	ret = rw_job_new(&cfg, &msg, token, &job);
+	memzero_explicit(cfg.token, sizeof(cfg.token));
+	if (ret) {
+		/* GENL_SET_ERR_MSG wants a literal; msg points to one. */
+		if (msg && info->extack)
+			info->extack->_msg = msg;
+		return ret;
+	}
+	/* The token goes back only if the module made it up. */
+	ret = rw_job_reply(info, job, cfg.has_token ? NULL : token);
+	memzero_explicit(token, sizeof(token));
+	if (ret)
+		pr_warn("job %s created but the reply failed: %d\n",
+			job->cfg.name, ret);
+	rw_job_put(job);
+	return 0;
+}
+
+int rw_genl_job_del(struct sk_buff *skb, struct genl_info *info)
+{
+	char name[RW_JOB_NAME_MAX];
+
+	if (GENL_REQ_ATTR_CHECK(info, RW_JOB_A_NAME))
+		return -EINVAL;
+	nla_strscpy(name, info->attrs[RW_JOB_A_NAME], sizeof(name));
+	return rw_job_del(name, rw_attr_u32(info, RW_JOB_A_FLAGS, 0));
+}
+
+int rw_genl_job_get(struct sk_buff *skb, struct genl_info *info)
+{
+	char name[RW_JOB_NAME_MAX];
+	struct rw_job *job;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, RW_JOB_A_NAME))
+		return -EINVAL;
+	nla_strscpy(name, info->attrs[RW_JOB_A_NAME], sizeof(name));
+	job = rw_job_get(name);
+	if (!job) {
+		GENL_SET_ERR_MSG(info, "no job by that name");
+		return -ENOENT;
+	}
+	ret = rw_job_reply(info, job, NULL);
+	rw_job_put(job);
+	return ret;
+}
+
+struct rw_job_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+static int rw_job_dump_one(struct rw_job *job, void *arg)
+{
+	struct rw_job_dump *d = arg;
+
+	return rw_job_fill(d->skb, job, NETLINK_CB(d->cb->skb).portid,
+			   d->cb->nlh->nlmsg_seq, NLM_F_MULTI, NULL);
+}
+
+/*
+ * Restartable: cb->args[0] is the id to resume from. A dump that spans a
+ * change of the job set is flagged NLM_F_DUMP_INTR (cb->seq).
+ */
+int rw_genl_job_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct rw_job_dump d = { .skb = skb, .cb = cb };
+	unsigned long cursor = cb->args[0];
+	void *hdr;
+	int ret;
+
+	if (cursor == ULONG_MAX)
+		return 0;
+	cb->seq = rw_job_generation();
+	ret = rw_job_walk(&cursor, rw_job_dump_one, &d);
+	cb->args[0] = cursor;
+	if (ret && ret != -EMSGSIZE)
+		return ret;
+	if (skb->len) {
+		hdr = genlmsg_data(nlmsg_data(nlmsg_hdr(skb)));
+		genl_dump_check_consistent(cb, hdr);
+	}
+	return skb->len;
+}

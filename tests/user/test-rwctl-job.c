@@ -1,0 +1,1091 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rwctl job: the command line of "job add" / "job del" (every limit of the
+ * uapi, exit 2 and a sentence for each bad input), the parser of job
+ * replies (messages built with libnl as the module would, or as a broken
+ * one might), the text and JSON printers, token files, and whole commands
+ * run through rwctl_run() against a scripted backend: friendly errors,
+ * the token shown once, a dump retried once after NLM_F_DUMP_INTR.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include <rackweave.h>
+
+#include "job.h"
+#include "jsoncheck.h"
+#include "print.h"
+#include "rwctl.h"
+#include "rwtest.h"
+
+#define RW_TEST_FAMILY	0x1d
+
+static uint32_t rw_bits(float f)
+{
+	uint32_t b;
+
+	memcpy(&b, &f, sizeof(b));
+	return b;
+}
+
+static void rw_assert_json(const char *text)
+{
+	size_t off = 0;
+
+	if (!rw_json_valid(text, &off))
+		fail_msg("invalid JSON at offset %zu: %s", off, text);
+}
+
+/* ---- scripted backend ---- */
+
+static struct {
+	unsigned int add_calls, del_calls, get_calls;
+	int add_err, del_err;
+	int get_err[4];			/* per call; -EAGAIN: DUMP_INTR */
+	bool kernel;			/* errors are the module's */
+	const char *extack;
+	const char *msg;
+	struct rwctl_job_add last_add;
+	char last_del[RW_JOB_NAME_MAX];
+	bool last_force;
+	bool last_get_dump;
+	bool reply_token;
+} rw_be;
+
+static void rw_fill_job(struct rwctl_job *j, const char *name, uint32_t id)
+{
+	memset(j, 0, sizeof(*j));
+	strcpy(j->name, name);
+	j->id = id;
+	j->workers = 4;
+	j->attached = 2;
+	j->chunk_size = 32768;
+	j->sync = RW_SYNC_SSP;
+	j->staleness = 3;
+	j->evict_ms = 5000;
+	j->optim = RW_OPTIM_ADAM;
+	j->hp[RWCTL_HP_LR] = 0.001f;
+	j->hp[RWCTL_HP_WEIGHT_DECAY] = 0.0f;
+	j->hp[RWCTL_HP_BETA1] = 0.9f;
+	j->hp[RWCTL_HP_BETA2] = 0.999f;
+	j->hp[RWCTL_HP_EPS] = 1e-8f;
+	j->hp_mask = 1U << RWCTL_HP_LR | 1U << RWCTL_HP_WEIGHT_DECAY |
+		     1U << RWCTL_HP_BETA1 | 1U << RWCTL_HP_BETA2 |
+		     1U << RWCTL_HP_EPS;
+}
+
+static void rw_be_err(struct rwctl_job_err *e)
+{
+	e->kernel = rw_be.kernel;
+	if (rw_be.extack)
+		snprintf(e->extack, sizeof(e->extack), "%s", rw_be.extack);
+	if (rw_be.msg)
+		snprintf(e->msg, sizeof(e->msg), "%s", rw_be.msg);
+}
+
+static int rw_be_add(const struct rwctl_job_add *a, struct rwctl_job *out,
+		     struct rwctl_job_err *e)
+{
+	size_t i;
+
+	rw_be.add_calls++;
+	rw_be.last_add = *a;
+	if (rw_be.add_err) {
+		rw_be_err(e);
+		return rw_be.add_err;
+	}
+	rw_fill_job(out, a->name, 9);
+	out->attached = 0;
+	if (rw_be.reply_token) {
+		for (i = 0; i < RW_JOB_TOKEN_LEN; i++)
+			out->token[i] = (uint8_t)(i * 17 + 1);
+		out->has_token = true;
+	}
+	return 0;
+}
+
+static int rw_be_del(const char *name, bool force, struct rwctl_job_err *e)
+{
+	rw_be.del_calls++;
+	snprintf(rw_be.last_del, sizeof(rw_be.last_del), "%s", name);
+	rw_be.last_force = force;
+	if (rw_be.del_err) {
+		rw_be_err(e);
+		return rw_be.del_err;
+	}
+	return 0;
+}
+
+static int rw_be_get(const char *name, struct rwctl_job_list *list,
+		     struct rwctl_job_err *e)
+{
+	unsigned int call = rw_be.get_calls++;
+	int err = call < 4 ? rw_be.get_err[call] : 0;
+
+	rw_be.last_get_dump = !name;
+	/* Something partial, as a real interrupted dump leaves. */
+	list->jobs = calloc(2, sizeof(*list->jobs));
+	assert_non_null(list->jobs);
+	rw_fill_job(&list->jobs[0], name ? name : "alpha", 1);
+	list->nr = 1;
+	if (err) {
+		rw_be_err(e);
+		if (err == -EAGAIN) {
+			e->kernel = false;
+			snprintf(e->msg, sizeof(e->msg), "changed");
+		}
+		return err;
+	}
+	if (!name) {
+		rw_fill_job(&list->jobs[1], "beta", 2);
+		list->jobs[1].sync = RW_SYNC_BSP;
+		list->nr = 2;
+	}
+	return 0;
+}
+
+static const struct rwctl_job_backend rw_test_backend = {
+	.add = rw_be_add,
+	.del = rw_be_del,
+	.get = rw_be_get,
+};
+
+struct rw_result {
+	int rc;
+	char *out;
+	char *err;
+};
+
+static struct rw_result rw_last;
+
+static int rw_no_fetch(struct rwctl_status *st, char *msg, size_t msglen)
+{
+	(void)st;
+	snprintf(msg, msglen, "status must not be fetched");
+	return -EIO;
+}
+
+static int rw_run_v(const char *const *args)
+{
+	struct rw_capture out, err;
+	struct rwctl ctl;
+	char *argv[48];
+	int argc = 0;
+
+	argv[argc++] = "rwctl";
+	for (; *args; args++) {
+		assert_true(argc < 47);
+		argv[argc++] = (char *)*args;
+	}
+	argv[argc] = NULL;
+
+	free(rw_last.out);
+	free(rw_last.err);
+	rw_capture_open(&out);
+	rw_capture_open(&err);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.out = out.f;
+	ctl.err = err.f;
+	ctl.fetch = rw_no_fetch;
+	ctl.job_backend = &rw_test_backend;
+
+	rw_last.rc = rwctl_run(&ctl, argc, argv);
+	rw_capture_str(&out);
+	rw_capture_str(&err);
+	rw_last.out = out.buf ? out.buf : strdup("");
+	rw_last.err = err.buf ? err.buf : strdup("");
+	return rw_last.rc;
+}
+
+#define RUN(...) rw_run_v((const char *const[]){ __VA_ARGS__, NULL })
+
+static int rw_setup(void **state)
+{
+	(void)state;
+	memset(&rw_be, 0, sizeof(rw_be));
+	return 0;
+}
+
+static void rw_assert_usage(const char *what)
+{
+	if (rw_last.rc != RWCTL_EXIT_USAGE || !strstr(rw_last.err, what))
+		fail_msg("want exit 2 and '%s', got %d: %s", what, rw_last.rc,
+			 rw_last.err);
+	assert_string_equal(rw_last.out, "");
+	assert_non_null(strstr(rw_last.err, "Try 'rwctl job help'."));
+	assert_int_equal(rw_be.add_calls + rw_be.del_calls + rw_be.get_calls, 0);
+}
+
+static void rw_assert_error(const char *what)
+{
+	if (rw_last.rc != RWCTL_EXIT_ERR || !strstr(rw_last.err, what))
+		fail_msg("want exit 1 and '%s', got %d: %s", what, rw_last.rc,
+			 rw_last.err);
+	assert_string_equal(rw_last.out, "");
+}
+
+/* ---- argument parsing ---- */
+
+static void rw_test_parse_add_minimal(void **state)
+{
+	struct rwctl_job_add a;
+	char *argv[] = { "train1", "workers", "4" };
+	char msg[256] = "";
+
+	(void)state;
+	assert_int_equal(rwctl_job_parse_add(3, argv, &a, msg, sizeof(msg)), 0);
+	assert_string_equal(a.name, "train1");
+	assert_int_equal(a.workers, 4);
+	assert_false(a.has_chunk_size);
+	assert_false(a.has_sync);
+	assert_false(a.has_evict_ms);
+	assert_false(a.has_optim);
+	assert_int_equal(a.hp_mask, 0);
+	assert_null(a.token_file);
+}
+
+static void rw_test_parse_add_full(void **state)
+{
+	char *argv[] = {
+		"a.B_c-9", "chunk-size", "1048576", "workers", "256",
+		"sync", "adaptive", "2", "1024", "evict-ms", "0",
+		"optim", "nesterov", "lr", "0.01", "momentum", "0.95",
+		"weight-decay", "1e-4", "beta1", "0.5", "beta2", "0.75",
+		"eps", "1e-8", "token-file", "/dev/null",
+	};
+	struct rwctl_job_add a;
+	char msg[256] = "";
+
+	(void)state;
+	assert_int_equal(rwctl_job_parse_add(27, argv, &a, msg, sizeof(msg)), 0);
+	assert_string_equal(a.name, "a.B_c-9");
+	assert_int_equal(a.workers, 256);
+	assert_true(a.has_chunk_size);
+	assert_int_equal(a.chunk_size, 1048576);
+	assert_true(a.has_sync);
+	assert_int_equal(a.sync, RW_SYNC_ADAPTIVE);
+	assert_int_equal(a.staleness_lo, 2);
+	assert_int_equal(a.staleness_hi, 1024);
+	assert_true(a.has_evict_ms);
+	assert_int_equal(a.evict_ms, 0);
+	assert_true(a.has_optim);
+	assert_int_equal(a.optim, RW_OPTIM_NESTEROV);
+	assert_int_equal(a.hp_mask, (1U << RWCTL_NR_HP) - 1);
+	/* The exact binary32 strtof gives: what goes on the wire. */
+	assert_int_equal(rw_bits(a.hp[RWCTL_HP_LR]), rw_bits(0.01f));
+	assert_int_equal(rw_bits(a.hp[RWCTL_HP_MOMENTUM]), rw_bits(0.95f));
+	assert_int_equal(rw_bits(a.hp[RWCTL_HP_WEIGHT_DECAY]), rw_bits(1e-4f));
+	assert_int_equal(rw_bits(a.hp[RWCTL_HP_BETA1]), 0x3f000000);
+	assert_int_equal(rw_bits(a.hp[RWCTL_HP_BETA2]), 0x3f400000);
+	assert_int_equal(rw_bits(a.hp[RWCTL_HP_EPS]), rw_bits(1e-8f));
+	assert_string_equal(a.token_file, "/dev/null");
+}
+
+static void rw_test_parse_add_sync(void **state)
+{
+	char *bsp[] = { "j", "workers", "1", "sync", "bsp" };
+	char *asp[] = { "j", "workers", "1", "sync", "asp" };
+	char *ssp[] = { "j", "workers", "1", "sync", "ssp", "1024" };
+	char *eq[] = { "j", "workers", "1", "sync", "adaptive", "5", "5" };
+	struct rwctl_job_add a;
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(rwctl_job_parse_add(5, bsp, &a, msg, sizeof(msg)), 0);
+	assert_int_equal(a.sync, RW_SYNC_BSP);
+	assert_true(a.has_sync);
+	assert_int_equal(rwctl_job_parse_add(5, asp, &a, msg, sizeof(msg)), 0);
+	assert_int_equal(a.sync, RW_SYNC_ASP);
+	assert_int_equal(rwctl_job_parse_add(6, ssp, &a, msg, sizeof(msg)), 0);
+	assert_int_equal(a.sync, RW_SYNC_SSP);
+	assert_int_equal(a.staleness, RW_JOB_MAX_STALENESS);
+	assert_int_equal(rwctl_job_parse_add(7, eq, &a, msg, sizeof(msg)), 0);
+	assert_int_equal(a.staleness_lo, 5);
+	assert_int_equal(a.staleness_hi, 5);
+}
+
+/* The longest name fits; every bad "job add" is exit 2 with a reason. */
+static void rw_test_add_usage_errors(void **state)
+{
+	static const struct {
+		const char *args[12];
+		const char *why;
+	} bad[] = {
+		{ { NULL }, "needs a NAME" },
+		{ { "j", NULL }, "needs 'workers N'" },
+		{ { "j", "chunk-size", "4096", NULL }, "needs 'workers N'" },
+		{ { "", "workers", "1", NULL }, "job name is empty" },
+		{ { "abcdefghijabcdefghijabcdefghij12", "workers", "1", NULL },
+		  "too long (32 bytes; at most 31)" },
+		{ { "a b", "workers", "1", NULL }, "invalid character at byte 2" },
+		{ { "a/b", "workers", "1", NULL }, "invalid character" },
+		{ { "caf\xc3\xa9", "workers", "1", NULL }, "invalid character" },
+		{ { "j", "workers", NULL }, "'workers' needs a value" },
+		{ { "j", "workers", "0", NULL }, "workers '0' is out of range (1..256)" },
+		{ { "j", "workers", "257", NULL }, "out of range (1..256)" },
+		{ { "j", "workers", "-1", NULL }, "workers '-1' is not a number" },
+		{ { "j", "workers", "4x", NULL }, "not a number" },
+		{ { "j", "workers", "", NULL }, "not a number" },
+		{ { "j", "workers", "99999999999999999999999", NULL }, "out of range" },
+		{ { "j", "workers", "1", "workers", "2", NULL }, "'workers' given twice" },
+		{ { "j", "workers", "1", "chunk-size", "4095", NULL },
+		  "chunk-size '4095' is out of range (4096..1048576)" },
+		{ { "j", "workers", "1", "chunk-size", "2097152", NULL }, "out of range" },
+		{ { "j", "workers", "1", "chunk-size", "12288", NULL },
+		  "chunk-size 12288 is not a power of two" },
+		{ { "j", "workers", "1", "sync", NULL }, "'sync' needs a value" },
+		{ { "j", "workers", "1", "sync", "bogus", NULL }, "unknown sync mode 'bogus'" },
+		{ { "j", "workers", "1", "sync", "ssp", NULL }, "needs the staleness bound S" },
+		{ { "j", "workers", "1", "sync", "ssp", "0", NULL },
+		  "staleness '0' is out of range (1..1024)" },
+		{ { "j", "workers", "1", "sync", "ssp", "1025", NULL }, "out of range" },
+		{ { "j", "workers", "1", "sync", "adaptive", "3", NULL },
+		  "needs the staleness band LO HI" },
+		{ { "j", "workers", "1", "sync", "adaptive", "0", "4", NULL },
+		  "staleness LO '0' is out of range" },
+		{ { "j", "workers", "1", "sync", "adaptive", "1", "2000", NULL },
+		  "staleness HI '2000' is out of range" },
+		{ { "j", "workers", "1", "sync", "adaptive", "5", "4", NULL },
+		  "LO must not exceed HI" },
+		{ { "j", "workers", "1", "sync", "bsp", "sync", "asp", NULL },
+		  "'sync' given twice" },
+		{ { "j", "workers", "1", "evict-ms", "-5", NULL }, "not a number" },
+		{ { "j", "workers", "1", "evict-ms", "4294967296", NULL }, "out of range" },
+		{ { "j", "workers", "1", "optim", "rmsprop", NULL }, "unknown optimizer 'rmsprop'" },
+		{ { "j", "workers", "1", "lr", NULL }, "'lr' needs a value" },
+		{ { "j", "workers", "1", "lr", "fast", NULL }, "lr 'fast' is not a number" },
+		{ { "j", "workers", "1", "lr", "0.1x", NULL }, "not a number" },
+		{ { "j", "workers", "1", "eps", "nan", NULL }, "not a finite" },
+		{ { "j", "workers", "1", "beta1", "inf", NULL }, "not a finite" },
+		{ { "j", "workers", "1", "beta2", "1e39", NULL }, "not a finite" },
+		{ { "j", "workers", "1", "momentum", "0.9", "momentum", "0.8", NULL },
+		  "'momentum' given twice" },
+		{ { "j", "workers", "1", "weight-decay", "", NULL }, "not a number" },
+		{ { "j", "workers", "1", "token-file", "", NULL }, "needs a path" },
+		{ { "j", "workers", "1", "bogus", NULL }, "unknown argument 'bogus' to 'job add'" },
+		{ { "j", "workers", "1", "-j", NULL }, "options go before OBJECT" },
+	};
+	const char *args[16];
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		args[0] = "job";
+		args[1] = "add";
+		for (n = 0; bad[i].args[n]; n++)
+			args[n + 2] = bad[i].args[n];
+		args[n + 2] = NULL;
+		rw_run_v(args);
+		rw_assert_usage(bad[i].why);
+	}
+
+	RUN("job", "add", "abcdefghijabcdefghijabcdefghij1", "workers", "1");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_be.last_add.name, "abcdefghijabcdefghijabcdefghij1");
+}
+
+static void rw_test_del_and_show_usage(void **state)
+{
+	(void)state;
+	RUN("job", "del");
+	rw_assert_usage("'job del' needs a NAME");
+	RUN("job", "del", "j", "now");
+	rw_assert_usage("unknown argument 'now' to 'job del' (only 'force')");
+	RUN("job", "del", "j", "force", "x");
+	rw_assert_usage("unexpected argument 'x'");
+	RUN("job", "del", "a:b");
+	rw_assert_usage("invalid character");
+	RUN("job", "show", "a b");
+	rw_assert_usage("invalid character");
+	RUN("job", "show", "a", "b");
+	rw_assert_usage("unexpected argument 'b'");
+	RUN("job", "bogus");
+	rw_assert_usage("unknown command 'bogus' for object 'job'");
+}
+
+static void rw_test_help(void **state)
+{
+	(void)state;
+	RUN("job", "help");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_non_null(strstr(rw_last.out, "Usage: rwctl [OPTIONS] job {"));
+	assert_non_null(strstr(rw_last.out, "adaptive LO HI"));
+	assert_non_null(strstr(rw_last.out, "token-file PATH"));
+	RUN("job", "add", "help");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_non_null(strstr(rw_last.out, "job add NAME workers N"));
+	RUN("help", "job");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	RUN("help");
+	assert_non_null(strstr(rw_last.out, "{ status | dev | job }"));
+	assert_int_equal(rw_be.add_calls + rw_be.get_calls, 0);
+}
+
+/* ---- commands against the scripted backend ---- */
+
+static void rw_test_add_ok_token(void **state)
+{
+	char *tok = NULL;
+
+	(void)state;
+	rw_be.reply_token = true;
+	RUN("job", "add", "t1", "workers", "4", "sync", "ssp", "3",
+	    "optim", "adam", "lr", "0.001");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_last.err, "");
+	assert_int_equal(rw_be.add_calls, 1);
+	assert_int_equal(rw_be.last_add.sync, RW_SYNC_SSP);
+	assert_int_equal(rw_be.last_add.staleness, 3);
+	assert_false(rw_be.last_add.has_token);
+	assert_non_null(strstr(rw_last.out, "job t1 id 9\n"));
+	tok = strstr(rw_last.out, "token: ");
+	assert_non_null(tok);
+	assert_non_null(strstr(tok, "token: 0112233445566778899aabbccddeef0"
+				    "0112233445566778899aabbccddeeff10"
+				    " (shown once; store it now)\n"));
+
+	RUN("-j", "job", "add", "t1", "workers", "4");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	rw_assert_json(rw_last.out);
+	assert_non_null(strstr(rw_last.out,
+			       "\"token\":\"0112233445566778899aabbccddeef0"
+			       "0112233445566778899aabbccddeeff10\"}]}"));
+
+	/* Without a generated token there is no token line. */
+	rw_be.reply_token = false;
+	RUN("job", "add", "t1", "workers", "4");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_null(strstr(rw_last.out, "token"));
+}
+
+static void rw_test_kernel_errors(void **state)
+{
+	static const struct {
+		int err;
+		const char *want;
+	} cases[] = {
+		{ -EEXIST, "rwctl: job add: a job named 'dup' already exists\n" },
+		{ -EPERM, "rwctl: job add: needs CAP_NET_ADMIN (run as root)\n" },
+		{ -ENOSPC, "rwctl: job add: the box serves its maximum number of jobs (max_jobs)\n" },
+		{ -EINVAL, "rwctl: job add: Invalid argument\n" },
+	};
+	size_t i;
+
+	(void)state;
+	rw_be.kernel = true;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rw_be.add_err = cases[i].err;
+		RUN("job", "add", "dup", "workers", "2");
+		rw_assert_error(cases[i].want);
+	}
+
+	rw_be.add_err = -EINVAL;
+	rw_be.extack = "chunk size not supported";
+	RUN("job", "add", "dup", "workers", "2");
+	rw_assert_error("rwctl: job add: Invalid argument: chunk size not supported\n");
+
+	rw_be.extack = NULL;
+	rw_be.del_err = -EBUSY;
+	RUN("job", "del", "busy");
+	rw_assert_error("rwctl: job del: workers are attached to job 'busy'; use 'force' to detach them\n");
+	assert_false(rw_be.last_force);
+	rw_be.del_err = -ENOENT;
+	RUN("job", "delete", "gone", "force");
+	rw_assert_error("rwctl: job del: no job named 'gone'\n");
+	assert_true(rw_be.last_force);
+
+	rw_be.get_err[0] = -ENOENT;
+	RUN("job", "show", "gone");
+	rw_assert_error("rwctl: job show: no job named 'gone'\n");
+}
+
+static void rw_test_not_loaded(void **state)
+{
+	static const char *nl = "rackweave module not loaded (generic netlink family 'rackweave' not found); load it with: modprobe rackweave";
+
+	(void)state;
+	rw_be.kernel = false;
+	rw_be.msg = nl;
+	rw_be.get_err[0] = -ENOENT;
+	RUN("job");
+	rw_assert_error(nl);
+	/* Not the module's ENOENT: no "no job named". */
+	assert_null(strstr(rw_last.err, "no job named"));
+	rw_be.add_err = -ENOENT;
+	RUN("job", "add", "x", "workers", "1");
+	rw_assert_error(nl);
+}
+
+static void rw_test_del_ok(void **state)
+{
+	(void)state;
+	RUN("job", "del", "old");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_last.out, "");
+	assert_string_equal(rw_last.err, "");
+	assert_string_equal(rw_be.last_del, "old");
+	assert_false(rw_be.last_force);
+	RUN("job", "del", "old", "force");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_true(rw_be.last_force);
+}
+
+static void rw_test_show_dump(void **state)
+{
+	(void)state;
+	RUN("-j", "job", "list");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_true(rw_be.last_get_dump);
+	rw_assert_json(rw_last.out);
+	assert_non_null(strstr(rw_last.out, "{\"jobs\":[{\"name\":\"alpha\""));
+	assert_non_null(strstr(rw_last.out, "{\"name\":\"beta\",\"id\":2"));
+
+	RUN("job", "show", "alpha");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_false(rw_be.last_get_dump);
+}
+
+static void rw_test_dump_intr(void **state)
+{
+	(void)state;
+	rw_be.get_err[0] = -EAGAIN;
+	RUN("-j", "job", "show");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_int_equal(rw_be.get_calls, 2);
+	/* The retry's list only, not the interrupted one's leftovers too. */
+	assert_non_null(strstr(rw_last.out, "\"beta\""));
+	assert_null(strstr(strstr(rw_last.out, "\"alpha\"") + 1, "\"alpha\""));
+
+	rw_setup(NULL);
+	rw_be.get_err[0] = -EAGAIN;
+	rw_be.get_err[1] = -EAGAIN;
+	RUN("job", "show");
+	rw_assert_error("the job list changed while it was read, twice in a row");
+	assert_int_equal(rw_be.get_calls, 2);
+}
+
+/* ---- token files ---- */
+
+static char *rw_token_file(size_t len)
+{
+	char tmpl[] = "/tmp/rwctl-token-XXXXXX";
+	char buf[64];
+	size_t i;
+	int fd;
+
+	assert_true(len <= sizeof(buf));
+	for (i = 0; i < len; i++)
+		buf[i] = (char)(0xf0 + (i & 0xf));
+	fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	return strdup(tmpl);
+}
+
+static void rw_test_token_file(void **state)
+{
+	uint8_t token[RW_JOB_TOKEN_LEN];
+	static const size_t sizes[] = { 0, 31, 33, 64 };
+	char msg[512], want[64];
+	char *path;
+	size_t i;
+
+	(void)state;
+	path = rw_token_file(RW_JOB_TOKEN_LEN);
+	assert_int_equal(rwctl_job_read_token(path, token, msg, sizeof(msg)), 0);
+	assert_int_equal(token[0], 0xf0);
+	assert_int_equal(token[31], 0xff);
+	RUN("job", "add", "tk", "workers", "1", "token-file", path);
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_true(rw_be.last_add.has_token);
+	assert_int_equal(rw_be.last_add.token[17], 0xf1);
+	unlink(path);
+	free(path);
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		path = rw_token_file(sizes[i]);
+		assert_int_equal(rwctl_job_read_token(path, token, msg,
+						      sizeof(msg)), -EINVAL);
+		snprintf(want, sizeof(want), "holds %zu bytes; a token is exactly 32 raw bytes",
+			 sizes[i]);
+		if (!strstr(msg, want))
+			fail_msg("size %zu: %s", sizes[i], msg);
+		rw_setup(NULL);
+		RUN("job", "add", "tk", "workers", "1", "token-file", path);
+		rw_assert_error(want);
+		assert_int_equal(rw_be.add_calls, 0);
+		unlink(path);
+		free(path);
+	}
+
+	assert_int_equal(rwctl_job_read_token("/nonexistent/rw-token", token,
+					      msg, sizeof(msg)), -ENOENT);
+	assert_non_null(strstr(msg, "cannot open token file '/nonexistent/rw-token'"));
+	RUN("job", "add", "tk", "workers", "1", "token-file", "/nonexistent/rw-token");
+	rw_assert_error("No such file or directory");
+}
+
+/* ---- the reply parser ---- */
+
+struct rw_fx {
+	struct nl_msg *msg;
+	struct rwctl_job job;
+	char why[256];
+};
+
+static int rw_msg_setup(void **state)
+{
+	struct rw_fx *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	fx->msg = nlmsg_alloc();
+	assert_non_null(fx->msg);
+	assert_non_null(genlmsg_put(fx->msg, NL_AUTO_PORT, NL_AUTO_SEQ,
+				    RW_TEST_FAMILY, 0, 0, RW_CMD_JOB_GET,
+				    RW_GENL_VERSION));
+	*state = fx;
+	return 0;
+}
+
+static int rw_msg_teardown(void **state)
+{
+	struct rw_fx *fx = *state;
+
+	nlmsg_free(fx->msg);
+	free(fx);
+	return 0;
+}
+
+/* A fresh message for the next case of a test. */
+static void rw_reset(struct rw_fx *fx)
+{
+	nlmsg_free(fx->msg);
+	fx->msg = nlmsg_alloc();
+	assert_non_null(fx->msg);
+	assert_non_null(genlmsg_put(fx->msg, NL_AUTO_PORT, NL_AUTO_SEQ,
+				    RW_TEST_FAMILY, 0, 0, RW_CMD_JOB_GET,
+				    RW_GENL_VERSION));
+}
+
+static int rw_parse(struct rw_fx *fx)
+{
+	fx->why[0] = '\0';
+	return rwctl_genl_parse_job(nlmsg_hdr(fx->msg), &fx->job, fx->why,
+				    sizeof(fx->why));
+}
+
+static void rw_assert_malformed(struct rw_fx *fx)
+{
+	assert_int_equal(rw_parse(fx), -EPROTO);
+	assert_non_null(strstr(fx->why, "malformed job reply"));
+}
+
+#define SKIP(a)	(1U << (a))
+
+/* A job as the module sends it; attributes in @skip are left out. */
+static void rw_put_job(struct nl_msg *m, uint32_t sync, unsigned int skip)
+{
+#define PUT32(a, v) \
+	do { if (!(skip & SKIP(a))) assert_int_equal(nla_put_u32(m, a, v), 0); } while (0)
+	if (!(skip & SKIP(RW_JOB_A_NAME)))
+		assert_int_equal(nla_put_string(m, RW_JOB_A_NAME, "train1"), 0);
+	PUT32(RW_JOB_A_ID, 7);
+	PUT32(RW_JOB_A_WORKERS, 8);
+	PUT32(RW_JOB_A_CHUNK_SIZE, 65536);
+	PUT32(RW_JOB_A_SYNC, sync);
+	if (sync == RW_SYNC_SSP)
+		PUT32(RW_JOB_A_STALENESS, 4);
+	if (sync == RW_SYNC_ADAPTIVE) {
+		PUT32(RW_JOB_A_STALENESS_LO, 2);
+		PUT32(RW_JOB_A_STALENESS_HI, 9);
+	}
+	PUT32(RW_JOB_A_EVICT_MS, 3000);
+	PUT32(RW_JOB_A_OPTIM, RW_OPTIM_MOMENTUM);
+	PUT32(RW_JOB_A_LR, rw_bits(0.01f));
+	PUT32(RW_JOB_A_MOMENTUM, rw_bits(0.9f));
+	PUT32(RW_JOB_A_WEIGHT_DECAY, rw_bits(0.0f));
+	PUT32(RW_JOB_A_BETA1, rw_bits(0.9f));
+	PUT32(RW_JOB_A_BETA2, rw_bits(0.999f));
+	PUT32(RW_JOB_A_EPS, rw_bits(1e-8f));
+	PUT32(RW_JOB_A_ATTACHED, 3);
+#undef PUT32
+}
+
+static void rw_test_parse_reply(void **state)
+{
+	struct rw_fx *fx = *state;
+
+	rw_put_job(fx->msg, RW_SYNC_ADAPTIVE, 0);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_string_equal(fx->job.name, "train1");
+	assert_int_equal(fx->job.id, 7);
+	assert_int_equal(fx->job.workers, 8);
+	assert_int_equal(fx->job.chunk_size, 65536);
+	assert_int_equal(fx->job.sync, RW_SYNC_ADAPTIVE);
+	assert_int_equal(fx->job.staleness_lo, 2);
+	assert_int_equal(fx->job.staleness_hi, 9);
+	assert_int_equal(fx->job.evict_ms, 3000);
+	assert_int_equal(fx->job.optim, RW_OPTIM_MOMENTUM);
+	assert_int_equal(fx->job.attached, 3);
+	assert_int_equal(fx->job.hp_mask, (1U << RWCTL_NR_HP) - 1);
+	assert_int_equal(rw_bits(fx->job.hp[RWCTL_HP_LR]), rw_bits(0.01f));
+	assert_int_equal(rw_bits(fx->job.hp[RWCTL_HP_BETA2]), rw_bits(0.999f));
+	assert_int_equal(rw_bits(fx->job.hp[RWCTL_HP_EPS]), rw_bits(1e-8f));
+	assert_false(fx->job.has_token);
+}
+
+static void rw_test_parse_token(void **state)
+{
+	struct rw_fx *fx = *state;
+	uint8_t tok[RW_JOB_TOKEN_LEN];
+	char hex[2 * RW_JOB_TOKEN_LEN + 1];
+	size_t i;
+
+	for (i = 0; i < sizeof(tok); i++)
+		tok[i] = (uint8_t)(0xa0 + i);
+	rw_put_job(fx->msg, RW_SYNC_SSP, 0);
+	assert_int_equal(nla_put(fx->msg, RW_JOB_A_TOKEN, sizeof(tok), tok), 0);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_true(fx->job.has_token);
+	assert_memory_equal(fx->job.token, tok, sizeof(tok));
+	assert_int_equal(fx->job.staleness, 4);
+	rwctl_job_format_token(hex, fx->job.token);
+	assert_string_equal(hex, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf"
+				 "b0b1b2b3b4b5b6b7b8b9babbbcbdbebf");
+}
+
+static void rw_test_parse_token_length(void **state)
+{
+	struct rw_fx *fx = *state;
+	uint8_t tok[RW_JOB_TOKEN_LEN + 1] = { 0 };
+
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	assert_int_equal(nla_put(fx->msg, RW_JOB_A_TOKEN, RW_JOB_TOKEN_LEN - 1, tok), 0);
+	rw_assert_malformed(fx);
+
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	assert_int_equal(nla_put(fx->msg, RW_JOB_A_TOKEN, RW_JOB_TOKEN_LEN + 1, tok), 0);
+	rw_assert_malformed(fx);
+}
+
+static void rw_test_parse_int_lengths(void **state)
+{
+	struct rw_fx *fx = *state;
+	uint64_t v8 = 4;
+	uint16_t v2 = 4;
+
+	rw_put_job(fx->msg, RW_SYNC_BSP, SKIP(RW_JOB_A_WORKERS));
+	assert_int_equal(nla_put(fx->msg, RW_JOB_A_WORKERS, sizeof(v8), &v8), 0);
+	rw_assert_malformed(fx);
+
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, SKIP(RW_JOB_A_LR));
+	assert_int_equal(nla_put(fx->msg, RW_JOB_A_LR, sizeof(v2), &v2), 0);
+	rw_assert_malformed(fx);
+}
+
+static void rw_test_parse_names(void **state)
+{
+	struct rw_fx *fx = *state;
+	char name[RW_JOB_NAME_MAX + 1];
+
+	/* Unterminated. */
+	rw_put_job(fx->msg, RW_SYNC_BSP, SKIP(RW_JOB_A_NAME));
+	assert_int_equal(nla_put(fx->msg, RW_JOB_A_NAME, 3, "abc"), 0);
+	rw_assert_malformed(fx);
+
+	/* 32 characters: one too many. */
+	rw_reset(fx);
+	memset(name, 'n', sizeof(name));
+	name[RW_JOB_NAME_MAX] = '\0';
+	rw_put_job(fx->msg, RW_SYNC_BSP, SKIP(RW_JOB_A_NAME));
+	assert_int_equal(nla_put_string(fx->msg, RW_JOB_A_NAME, name), 0);
+	rw_assert_malformed(fx);
+
+	/* 31 fit. */
+	rw_reset(fx);
+	name[RW_JOB_NAME_MAX - 1] = '\0';
+	rw_put_job(fx->msg, RW_SYNC_BSP, SKIP(RW_JOB_A_NAME));
+	assert_int_equal(nla_put_string(fx->msg, RW_JOB_A_NAME, name), 0);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_string_equal(fx->job.name, name);
+
+	/* Empty. */
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, SKIP(RW_JOB_A_NAME));
+	assert_int_equal(nla_put_string(fx->msg, RW_JOB_A_NAME, ""), 0);
+	rw_assert_malformed(fx);
+}
+
+static void rw_test_parse_missing(void **state)
+{
+	static const int attrs[] = {
+		RW_JOB_A_NAME, RW_JOB_A_ID, RW_JOB_A_WORKERS,
+		RW_JOB_A_CHUNK_SIZE, RW_JOB_A_SYNC, RW_JOB_A_EVICT_MS,
+		RW_JOB_A_OPTIM, RW_JOB_A_ATTACHED,
+	};
+	struct rw_fx *fx = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		rw_reset(fx);
+		rw_put_job(fx->msg, RW_SYNC_BSP, SKIP(attrs[i]));
+		rw_assert_malformed(fx);
+	}
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_SSP, SKIP(RW_JOB_A_STALENESS));
+	rw_assert_malformed(fx);
+	assert_non_null(strstr(fx->why, "staleness bound"));
+
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_ADAPTIVE, SKIP(RW_JOB_A_STALENESS_HI));
+	rw_assert_malformed(fx);
+	assert_non_null(strstr(fx->why, "staleness band"));
+
+	/* Hyper-parameters are optional: only what is reported is shown. */
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, SKIP(RW_JOB_A_BETA1) | SKIP(RW_JOB_A_EPS));
+	assert_int_equal(rw_parse(fx), 0);
+	assert_int_equal(fx->job.hp_mask, ((1U << RWCTL_NR_HP) - 1) &
+			 ~(1U << RWCTL_HP_BETA1) & ~(1U << RWCTL_HP_EPS));
+}
+
+static void rw_test_parse_newer(void **state)
+{
+	struct rw_fx *fx = *state;
+
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	assert_int_equal(nla_put_u64(fx->msg, RW_JOB_A_MAX + 1, 1), 0);
+	assert_int_equal(nla_put_string(fx->msg, RW_JOB_A_MAX + 5, "future"), 0);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_string_equal(fx->job.name, "train1");
+}
+
+/* ---- printing ---- */
+
+static char *rw_render(const struct rwctl_job *jobs, size_t nr,
+		       unsigned int flags)
+{
+	struct rwctl_printer p;
+	struct rw_capture c;
+	char *out;
+
+	rw_capture_open(&c);
+	rwctl_pr_init(&p, c.f, flags);
+	rwctl_job_print(&p, jobs, nr);
+	assert_int_equal(rwctl_pr_end(&p), 0);
+	rw_capture_str(&c);
+	out = c.buf;
+	c.buf = NULL;
+	rw_capture_free(&c);
+	return out;
+}
+
+static void rw_test_print_text(void **state)
+{
+	struct rwctl_job j[2];
+	char *out;
+
+	(void)state;
+	rw_fill_job(&j[0], "train1", 3);
+	rw_fill_job(&j[1], "tune", 4);
+	j[1].sync = RW_SYNC_ADAPTIVE;
+	j[1].staleness_lo = 2;
+	j[1].staleness_hi = 8;
+	j[1].evict_ms = 0;
+	j[1].optim = RW_OPTIM_SGD;
+	j[1].hp_mask = 1U << RWCTL_HP_LR;
+	j[1].hp[RWCTL_HP_LR] = 0.01f;
+	out = rw_render(j, 2, 0);
+	assert_string_equal(out,
+		"job train1 id 3\n"
+		"    workers 4 (2 attached)  chunk-size 32768  evict-ms 5000\n"
+		"    sync ssp staleness 3\n"
+		"    optim adam  lr 0.001 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08\n"
+		"job tune id 4\n"
+		"    workers 4 (2 attached)  chunk-size 32768  evict-ms 0 (never)\n"
+		"    sync adaptive staleness 2..8\n"
+		"    optim sgd  lr 0.01\n");
+	free(out);
+
+	out = rw_render(j, 0, 0);
+	assert_string_equal(out, "");
+	free(out);
+}
+
+static void rw_test_print_json(void **state)
+{
+	struct rwctl_job j[2];
+	char *out;
+
+	(void)state;
+	rw_fill_job(&j[0], "train1", 3);
+	rw_fill_job(&j[1], "b", 4);
+	j[1].sync = RW_SYNC_ADAPTIVE;
+	j[1].staleness_lo = 2;
+	j[1].staleness_hi = 8;
+	j[1].optim = RW_OPTIM_MOMENTUM;
+	j[1].hp_mask = 1U << RWCTL_HP_LR | 1U << RWCTL_HP_MOMENTUM;
+	j[1].hp[RWCTL_HP_LR] = 0.1f;
+	j[1].hp[RWCTL_HP_MOMENTUM] = 0.9f;
+	out = rw_render(j, 2, RWCTL_PR_JSON);
+	rw_assert_json(out);
+	assert_string_equal(out,
+		"{\"jobs\":[{\"name\":\"train1\",\"id\":3,\"workers\":4,"
+		"\"attached\":2,\"chunk_size\":32768,\"evict_ms\":5000,"
+		"\"sync\":\"ssp\",\"staleness\":3,\"optim\":\"adam\","
+		"\"lr\":0.001,\"weight_decay\":0,\"beta1\":0.9,\"beta2\":0.999,"
+		"\"eps\":1e-08},"
+		"{\"name\":\"b\",\"id\":4,\"workers\":4,\"attached\":2,"
+		"\"chunk_size\":32768,\"evict_ms\":5000,\"sync\":\"adaptive\","
+		"\"staleness_lo\":2,\"staleness_hi\":8,\"optim\":\"momentum\","
+		"\"lr\":0.1,\"momentum\":0.9}]}\n");
+	free(out);
+
+	out = rw_render(j, 2, RWCTL_PR_JSON | RWCTL_PR_PRETTY);
+	rw_assert_json(out);
+	assert_non_null(strstr(out, "\n            \"staleness_lo\": 2,"));
+	free(out);
+
+	out = rw_render(j, 0, RWCTL_PR_JSON);
+	assert_string_equal(out, "{\"jobs\":[]}\n");
+	free(out);
+}
+
+/* Shortest round-trip in JSON, %g in text; NaN/inf become null. */
+static void rw_test_print_floats(void **state)
+{
+	static const struct {
+		float v;
+		const char *json;
+		const char *text;
+	} cases[] = {
+		{ 0.01f, "\"lr\":0.01}", "lr 0.01\n" },
+		{ 1e-8f, "\"lr\":1e-08}", "lr 1e-08\n" },
+		{ 0.1234567f, "\"lr\":0.1234567}", "lr 0.123457\n" },
+		{ 3.0f, "\"lr\":3}", "lr 3\n" },
+		{ -2.5f, "\"lr\":-2.5}", "lr -2.5\n" },
+		{ 16777216.0f, "\"lr\":16777216}", "lr 1.67772e+07\n" },
+		{ 3.4028235e38f, "\"lr\":3.4028235e+38}", "lr 3.40282e+38\n" },
+		{ 1.17549435e-38f, "\"lr\":1.1754944e-38}", "lr 1.17549e-38\n" },
+	};
+	struct rwctl_job j;
+	uint32_t nan_bits = 0x7fc00000, inf_bits = 0x7f800000;
+	char *out;
+	size_t i;
+
+	(void)state;
+	rw_fill_job(&j, "f", 1);
+	j.hp_mask = 1U << RWCTL_HP_LR;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		j.hp[RWCTL_HP_LR] = cases[i].v;
+		out = rw_render(&j, 1, RWCTL_PR_JSON);
+		rw_assert_json(out);
+		if (!strstr(out, cases[i].json))
+			fail_msg("case %zu: want %s in %s", i, cases[i].json, out);
+		free(out);
+		out = rw_render(&j, 1, 0);
+		if (!strstr(out, cases[i].text))
+			fail_msg("case %zu: want %s in %s", i, cases[i].text, out);
+		free(out);
+	}
+
+	memcpy(&j.hp[RWCTL_HP_LR], &nan_bits, 4);
+	out = rw_render(&j, 1, RWCTL_PR_JSON);
+	rw_assert_json(out);
+	assert_non_null(strstr(out, "\"lr\":null"));
+	free(out);
+	memcpy(&j.hp[RWCTL_HP_LR], &inf_bits, 4);
+	out = rw_render(&j, 1, RWCTL_PR_JSON);
+	rw_assert_json(out);
+	assert_non_null(strstr(out, "\"lr\":null"));
+	free(out);
+}
+
+/* Values from a newer module are named by number, never dropped. */
+static void rw_test_print_unknown_enums(void **state)
+{
+	struct rwctl_job j;
+	char *out;
+
+	(void)state;
+	rw_fill_job(&j, "new", 1);
+	j.sync = 7;
+	j.optim = 9;
+	j.hp_mask = 0;
+	out = rw_render(&j, 1, RWCTL_PR_JSON);
+	rw_assert_json(out);
+	assert_non_null(strstr(out, "\"sync\":\"sync7\""));
+	assert_non_null(strstr(out, "\"optim\":\"optim9\"}"));
+	assert_null(strstr(out, "staleness"));
+	free(out);
+}
+
+static void rw_test_explain(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	rwctl_job_explain(buf, sizeof(buf), "add", "x", -EEXIST, "");
+	assert_string_equal(buf, "job add: a job named 'x' already exists");
+	rwctl_job_explain(buf, sizeof(buf), "add", "x", -EEXIST, "name taken");
+	assert_string_equal(buf, "job add: a job named 'x' already exists: name taken");
+	rwctl_job_explain(buf, sizeof(buf), "del", "x", -EOPNOTSUPP, NULL);
+	assert_string_equal(buf, "job del: Operation not supported");
+}
+
+#define RW_T(fn)	cmocka_unit_test_setup(fn, rw_setup)
+#define RW_M(fn)	cmocka_unit_test_setup_teardown(fn, rw_msg_setup, rw_msg_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		RW_T(rw_test_parse_add_minimal),
+		RW_T(rw_test_parse_add_full),
+		RW_T(rw_test_parse_add_sync),
+		RW_T(rw_test_add_usage_errors),
+		RW_T(rw_test_del_and_show_usage),
+		RW_T(rw_test_help),
+		RW_T(rw_test_add_ok_token),
+		RW_T(rw_test_kernel_errors),
+		RW_T(rw_test_not_loaded),
+		RW_T(rw_test_del_ok),
+		RW_T(rw_test_show_dump),
+		RW_T(rw_test_dump_intr),
+		RW_T(rw_test_token_file),
+		RW_M(rw_test_parse_reply),
+		RW_M(rw_test_parse_token),
+		RW_M(rw_test_parse_token_length),
+		RW_M(rw_test_parse_int_lengths),
+		RW_M(rw_test_parse_names),
+		RW_M(rw_test_parse_missing),
+		RW_M(rw_test_parse_newer),
+		RW_T(rw_test_print_text),
+		RW_T(rw_test_print_json),
+		RW_T(rw_test_print_floats),
+		RW_T(rw_test_print_unknown_enums),
+		RW_T(rw_test_explain),
+	};
+	int ret;
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	ret = cmocka_run_group_tests_name("rwctl-job", tests, NULL, NULL);
+	free(rw_last.out);
+	free(rw_last.err);
+	return ret;
+}
