@@ -54,7 +54,7 @@
  *     RW_JOB_A_SYNC         u32     enum rw_sync_mode; default BSP
  *     RW_JOB_A_STALENESS    u32     SSP bound s, 1..RW_JOB_MAX_STALENESS
  *     RW_JOB_A_STALENESS_LO u32     ADAPTIVE band low end s_L (>= 1)
- *     RW_JOB_A_STALENESS_HI u32     ADAPTIVE band high end s_U (>= s_L)
+ *     RW_JOB_A_STALENESS_HI u32     ADAPTIVE band high end s_U, s_L..1024
  *     RW_JOB_A_EVICT_MS     u32     evict a silent worker after this; 0: never
  *     RW_JOB_A_OPTIM        u32     enum rw_optim; default SGD
  *     RW_JOB_A_LR, _MOMENTUM, _WEIGHT_DECAY, _BETA1, _BETA2, _EPS
@@ -64,7 +64,9 @@
  *                                   0.9 and 0.999, eps 1e-8
  *   Reply: the job as RW_CMD_JOB_GET describes it, plus RW_JOB_A_TOKEN when
  *   the module generated it. Errors: EEXIST (name taken), ENOSPC (max_jobs
- *   reached), EINVAL (a bad value, with an extended ack naming it), EPERM.
+ *   reached), ERANGE (a number outside its attribute's range, or a token
+ *   of the wrong length), EINVAL (a missing or malformed attribute, or a
+ *   bad combination, with an extended ack saying which), EPERM.
  *
  * RW_CMD_JOB_DEL (doit; CAP_NET_ADMIN): RW_JOB_A_NAME, optional
  *   RW_JOB_A_FLAGS (RW_JOB_DEL_FORCE). Refused with EBUSY while workers are
