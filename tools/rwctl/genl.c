@@ -60,12 +60,7 @@ static const struct nla_policy rwctl_dev_policy[RW_DEV_A_MAX + 1] = {
 	[RW_DEV_A_INDEX]	= RWCTL_U32_POLICY,
 };
 
-static int rwctl_genl_fail(char *msg, size_t msglen, int err,
-			   const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int rwctl_genl_fail(char *msg, size_t msglen, int err,
-			   const char *fmt, ...)
+int rwctl_genl_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -46,6 +46,10 @@ struct rwctl_status {
 	size_t nr_devs;
 };
 
+/* Format a message into @msg and return @err: how parsers report. */
+int rwctl_genl_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Free the arrays and zero @st; safe on a zeroed or half-parsed struct. */
 void rwctl_status_free(struct rwctl_status *st);
 

@@ -66,23 +66,8 @@ static const int rwctl_job_hp_attr[RWCTL_NR_HP] = {
 	[RWCTL_HP_EPS]		= RW_JOB_A_EPS,
 };
 
-static int rwctl_job_fail(char *msg, size_t msglen, int err,
-			  const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int rwctl_job_fail(char *msg, size_t msglen, int err,
-			  const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, msglen, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
 #define rwctl_job_bad(msg, msglen, fmt, ...)				\
-	rwctl_job_fail(msg, msglen, -EPROTO,				\
+	rwctl_genl_fail(msg, msglen, -EPROTO,				\
 		       "malformed job reply from the rackweave module: " \
 		       fmt, ##__VA_ARGS__)
 
@@ -190,7 +175,7 @@ static int rwctl_job_on_reply(struct nl_msg *m, void *arg)
 	jobs = realloc(req->list->jobs,
 		       (req->list->nr + 1) * sizeof(*req->list->jobs));
 	if (!jobs) {
-		req->parse_err = rwctl_job_fail(req->e->msg, sizeof(req->e->msg),
+		req->parse_err = rwctl_genl_fail(req->e->msg, sizeof(req->e->msg),
 						-ENOMEM, "out of memory");
 		return NL_SKIP;
 	}
@@ -263,7 +248,7 @@ static int rwctl_job_exchange(struct nl_sock *sk, struct nl_msg *m,
 
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb)
-		return rwctl_job_fail(e->msg, sizeof(e->msg), -ENOMEM,
+		return rwctl_genl_fail(e->msg, sizeof(e->msg), -ENOMEM,
 				      "out of memory");
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, rwctl_job_on_reply, &req);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, rwctl_job_on_ack, &req);
@@ -273,7 +258,7 @@ static int rwctl_job_exchange(struct nl_sock *sk, struct nl_msg *m,
 
 	err = nl_send_auto(sk, m);
 	if (err < 0) {
-		err = rwctl_job_fail(e->msg, sizeof(e->msg), -EIO,
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EIO,
 				     "cannot send to the rackweave module: %s",
 				     nl_geterror(err));
 		goto out;
@@ -281,7 +266,7 @@ static int rwctl_job_exchange(struct nl_sock *sk, struct nl_msg *m,
 	while (!req.done) {
 		err = nl_recvmsgs(sk, cb);
 		if (err < 0 && !req.done) {
-			err = rwctl_job_fail(e->msg, sizeof(e->msg), -EIO,
+			err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EIO,
 					     "no answer from the rackweave module: %s",
 					     nl_geterror(err));
 			goto out;
@@ -294,7 +279,7 @@ static int rwctl_job_exchange(struct nl_sock *sk, struct nl_msg *m,
 	} else if (req.parse_err) {
 		err = req.parse_err;		/* e->msg says what */
 	} else if (req.intr) {
-		err = rwctl_job_fail(e->msg, sizeof(e->msg), -EAGAIN,
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EAGAIN,
 				     "the job list changed while it was read");
 	} else {
 		err = 0;
@@ -321,7 +306,7 @@ static int rwctl_job_begin(struct nl_sock **sk, struct nl_msg **m, int cmd,
 		*m = NULL;
 		nl_socket_free(*sk);
 		*sk = NULL;
-		return rwctl_job_fail(e->msg, sizeof(e->msg), -ENOMEM,
+		return rwctl_genl_fail(e->msg, sizeof(e->msg), -ENOMEM,
 				      "out of memory");
 	}
 	return 0;
@@ -388,13 +373,13 @@ static int rwctl_job_genl_add(const struct rwctl_job_add *a,
 	if (err)
 		return err;
 	if (rwctl_job_put_add(m, a)) {
-		err = rwctl_job_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
 				     "the request does not fit in a message");
 		goto out;
 	}
 	err = rwctl_job_exchange(sk, m, &list, e);
 	if (!err && list.nr != 1)
-		err = rwctl_job_fail(e->msg, sizeof(e->msg), -EPROTO,
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EPROTO,
 				     "the rackweave module answered the new job with %zu replies instead of one",
 				     list.nr);
 	if (!err)
@@ -417,7 +402,7 @@ static int rwctl_job_genl_del(const char *name, bool force,
 		return err;
 	if (nla_put_string(m, RW_JOB_A_NAME, name) ||
 	    (force && nla_put_u32(m, RW_JOB_A_FLAGS, RW_JOB_DEL_FORCE))) {
-		err = rwctl_job_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
 				     "the request does not fit in a message");
 		goto out;
 	}
@@ -439,13 +424,13 @@ static int rwctl_job_genl_get(const char *name, struct rwctl_job_list *list,
 	if (err)
 		return err;
 	if (name && nla_put_string(m, RW_JOB_A_NAME, name)) {
-		err = rwctl_job_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
 				     "the request does not fit in a message");
 		goto out;
 	}
 	err = rwctl_job_exchange(sk, m, list, e);
 	if (!err && name && list->nr != 1)
-		err = rwctl_job_fail(e->msg, sizeof(e->msg), -EPROTO,
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EPROTO,
 				     "the rackweave module answered with %zu jobs instead of one",
 				     list->nr);
 out:
