@@ -290,6 +290,12 @@ int rwctl_run(struct rwctl *ctl, int argc, char **argv)
 	return rwctl_dispatch(ctl, obj, argc - 1, argv + 1);
 }
 
+void rwctl_begin_output(struct rwctl *ctl, struct rwctl_printer *p)
+{
+	rwctl_pr_init(p, ctl->out, (ctl->json ? RWCTL_PR_JSON : 0) |
+				   (ctl->pretty ? RWCTL_PR_PRETTY : 0));
+}
+
 static int rwctl_begin(struct rwctl *ctl, struct rwctl_status *st,
 		       struct rwctl_printer *p)
 {
@@ -303,17 +309,14 @@ static int rwctl_begin(struct rwctl *ctl, struct rwctl_status *st,
 		rwctl_status_free(st);
 		return RWCTL_EXIT_ERR;
 	}
-	rwctl_pr_init(p, ctl->out, (ctl->json ? RWCTL_PR_JSON : 0) |
-				   (ctl->pretty ? RWCTL_PR_PRETTY : 0));
+	rwctl_begin_output(ctl, p);
 	return RWCTL_EXIT_OK;
 }
 
-static int rwctl_finish(struct rwctl *ctl, struct rwctl_status *st,
-			struct rwctl_printer *p)
+int rwctl_end_output(struct rwctl *ctl, struct rwctl_printer *p)
 {
 	int err = rwctl_pr_end(p);
 
-	rwctl_status_free(st);
 	if (err == -EIO) {
 		fprintf(ctl->err, "rwctl: cannot write the output\n");
 		return RWCTL_EXIT_ERR;
@@ -338,5 +341,6 @@ int rwctl_show(struct rwctl *ctl,
 	if (ret)
 		return ret;
 	print(&p, &st);
-	return rwctl_finish(ctl, &st, &p);
+	rwctl_status_free(&st);
+	return rwctl_end_output(ctl, &p);
 }

@@ -578,21 +578,10 @@ static int rwctl_job_output(struct rwctl *ctl, const struct rwctl_job *jobs,
 			    size_t nr)
 {
 	struct rwctl_printer p;
-	int err;
 
-	rwctl_pr_init(&p, ctl->out, (ctl->json ? RWCTL_PR_JSON : 0) |
-				    (ctl->pretty ? RWCTL_PR_PRETTY : 0));
+	rwctl_begin_output(ctl, &p);
 	rwctl_job_print(&p, jobs, nr);
-	err = rwctl_pr_end(&p);
-	if (err == -EIO) {
-		fprintf(ctl->err, "rwctl: cannot write the output\n");
-		return RWCTL_EXIT_ERR;
-	}
-	if (err) {
-		fprintf(ctl->err, "rwctl: internal error: malformed output\n");
-		return RWCTL_EXIT_ERR;
-	}
-	return RWCTL_EXIT_OK;
+	return rwctl_end_output(ctl, &p);
 }
 
 static int rwctl_job_show(struct rwctl *ctl, int argc, char **argv)

@@ -70,6 +70,15 @@ int rwctl_run(struct rwctl *ctl, int argc, char **argv);
  * on ctl->out in the requested mode (text or JSON from the same calls) and
  * return RWCTL_EXIT_*; errors have been reported.
  */
+/* Open the output of a command in the mode -j/-p asked for. */
+void rwctl_begin_output(struct rwctl *ctl, struct rwctl_printer *p);
+
+/*
+ * Close the output of a command: RWCTL_EXIT_OK, or RWCTL_EXIT_ERR with a
+ * message if it could not be written or came out malformed.
+ */
+int rwctl_end_output(struct rwctl *ctl, struct rwctl_printer *p);
+
 int rwctl_show(struct rwctl *ctl,
 	       void (*print)(struct rwctl_printer *p,
 			     const struct rwctl_status *st));
