@@ -73,6 +73,13 @@ struct rw_chunk {
 /* A core plus the counters only its thread writes. */
 struct rw_engine_core {
 	struct rw_core core;
+	/*
+	 * Optimizer constants for step st_t (0: none yet). A step's constants
+	 * depend only on its number, and a core's chunks mostly take the same
+	 * step in turn, so they are computed once per step, not per chunk.
+	 */
+	struct rw_agg_step st;
+	u64 st_t;
 	u64 steps;
 	u64 forwards;
 	u64 migrations;
@@ -298,13 +305,15 @@ static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
 		.out = ch->params,
 		.state = { ch->state[0], ch->state[1] },
 	};
-	struct rw_agg_step st;
-	u64 t0 = ktime_get_ns();
-	int ret;
+	u64 t = ch->version + 1, t0 = ktime_get_ns();
+	int ret = 0;
 
-	ret = rw_agg_step_prepare(&st, &e->hp, e->nr_workers, ch->version + 1);
+	if (ec->st_t != t) {
+		ret = rw_agg_step_prepare(&ec->st, &e->hp, e->nr_workers, t);
+		ec->st_t = ret ? 0 : t;
+	}
 	if (!ret)
-		ret = rw_agg_update_chunk(&c, &st);
+		ret = rw_agg_update_chunk(&c, &ec->st);
 	WRITE_ONCE(ch->work_ns, ch->work_ns + ktime_get_ns() - t0);
 	if (ret) {
 		/* Settings are checked at creation: this is a bug, say so. */

@@ -449,6 +449,19 @@ static void usage(int code)
 	exit(code);
 }
 
+/*
+ * Bytes one pass of a bound entry reads and writes over all its threads:
+ * W slots (plus parameters and momentum when fused) in, the sum (or
+ * parameters and momentum) out.
+ */
+static void entry_bytes(const struct entry *e, double *rd, double *wr)
+{
+	double buf = (double)bench_buf_elems(e->w) * sizeof(float) * e->threads;
+
+	*rd = (e->w + (e->fused ? 2 : 0)) * buf;
+	*wr = (e->fused ? 2 : 1) * buf;
+}
+
 static void print_headline_json(const char *key, const struct headline *h)
 {
 	printf("  \"%s\": {\"threads\": %u, \"best_impl\": \"%s\", \"bound_gbps\": %.2f, "
@@ -486,13 +499,11 @@ static void print_json(const struct headline *one, const struct headline *all,
 	printf("  \"bounds\": [");
 	for (i = 0; i < bench_nentries; i++) {
 		const struct entry *e = &bench_entries[i];
-		double rd = (double)(e->w + (e->fused ? 2 : 0)) *
-			    bench_buf_elems(e->w) * sizeof(float) * e->threads;
-		double wr = (double)(e->fused ? 2 : 1) * bench_buf_elems(e->w) *
-			    sizeof(float) * e->threads;
+		double rd, wr;
 
 		if (e->kind != K_BOUND)
 			continue;
+		entry_bytes(e, &rd, &wr);
 		printf("%s\n    {\"kernel\": \"%s\", \"w\": %u, \"threads\": %u, "
 		       "\"buffer_mib\": %zu, \"read_gbps\": %.2f, \"write_gbps\": %.2f, "
 		       "\"separate_gbps\": %.2f, \"combined_gbps\": %.2f, "
@@ -552,13 +563,11 @@ static void print_text(const struct headline *one, const struct headline *all,
 	       "MiB", "read", "write", "separate", "combined", "bound");
 	for (i = 0; i < bench_nentries; i++) {
 		const struct entry *e = &bench_entries[i];
-		double rd = (double)(e->w + (e->fused ? 2 : 0)) *
-			    bench_buf_elems(e->w) * sizeof(float) * e->threads;
-		double wr = (double)(e->fused ? 2 : 1) * bench_buf_elems(e->w) *
-			    sizeof(float) * e->threads;
+		double rd, wr;
 
 		if (e->kind != K_BOUND)
 			continue;
+		entry_bytes(e, &rd, &wr);
 		printf("  %-9s %2u %3u %6zu %8.2f %8.2f %9.2f %9.2f %9.2f\n",
 		       e->fused ? "momentum" : "sum", e->w, e->threads,
 		       bench_buf_elems(e->w) * sizeof(float) / MIB,

@@ -9,6 +9,7 @@
 #include <rackweave.h>
 
 #include "genl.h"
+#include "rwctl.h"
 #include "rwtest.h"
 
 static void *rw_test_dup(const void *src, size_t size)
@@ -72,4 +73,43 @@ void rw_capture_free(struct rw_capture *c)
 		fclose(c->f);
 	free(c->buf);
 	memset(c, 0, sizeof(*c));
+}
+
+void rw_result_free(struct rw_result *res)
+{
+	free(res->out);
+	free(res->err);
+	res->out = NULL;
+	res->err = NULL;
+}
+
+int rw_test_rwctl(struct rw_result *res, const struct rwctl *tmpl,
+		  const char *const *args)
+{
+	struct rw_capture out, err;
+	struct rwctl ctl = *tmpl;
+	char *argv[64];
+	int argc = 0;
+
+	argv[argc++] = "rwctl";
+	for (; *args; args++) {
+		if (argc == 63) {
+			fputs("rwtest: too many arguments\n", stderr);
+			abort();
+		}
+		argv[argc++] = (char *)*args;
+	}
+	argv[argc] = NULL;
+
+	rw_result_free(res);
+	rw_capture_open(&out);
+	rw_capture_open(&err);
+	ctl.out = out.f;
+	ctl.err = err.f;
+	res->rc = rwctl_run(&ctl, argc, argv);
+	rw_capture_str(&out);
+	rw_capture_str(&err);
+	res->out = out.buf ? out.buf : strdup("");
+	res->err = err.buf ? err.buf : strdup("");
+	return res->rc;
 }

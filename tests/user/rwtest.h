@@ -28,4 +28,22 @@ void rw_capture_open(struct rw_capture *c);
 const char *rw_capture_str(struct rw_capture *c);
 void rw_capture_free(struct rw_capture *c);
 
+struct rwctl;
+
+/* What one rwctl run returned and printed (strings owned, never NULL). */
+struct rw_result {
+	int rc;
+	char *out;
+	char *err;
+};
+
+/*
+ * Run rwctl on the NULL-terminated @args (the words after "rwctl") with
+ * @tmpl's fetch and job backend, its output captured into @res, whose
+ * previous strings are freed. Returns the exit code.
+ */
+int rw_test_rwctl(struct rw_result *res, const struct rwctl *tmpl,
+		  const char *const *args);
+void rw_result_free(struct rw_result *res);
+
 #endif /* RW_TEST_RWTEST_H */

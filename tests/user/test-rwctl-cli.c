@@ -36,47 +36,24 @@ static int rw_test_fetch(struct rwctl_status *st, char *msg, size_t msglen)
 	return 0;
 }
 
-struct rw_result {
-	int rc;
-	char *out;
-	char *err;
-};
-
 static struct rw_result rw_last;
 
 /* Run rwctl with the NULL-terminated arguments after "rwctl". */
 static int rw_test_run(const char *arg, ...)
 {
-	struct rw_capture out, err;
-	struct rwctl ctl;
-	char *argv[16];
-	int argc = 0;
+	const struct rwctl tmpl = { .fetch = rw_test_fetch };
+	const char *args[16];
+	int n = 0;
 	va_list ap;
 
-	argv[argc++] = "rwctl";
 	va_start(ap, arg);
 	for (; arg; arg = va_arg(ap, const char *)) {
-		assert_true(argc < 15);
-		argv[argc++] = (char *)arg;
+		assert_true(n < 15);
+		args[n++] = arg;
 	}
 	va_end(ap);
-	argv[argc] = NULL;
-
-	free(rw_last.out);
-	free(rw_last.err);
-	rw_capture_open(&out);
-	rw_capture_open(&err);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.out = out.f;
-	ctl.err = err.f;
-	ctl.fetch = rw_test_fetch;
-
-	rw_last.rc = rwctl_run(&ctl, argc, argv);
-	rw_capture_str(&out);
-	rw_capture_str(&err);
-	rw_last.out = out.buf ? out.buf : strdup("");
-	rw_last.err = err.buf ? err.buf : strdup("");
-	return rw_last.rc;
+	args[n] = NULL;
+	return rw_test_rwctl(&rw_last, &tmpl, args);
 }
 
 #define RUN(...) rw_test_run(__VA_ARGS__, (const char *)NULL)
@@ -312,8 +289,7 @@ static void rw_test_fetch_error(void **state)
 static int rw_test_group_teardown(void **state)
 {
 	(void)state;
-	free(rw_last.out);
-	free(rw_last.err);
+	rw_result_free(&rw_last);
 	return 0;
 }
 

@@ -163,12 +163,6 @@ static const struct rwctl_job_backend rw_test_backend = {
 	.get = rw_be_get,
 };
 
-struct rw_result {
-	int rc;
-	char *out;
-	char *err;
-};
-
 static struct rw_result rw_last;
 
 static int rw_no_fetch(struct rwctl_status *st, char *msg, size_t msglen)
@@ -180,34 +174,12 @@ static int rw_no_fetch(struct rwctl_status *st, char *msg, size_t msglen)
 
 static int rw_run_v(const char *const *args)
 {
-	struct rw_capture out, err;
-	struct rwctl ctl;
-	char *argv[48];
-	int argc = 0;
+	const struct rwctl tmpl = {
+		.fetch = rw_no_fetch,
+		.job_backend = &rw_test_backend,
+	};
 
-	argv[argc++] = "rwctl";
-	for (; *args; args++) {
-		assert_true(argc < 47);
-		argv[argc++] = (char *)*args;
-	}
-	argv[argc] = NULL;
-
-	free(rw_last.out);
-	free(rw_last.err);
-	rw_capture_open(&out);
-	rw_capture_open(&err);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.out = out.f;
-	ctl.err = err.f;
-	ctl.fetch = rw_no_fetch;
-	ctl.job_backend = &rw_test_backend;
-
-	rw_last.rc = rwctl_run(&ctl, argc, argv);
-	rw_capture_str(&out);
-	rw_capture_str(&err);
-	rw_last.out = out.buf ? out.buf : strdup("");
-	rw_last.err = err.buf ? err.buf : strdup("");
-	return rw_last.rc;
+	return rw_test_rwctl(&rw_last, &tmpl, args);
 }
 
 #define RUN(...) rw_run_v((const char *const[]){ __VA_ARGS__, NULL })
@@ -1085,7 +1057,6 @@ int main(void)
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	ret = cmocka_run_group_tests_name("rwctl-job", tests, NULL, NULL);
-	free(rw_last.out);
-	free(rw_last.err);
+	rw_result_free(&rw_last);
 	return ret;
 }
