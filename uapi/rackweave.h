@@ -18,6 +18,70 @@
  *   Errors: EINVAL for a wrong size, unknown flags or non-zero reserved bytes;
  *           EFAULT for a bad pointer; ENOTTY for an unknown command.
  *
+ * RW_IOC_ATTACH (struct rw_attach, in) binds the open file to a job: as the
+ *   worker of rank @rank (0..workers-1), or, with RW_ATTACH_OBSERVER and
+ *   rank 0, as a read-only observer (a box-side optimizer or checkpointer)
+ *   that may map the parameters and versions but never push or pull. The
+ *   token is compared in constant time. One attach per open file.
+ *   Errors: ENOENT (no such job), EACCES (wrong token), ERANGE (rank not
+ *   below the job's worker count), EADDRINUSE (rank attached elsewhere),
+ *   EISCONN (this file is attached already), EINVAL (size, flags, reserved
+ *   bytes, or a job name that is not NUL-terminated).
+ *
+ * RW_IOC_DECLARE (struct rw_declare, in) gives the model's tensor layout:
+ *   @nr_tensors entries of struct rw_tensor_desc at @tensors, in the order
+ *   they lie in the flat buffer (each starts at the next 64-byte boundary).
+ *   The first worker's layout becomes the job's and creates its chunk
+ *   engine and gate; later workers must send the same layout (same keys,
+ *   sizes, types, in the same order), or set RW_DECLARE_VERIFY to only
+ *   check it. Errors: EEXIST (a different layout is declared; nothing
+ *   changes), ENOENT (RW_DECLARE_VERIFY and nothing declared yet),
+ *   EOPNOTSUPP (a dtype aggregation does not handle yet: only F32),
+ *   EINVAL (zero tensors or elements, duplicate keys, unknown dtype),
+ *   E2BIG (more than RW_MAX_TENSORS tensors, or more chunks than the
+ *   engine handles), EOVERFLOW, ENOTCONN (not attached), EPERM (observer).
+ *
+ * RW_IOC_SETUP (struct rw_setup, in/out) reports the geometry once a layout
+ *   is declared: worker count, chunk size, chunk and tensor counts, the
+ *   model's bytes, the job's sync mode, the NUMA node holding most of its
+ *   memory, and where each buffer is mapped: mmap(fd) at
+ *     RW_MMAP_GRAD     this worker's gradient buffer, read-write, MAP_SHARED
+ *                      (nr_chunks * chunk_size bytes; chunk c at c *
+ *                      chunk_size; tensors at their layout offsets)
+ *     RW_MMAP_PARAMS   the parameters, same geometry, read-only
+ *     RW_MMAP_VERSIONS one __u64 per chunk: optimizer steps applied to it,
+ *                      read-only (the length rounded up to a page)
+ *   A mapping may start anywhere (page-aligned) inside a buffer and must
+ *   end inside it. The pages are the engine's own (no copy); a mapping
+ *   keeps the job's memory alive after the job is deleted or the file is
+ *   closed, until munmap. Errors for mmap: EINVAL (unknown offset, beyond
+ *   the buffer, MAP_PRIVATE of the gradient), EACCES (writable mapping of
+ *   a read-only buffer; observers get no gradient buffer), ENOTCONN;
+ *   mremap cannot grow a mapping.
+ *
+ * RW_IOC_PUSH, RW_IOC_PULL, RW_IOC_PUSHPULL (struct rw_xfer, in) move a set
+ *   of chunks: @nr struct rw_range at @ranges, each chunks [first, first +
+ *   count), or with RW_XFER_KEYS whole tensors (first = key, count = 0);
+ *   @nr = 0 means every chunk. A push hands this worker's gradients for
+ *   the chunks, already written in the gradient buffer, to the chunk
+ *   engine; once every chunk is pushed the worker's iteration is complete
+ *   and the gate learns of it. Do not write a pushed chunk's gradient again
+ *   before a pull of it returns. A pull waits until the gate admits this
+ *   worker's next iteration and every chunk listed is fresh: under BSP,
+ *   every worker's gradient of the last iteration applied; otherwise, this
+ *   worker's own gradients and every gradient pushed before the pull
+ *   began. PUSHPULL is a push, then a pull, of the same chunks.
+ *   RW_XFER_NONBLOCK: return EAGAIN instead of waiting (a push then pushes
+ *   nothing); poll() on the file reports POLLIN once the last pull that
+ *   returned EAGAIN would succeed, and POLLOUT when no pushed chunk is
+ *   still in flight. @timeout_ms: 0 waits without limit, else ETIMEDOUT.
+ *   Errors: EINVAL (size, flags, reserved bytes, a range outside the model
+ *   or an empty range), ENOENT (unknown tensor key), EALREADY (a chunk
+ *   pushed twice in one iteration: nothing is pushed), E2BIG (more than
+ *   RW_XFER_MAX_RANGES ranges), ENOTCONN (not attached or no layout yet),
+ *   ESTALE (evicted: attach again), ENODEV (the job was deleted),
+ *   EPERM (observer), EINTR.
+ *
  * Generic netlink family "rackweave" (RW_GENL_NAME, version RW_GENL_VERSION)
  * ---------------------------------------------------------------------------
  * RW_CMD_STATUS_GET (doit; no attributes accepted; no privilege needed)
@@ -76,8 +140,44 @@
  *   a dump that raced with a change is flagged NLM_F_DUMP_INTR). Each job:
  *   RW_JOB_A_NAME, RW_JOB_A_ID, RW_JOB_A_WORKERS, RW_JOB_A_CHUNK_SIZE,
  *   RW_JOB_A_SYNC and its bounds, RW_JOB_A_EVICT_MS, RW_JOB_A_OPTIM and its
- *   hyper-parameters, RW_JOB_A_ATTACHED (workers attached now). Never the
- *   token.
+ *   hyper-parameters, RW_JOB_A_ATTACHED (workers attached now),
+ *   RW_JOB_A_MAPPINGS (live mmaps of its buffers) and, once a layout is
+ *   declared, RW_JOB_A_TENSORS, RW_JOB_A_CHUNKS and RW_JOB_A_MODEL_BYTES.
+ *   Never the token.
+ *
+ * RW_CMD_POLICY_SET (doit; CAP_NET_ADMIN): RW_JOB_A_NAME and any of the
+ *   settings RW_CMD_JOB_NEW takes except the token; the others keep their
+ *   values, and the result is checked as a whole (EINVAL with an extended
+ *   ack). Refused with EBUSY while workers are attached, and, once a
+ *   layout is declared, for the settings that shape its memory (workers,
+ *   chunk size, optimizer and hyper-parameters): delete and re-create the
+ *   job to change those. A new sync mode, bound or eviction timeout
+ *   restarts the gate: every clock back to 0. Reply: the job, as
+ *   RW_CMD_JOB_GET.
+ *
+ * RW_CMD_TOPO_GET (doit; no privilege): RW_JOB_A_NAME. Reply: the job's
+ *   name and, once a layout is declared, RW_JOB_A_CHUNKS, RW_JOB_A_CORES
+ *   (one entry per aggregation core: RW_TOPO_A_CPU, _NODE, _CHUNKS,
+ *   _BYTES, _BUSY_NS), RW_JOB_A_NICS (per NIC: RW_TOPO_A_NIC, _NODE,
+ *   _CHUNKS, _BYTES) and RW_JOB_A_CHUNK_MAP (runs of consecutive chunks
+ *   with one placement: RW_TOPO_A_FIRST, _COUNT, _CPU, _NIC, _NODE; at most
+ *   RW_TOPO_MAX_RUNS runs, RW_TOPO_A_TRUNCATED set if there were more).
+ *   The box's nodes and RDMA devices come from RW_CMD_STATUS_GET. Until
+ *   jobs carry RDMA devices each node has one local NIC whose id is the
+ *   node's.
+ *
+ * RW_CMD_STATS_GET (doit; no privilege): RW_JOB_A_NAME. Reply: the job's
+ *   name, RW_JOB_A_STATS (the job: RW_STAT_A_PUSHES, _PULLS, _BYTES,
+ *   _CHUNKS, _STEPS, _BUSY, _MIGRATIONS, _ERRORS, _MIN_CLOCK, _MAX_SKEW,
+ *   _EPOCH, _LIVE, _PARKED) and RW_JOB_A_WORKER_STATS (one entry per rank:
+ *   RW_STAT_A_RANK, _ATTACHED, _LIVE, _CLOCK, _PUSHES, _PULLS, _BYTES,
+ *   _CHUNKS, _PARKS, _PARKED_NS, _EVICTIONS, _ERRORS). Counters start at
+ *   0 when the job is created; bytes and chunks count gradients pushed.
+ *
+ * Multicast group "events" (RW_GENL_MCGRP_EVENTS; joining needs
+ *   CAP_NET_ADMIN) carries RW_CMD_EVENT messages: RW_JOB_A_EVENT (enum
+ *   rw_event), RW_JOB_A_NAME (the job, if any), RW_JOB_A_RANK (the worker,
+ *   if any), RW_JOB_A_DEV (the RDMA device, if any).
  *
  * Messages with attributes the command does not take, attributes of the wrong
  * type or length, and unknown commands are rejected with EINVAL or EOPNOTSUPP
@@ -110,8 +210,12 @@
 #define RW_FEAT_VERSION_IOCTL	(1ULL << 0)	/* RW_IOC_VERSION */
 #define RW_FEAT_GENL_STATUS	(1ULL << 1)	/* RW_CMD_STATUS_GET */
 #define RW_FEAT_IB_CLIENT	(1ULL << 2)	/* RDMA devices tracked */
+#define RW_FEAT_JOBS		(1ULL << 3)	/* job, policy, topo, stats */
+#define RW_FEAT_LOCAL_PATH	(1ULL << 4)	/* attach, mmap, push/pull */
+#define RW_FEAT_EVENTS		(1ULL << 5)	/* "events" multicast group */
 #define RW_FEATURES_ALL \
-	(RW_FEAT_VERSION_IOCTL | RW_FEAT_GENL_STATUS | RW_FEAT_IB_CLIENT)
+	(RW_FEAT_VERSION_IOCTL | RW_FEAT_GENL_STATUS | RW_FEAT_IB_CLIENT | \
+	 RW_FEAT_JOBS | RW_FEAT_LOCAL_PATH | RW_FEAT_EVENTS)
 
 /* Module parameter limits, shared so rwctl can explain them. */
 #define RW_CHUNK_SIZE_MIN	4096U
@@ -138,6 +242,110 @@ struct rw_version_info {
 
 #define RW_IOC_VERSION		_IOWR(RW_IOC_MAGIC, 0x00, struct rw_version_info)
 
+struct rw_attach {
+	__u32 size;		/* sizeof(struct rw_attach) */
+	__u32 flags;		/* RW_ATTACH_* */
+	char job[32];		/* RW_JOB_NAME_MAX, NUL-terminated */
+	__u8 token[32];		/* RW_JOB_TOKEN_LEN */
+	__u32 rank;		/* 0..workers-1; observers: 0 */
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
+#define RW_ATTACH_SIZE		112
+#define RW_ATTACH_OBSERVER	(1U << 0)
+#define RW_ATTACH_FLAGS_ALL	RW_ATTACH_OBSERVER
+
+#define RW_IOC_ATTACH		_IOW(RW_IOC_MAGIC, 0x01, struct rw_attach)
+
+/* Element types of a tensor (the module handles F32 today). */
+#define RW_DTYPE_F32		0
+#define RW_DTYPE_F16		1
+#define RW_DTYPE_BF16		2
+
+struct rw_tensor_desc {
+	__u64 key;		/* unique within the job */
+	__u64 nelems;		/* >= 1 */
+	__u32 dtype;		/* RW_DTYPE_* */
+	__u32 reserved;
+};
+
+#define RW_TENSOR_DESC_SIZE	24
+#define RW_MAX_TENSORS		1048576U
+
+struct rw_declare {
+	__u32 size;		/* sizeof(struct rw_declare) */
+	__u32 flags;		/* RW_DECLARE_* */
+	__u32 nr_tensors;	/* 1..RW_MAX_TENSORS */
+	__u32 reserved0;
+	__u64 tensors;		/* user pointer: struct rw_tensor_desc[] */
+	__u64 reserved[2];
+};
+
+#define RW_DECLARE_SIZE		40
+#define RW_DECLARE_VERIFY	(1U << 0)
+#define RW_DECLARE_FLAGS_ALL	RW_DECLARE_VERIFY
+
+#define RW_IOC_DECLARE		_IOW(RW_IOC_MAGIC, 0x02, struct rw_declare)
+
+struct rw_setup {
+	__u32 size;		/* in: sizeof(struct rw_setup) */
+	__u32 flags;		/* in: 0 */
+	__u32 rank;		/* out: this worker's rank */
+	__u32 nr_workers;
+	__u32 chunk_size;
+	__u32 nr_chunks;
+	__u32 nr_tensors;
+	__u32 sync;		/* enum rw_sync_mode */
+	__u64 model_bytes;	/* end of the last tensor */
+	__u64 grad_offset;	/* RW_MMAP_GRAD */
+	__u64 grad_len;		/* nr_chunks * chunk_size */
+	__u64 params_offset;	/* RW_MMAP_PARAMS */
+	__u64 params_len;
+	__u64 versions_offset;	/* RW_MMAP_VERSIONS */
+	__u64 versions_len;	/* nr_chunks * 8, rounded up to a page */
+	__u64 features;		/* RW_FEAT_* */
+	__s32 node;		/* NUMA node of most of the job's memory */
+	__u32 epoch;		/* gate membership epoch of this worker */
+	__u64 reserved[4];	/* in: 0 */
+};
+
+#define RW_SETUP_SIZE		136
+#define RW_SETUP_FLAGS_ALL	0U
+
+#define RW_IOC_SETUP		_IOWR(RW_IOC_MAGIC, 0x03, struct rw_setup)
+
+/* mmap offsets of the buffers (page-aligned; a mapping stays inside one). */
+#define RW_MMAP_GRAD		0x0000000000ULL
+#define RW_MMAP_PARAMS		0x10000000000ULL	/* 1 TiB */
+#define RW_MMAP_VERSIONS	0x20000000000ULL	/* 2 TiB */
+
+struct rw_range {
+	__u64 first;		/* chunk index, or tensor key (RW_XFER_KEYS) */
+	__u64 count;		/* chunks, >= 1; with RW_XFER_KEYS: 0 */
+};
+
+#define RW_RANGE_SIZE		16
+#define RW_XFER_MAX_RANGES	65536U
+
+struct rw_xfer {
+	__u32 size;		/* sizeof(struct rw_xfer) */
+	__u32 flags;		/* RW_XFER_* */
+	__u32 nr;		/* ranges; 0: every chunk */
+	__u32 timeout_ms;	/* 0: no limit */
+	__u64 ranges;		/* user pointer: struct rw_range[nr] */
+	__u64 reserved[2];
+};
+
+#define RW_XFER_SIZE		40
+#define RW_XFER_NONBLOCK	(1U << 0)
+#define RW_XFER_KEYS		(1U << 1)
+#define RW_XFER_FLAGS_ALL	(RW_XFER_NONBLOCK | RW_XFER_KEYS)
+
+#define RW_IOC_PUSH		_IOW(RW_IOC_MAGIC, 0x04, struct rw_xfer)
+#define RW_IOC_PULL		_IOW(RW_IOC_MAGIC, 0x05, struct rw_xfer)
+#define RW_IOC_PUSHPULL		_IOW(RW_IOC_MAGIC, 0x06, struct rw_xfer)
+
 /* ---- generic netlink ---- */
 
 #define RW_GENL_NAME		"rackweave"
@@ -149,10 +357,16 @@ enum rw_cmd {
 	RW_CMD_JOB_NEW,
 	RW_CMD_JOB_DEL,
 	RW_CMD_JOB_GET,
+	RW_CMD_POLICY_SET,
+	RW_CMD_TOPO_GET,
+	RW_CMD_STATS_GET,
+	RW_CMD_EVENT,
 	__RW_CMD_MAX
 };
 
 #define RW_CMD_MAX (__RW_CMD_MAX - 1)
+
+#define RW_GENL_MCGRP_EVENTS	"events"
 
 enum rw_attr {
 	RW_A_UNSPEC,
@@ -217,6 +431,18 @@ enum rw_job_attr {
 	RW_JOB_A_EPS,
 	RW_JOB_A_FLAGS,
 	RW_JOB_A_ATTACHED,
+	RW_JOB_A_MAPPINGS,	/* u32 */
+	RW_JOB_A_TENSORS,	/* u32 */
+	RW_JOB_A_CHUNKS,	/* u32 */
+	RW_JOB_A_MODEL_BYTES,	/* u64 */
+	RW_JOB_A_CORES,		/* nest of RW_TOPO_A_* entries */
+	RW_JOB_A_NICS,		/* nest of RW_TOPO_A_* entries */
+	RW_JOB_A_CHUNK_MAP,	/* nest of RW_TOPO_A_* entries (runs) */
+	RW_JOB_A_STATS,		/* nest of RW_STAT_A_* */
+	RW_JOB_A_WORKER_STATS,	/* nest of entries, each RW_STAT_A_* */
+	RW_JOB_A_EVENT,		/* u32, enum rw_event */
+	RW_JOB_A_RANK,		/* u32 */
+	RW_JOB_A_DEV,		/* string */
 	__RW_JOB_A_MAX
 };
 #define RW_JOB_A_MAX (__RW_JOB_A_MAX - 1)
@@ -243,6 +469,65 @@ enum rw_optim {
 #define RW_JOB_MAX_STALENESS	1024
 #define RW_JOB_DEL_FORCE	(1U << 0)
 #define RW_JOB_DEL_FLAGS_ALL	RW_JOB_DEL_FORCE
+
+/* Type of each element inside the nests of job attributes. */
+#define RW_JOB_A_ENTRY		1
+
+enum rw_topo_attr {
+	RW_TOPO_A_UNSPEC,
+	RW_TOPO_A_CPU,		/* u32 */
+	RW_TOPO_A_NODE,		/* u32 */
+	RW_TOPO_A_NIC,		/* u32 */
+	RW_TOPO_A_CHUNKS,	/* u32 */
+	RW_TOPO_A_BYTES,	/* u64 */
+	RW_TOPO_A_BUSY_NS,	/* u64 */
+	RW_TOPO_A_FIRST,	/* u32 */
+	RW_TOPO_A_COUNT,	/* u32 */
+	RW_TOPO_A_TRUNCATED,	/* flag, in RW_JOB_A_CHUNK_MAP */
+	RW_TOPO_A_PAD,
+	__RW_TOPO_A_MAX
+};
+#define RW_TOPO_A_MAX (__RW_TOPO_A_MAX - 1)
+#define RW_TOPO_MAX_RUNS	4096
+
+enum rw_stat_attr {
+	RW_STAT_A_UNSPEC,
+	RW_STAT_A_RANK,		/* u32 */
+	RW_STAT_A_ATTACHED,	/* u32, 0 or 1 */
+	RW_STAT_A_LIVE,		/* u32: worker 0/1; job: live workers */
+	RW_STAT_A_CLOCK,	/* u64: iterations completed */
+	RW_STAT_A_PUSHES,	/* u64: push calls (job: chunk pushes) */
+	RW_STAT_A_PULLS,	/* u64 */
+	RW_STAT_A_BYTES,	/* u64: gradient bytes pushed */
+	RW_STAT_A_CHUNKS,	/* u64: chunks pushed */
+	RW_STAT_A_PARKS,	/* u64 */
+	RW_STAT_A_PARKED_NS,	/* u64 */
+	RW_STAT_A_EVICTIONS,	/* u64 */
+	RW_STAT_A_ERRORS,	/* u64: calls refused */
+	RW_STAT_A_STEPS,	/* u64: chunk optimizer steps */
+	RW_STAT_A_BUSY,		/* u64: pushes that found a slot in flight */
+	RW_STAT_A_MIGRATIONS,	/* u64 */
+	RW_STAT_A_MIN_CLOCK,	/* u64 */
+	RW_STAT_A_MAX_SKEW,	/* u64 */
+	RW_STAT_A_EPOCH,	/* u32 */
+	RW_STAT_A_PARKED,	/* u32: workers parked now */
+	RW_STAT_A_PAD,
+	__RW_STAT_A_MAX
+};
+#define RW_STAT_A_MAX (__RW_STAT_A_MAX - 1)
+
+enum rw_event {
+	RW_EVENT_JOB_NEW = 1,
+	RW_EVENT_JOB_DEL = 2,
+	RW_EVENT_ATTACHED = 3,
+	RW_EVENT_DETACHED = 4,
+	RW_EVENT_EVICTED = 5,
+	RW_EVENT_DEV_ADDED = 6,
+	RW_EVENT_DEV_GONE = 7,
+	RW_EVENT_DECLARED = 8,
+	RW_EVENT_POLICY = 9,
+	__RW_EVENT_MAX
+};
 
 /* Longest RDMA device name (IB_DEVICE_NAME_MAX) and CPU list we send. */
 #define RW_DEV_NAME_MAX		64

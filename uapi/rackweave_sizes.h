@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * Compile-time pins of the uapi layout, for user space (C11). The module
+ * pins the same numbers with BUILD_BUG_ON in kmod/chardev.c.
+ */
+#ifndef _UAPI_RACKWEAVE_SIZES_H
+#define _UAPI_RACKWEAVE_SIZES_H
+
+#include <stddef.h>
+/* Include after the uapi header (<rackweave.h> or <rackweave/uapi.h>). */
+
+#define RW_PIN_(cond, what) _Static_assert(cond, what)
+
+RW_PIN_(sizeof(struct rw_version_info) == RW_VERSION_INFO_SIZE, "version");
+RW_PIN_(sizeof(struct rw_attach) == RW_ATTACH_SIZE, "attach");
+RW_PIN_(offsetof(struct rw_attach, rank) == 72, "attach.rank");
+RW_PIN_(sizeof(struct rw_tensor_desc) == RW_TENSOR_DESC_SIZE, "tensor");
+RW_PIN_(sizeof(struct rw_declare) == RW_DECLARE_SIZE, "declare");
+RW_PIN_(offsetof(struct rw_declare, tensors) == 16, "declare.tensors");
+RW_PIN_(sizeof(struct rw_setup) == RW_SETUP_SIZE, "setup");
+RW_PIN_(offsetof(struct rw_setup, node) == 96, "setup.node");
+RW_PIN_(sizeof(struct rw_range) == RW_RANGE_SIZE, "range");
+RW_PIN_(sizeof(struct rw_xfer) == RW_XFER_SIZE, "xfer");
+RW_PIN_(offsetof(struct rw_xfer, ranges) == 16, "xfer.ranges");
+RW_PIN_(_IOC_SIZE(RW_IOC_ATTACH) == RW_ATTACH_SIZE, "ioc attach");
+RW_PIN_(_IOC_SIZE(RW_IOC_DECLARE) == RW_DECLARE_SIZE, "ioc declare");
+RW_PIN_(_IOC_SIZE(RW_IOC_SETUP) == RW_SETUP_SIZE, "ioc setup");
+RW_PIN_(_IOC_SIZE(RW_IOC_PUSHPULL) == RW_XFER_SIZE, "ioc xfer");
+
+#undef RW_PIN_
+
+#endif /* _UAPI_RACKWEAVE_SIZES_H */
