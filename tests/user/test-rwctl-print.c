@@ -80,7 +80,7 @@ static void rw_test_status_text(void **state)
 
 	assert_string_equal(out,
 		"rackweave 0.1.0 (abi 1)\n"
-		"features: version-ioctl genl-status ib-client\n"
+		"features: version-ioctl genl-status ib-client jobs local-path events\n"
 		"cpus: 4 online\n"
 		"node 0: cpus 0 (1 cpu), 512 MiB\n"
 		"node 1: cpus 1-3 (3 cpus), 1024 MiB\n"
@@ -95,8 +95,8 @@ static void rw_test_status_json(void **state)
 	rw_test_assert_json(out);
 	assert_string_equal(out,
 		"{\"version\":\"0.1.0\",\"version_code\":256,\"abi\":1,"
-		"\"features\":[\"version-ioctl\",\"genl-status\",\"ib-client\"],"
-		"\"features_mask\":7,\"cpus_online\":4,"
+		"\"features\":[\"version-ioctl\",\"genl-status\",\"ib-client\","
+		"\"jobs\",\"local-path\",\"events\"],\"features_mask\":63,\"cpus_online\":4,"
 		"\"nodes\":[{\"id\":0,\"cpulist\":\"0\",\"nr_cpus\":1,\"mem_mb\":512},"
 		"{\"id\":1,\"cpulist\":\"1-3\",\"nr_cpus\":3,\"mem_mb\":1024}],"
 		"\"devices\":[{\"name\":\"rxe0\",\"numa_node\":0,\"ports\":1,"
@@ -136,9 +136,12 @@ static void rw_test_status_json_pretty(void **state)
 		"    \"features\": [\n"
 		"        \"version-ioctl\",\n"
 		"        \"genl-status\",\n"
-		"        \"ib-client\"\n"
+		"        \"ib-client\",\n"
+		"        \"jobs\",\n"
+		"        \"local-path\",\n"
+		"        \"events\"\n"
 		"    ],\n"
-		"    \"features_mask\": 7,\n"
+		"    \"features_mask\": 63,\n"
 		"    \"cpus_online\": 4,\n"
 		"    \"nodes\": [\n"
 		"        {\n"
