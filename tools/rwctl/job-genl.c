@@ -160,9 +160,8 @@ static int rwctl_job_put_float(struct nl_msg *m, int type, float f)
 	return nla_put_u32(m, type, bits);
 }
 
-static int rwctl_job_put_add(struct nl_msg *m, const void *arg)
+int rwctl_job_put_settings(struct nl_msg *m, const struct rwctl_job_add *a)
 {
-	const struct rwctl_job_add *a = arg;
 	size_t i;
 
 	if (nla_put_string(m, RW_JOB_A_NAME, a->name))
@@ -195,6 +194,11 @@ static int rwctl_job_put_add(struct nl_msg *m, const void *arg)
 		    rwctl_job_put_float(m, rwctl_job_hp_attr[i], a->hp[i]))
 			return -EMSGSIZE;
 	return 0;
+}
+
+static int rwctl_job_put_add(struct nl_msg *m, const void *arg)
+{
+	return rwctl_job_put_settings(m, arg);
 }
 
 static int rwctl_job_put_name(struct nl_msg *m, const void *arg)

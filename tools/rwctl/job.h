@@ -22,6 +22,7 @@
 
 #include <rackweave.h>
 
+struct nl_msg;
 struct nlmsghdr;
 struct rwctl;
 struct rwctl_printer;
@@ -244,5 +245,12 @@ int rwctl_job_usage(struct rwctl *ctl, const char *obj, const char *msg);
  */
 int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 			 char *msg, size_t msglen);
+
+/*
+ * The attributes of a "job add" or "policy set" request: the name, then
+ * the settings @a gives and nothing else (the module keeps the others).
+ * Returns 0, or -EMSGSIZE if they do not fit in @m.
+ */
+int rwctl_job_put_settings(struct nl_msg *m, const struct rwctl_job_add *a);
 
 #endif /* RWCTL_JOB_H */
