@@ -56,4 +56,5 @@ install-user: install-rwctl
 -include $(RW_RWCTL_OBJS:.o=.d) $(RW_RWCTL_MAIN:.o=.d)
 
 # Tests of the commands added after the first four (user.mk names those).
-RW_UT_RWCTL_NAMES := test-rwctl-policy test-rwctl-topo test-rwctl-stats
+RW_UT_RWCTL_NAMES := test-rwctl-policy test-rwctl-topo test-rwctl-stats \
+		     test-rwctl-monitor
