@@ -853,6 +853,8 @@ static void rw_test_command_on_pair(void **state)
 	int64_t t0;
 
 	(void)state;
+	/* Before any monitor ran in this test: what must come back. */
+	assert_int_equal(sigaction(SIGTERM, NULL, &before), 0);
 	memset(&rw_pair_src, 0, sizeof(rw_pair_src));
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, fds), 0);
 	for (i = 0; i < 3; i++)
@@ -873,7 +875,6 @@ static void rw_test_command_on_pair(void **state)
 	memset(&rw_pair_src, 0, sizeof(rw_pair_src));
 	rw_pair_src.fd = fds[0];
 	rw_pair_src.raise_at = 2;
-	assert_int_equal(sigaction(SIGTERM, NULL, &before), 0);
 	t0 = rw_now_ms();
 	RUN_PAIR("monitor", "timeout", "30");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
