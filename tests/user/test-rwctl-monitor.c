@@ -853,8 +853,6 @@ static void rw_test_command_on_pair(void **state)
 	int64_t t0;
 
 	(void)state;
-	/* Before any monitor ran in this test: what must come back. */
-	assert_int_equal(sigaction(SIGTERM, NULL, &before), 0);
 	memset(&rw_pair_src, 0, sizeof(rw_pair_src));
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, fds), 0);
 	for (i = 0; i < 3; i++)
@@ -875,6 +873,12 @@ static void rw_test_command_on_pair(void **state)
 	memset(&rw_pair_src, 0, sizeof(rw_pair_src));
 	rw_pair_src.fd = fds[0];
 	rw_pair_src.raise_at = 2;
+	/* A handler of the caller's own, which the monitor must put back. */
+	memset(&before, 0, sizeof(before));
+	before.sa_handler = rw_noop_handler;
+	sigemptyset(&before.sa_mask);
+	assert_int_equal(sigaction(SIGTERM, &before, NULL), 0);
+	assert_int_equal(sigaction(SIGINT, &before, NULL), 0);
 	t0 = rw_now_ms();
 	RUN_PAIR("monitor", "timeout", "30");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
@@ -882,7 +886,11 @@ static void rw_test_command_on_pair(void **state)
 	assert_string_equal(rw_last.err, "");
 	assert_true(rw_now_ms() - t0 < 5000);
 	assert_int_equal(sigaction(SIGTERM, NULL, &after), 0);
-	assert_ptr_equal(after.sa_handler, before.sa_handler);
+	assert_ptr_equal(after.sa_handler, rw_noop_handler);
+	assert_int_equal(sigaction(SIGINT, NULL, &after), 0);
+	assert_ptr_equal(after.sa_handler, rw_noop_handler);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
 	assert_int_equal(sigprocmask(SIG_BLOCK, NULL, &mask), 0);
 	assert_false(sigismember(&mask, SIGTERM));
 	assert_false(sigismember(&mask, SIGINT));
