@@ -353,6 +353,24 @@ static void rw_test_parse_lengths(void **state)
 	nla_nest_end(fx->msg, l);
 	rw_assert_malformed(fx, "core 0");
 
+	/* A u64 with four bytes too many, in a nic. */
+	rw_reset(fx);
+	rw_put_head(fx->msg, "j", 8);
+	l = nla_nest_start(fx->msg, RW_JOB_A_NICS);
+	e = nla_nest_start(fx->msg, RW_JOB_A_ENTRY);
+	assert_int_equal(nla_put_u32(fx->msg, RW_TOPO_A_NIC, 0), 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_TOPO_A_NODE, 0), 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_TOPO_A_CHUNKS, 8), 0);
+	{
+		uint32_t v12[3] = { 1, 0, 0 };
+
+		assert_int_equal(nla_put(fx->msg, RW_TOPO_A_BYTES, sizeof(v12),
+					 v12), 0);
+	}
+	nla_nest_end(fx->msg, e);
+	nla_nest_end(fx->msg, l);
+	rw_assert_malformed(fx, "nic 0: an attribute of the wrong length");
+
 	/* The name without its NUL, or longer than a job name can be. */
 	rw_reset(fx);
 	assert_int_equal(nla_put(fx->msg, RW_JOB_A_NAME, 3, "abc"), 0);
