@@ -457,14 +457,15 @@ static void rw_test_set_refused(void **state)
 	rw_be.kernel = true;
 	rw_be.policy_err = -EBUSY;
 	RUN("policy", "set", "t", "sync", "asp");
-	rw_assert_error("rwctl: policy set: workers are attached to job 't'; detach them first\n");
+	rw_assert_error("rwctl: policy set: job 't' is in use (workers attached or buffers mapped); change its settings between runs\n");
 
 	RUN("policy", "set", "t", "chunk-size", "8192");
-	rw_assert_error("rwctl: policy set: job 't' has workers attached, or a declared layout that fixes workers, chunk-size, optim and its hyper-parameters; detach the workers, or delete and re-create the job to change those\n");
+	rw_assert_error("rwctl: policy set: job 't' is in use (workers attached or buffers mapped), or its declared layout fixes workers, chunk-size, optim and the hyper-parameters; change them between runs, or delete and re-create the job\n");
 
-	rw_be.extack = "layout declared";
+	/* The module's own reason, when it gives one, says it best. */
+	rw_be.extack = "files are attached or buffers mapped; change settings between runs";
 	RUN("policy", "set", "t", "workers", "2");
-	rw_assert_error("re-create the job to change those: layout declared\n");
+	rw_assert_error("rwctl: policy set: job 't' is busy: files are attached or buffers mapped; change settings between runs\n");
 
 	rw_be.extack = NULL;
 	rw_be.policy_err = -EPERM;

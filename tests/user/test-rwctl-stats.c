@@ -109,8 +109,8 @@ static void rw_put_stat(struct nl_msg *m, int a, uint64_t v)
 static const int rw_job_attrs[] = {
 	RW_STAT_A_PUSHES, RW_STAT_A_PULLS, RW_STAT_A_BYTES, RW_STAT_A_CHUNKS,
 	RW_STAT_A_STEPS, RW_STAT_A_BUSY, RW_STAT_A_MIGRATIONS, RW_STAT_A_ERRORS,
-	RW_STAT_A_MIN_CLOCK, RW_STAT_A_MAX_SKEW, RW_STAT_A_EPOCH,
-	RW_STAT_A_LIVE, RW_STAT_A_PARKED,
+	RW_STAT_A_MIN_CLOCK, RW_STAT_A_MAX_SKEW, RW_STAT_A_EVICTIONS,
+	RW_STAT_A_EPOCH, RW_STAT_A_LIVE, RW_STAT_A_PARKED,
 };
 
 static const int rw_worker_attrs[] = {
@@ -348,6 +348,7 @@ static void rw_stats_fill(struct rwctl_stats *s)
 	rw_set(&s->job, RW_STAT_A_STEPS, 12000);
 	rw_set(&s->job, RW_STAT_A_BUSY, 12);
 	rw_set(&s->job, RW_STAT_A_MIGRATIONS, 0);
+	rw_set(&s->job, RW_STAT_A_EVICTIONS, 1);
 	rw_set(&s->job, RW_STAT_A_ERRORS, 1);
 	s->workers = calloc(3, sizeof(*s->workers));
 	assert_non_null(s->workers);
@@ -391,7 +392,7 @@ static char *rw_render(const struct rwctl_stats *s, unsigned int flags)
 static const char rw_text[] =
 	"job train1: epoch 2, 2 live, 1 parked, min clock 118, max skew 2\n"
 	"    pushes 48000  pulls 480  bytes 1.46 GiB  chunks 48000  steps 12000\n"
-	"    busy 12  migrations 0  errors 1\n"
+	"    busy 12  migrations 0  evictions 1  errors 1\n"
 	"rank  attached  live  clock  pushes  pulls    bytes  chunks  parks   parked  evictions  errors\n"
 	"   0  yes       yes     120     120    120  375 MiB   12000      3  1.20 ms          0       0\n"
 	"   1  yes       no      118     120    120  375 MiB   12000   1003        -          1       0\n";
@@ -400,7 +401,7 @@ static const char rw_json[] =
 	"{\"name\":\"train1\",\"totals\":{\"epoch\":2,\"live\":2,\"parked\":1,"
 	"\"min_clock\":118,\"max_skew\":2,\"pushes\":48000,\"pulls\":480,"
 	"\"bytes\":1572864000,\"chunks\":48000,\"steps\":12000,\"busy\":12,"
-	"\"migrations\":0,\"errors\":1},"
+	"\"migrations\":0,\"evictions\":1,\"errors\":1},"
 	"\"workers\":[{\"rank\":0,\"attached\":true,\"live\":true,\"clock\":120,"
 	"\"pushes\":120,\"pulls\":120,\"bytes\":393216000,\"chunks\":12000,"
 	"\"parks\":3,\"parked_ns\":1200000,\"evictions\":0,\"errors\":0},"

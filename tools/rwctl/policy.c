@@ -90,17 +90,22 @@ static int rwctl_policy_set(struct rwctl *ctl, int argc, char **argv)
 	memset(&job, 0, sizeof(job));
 	err = be->policy(&a, &job, &e);
 	if (err) {
-		/* EBUSY has two causes; name the one this request can have. */
+		/*
+		 * The module says why it is busy in its extended ack, after
+		 * "job 'NAME' is busy"; without one, name the causes this
+		 * request can have.
+		 */
 		if (rwctl_job_add_shapes_memory(&a))
 			snprintf(busy, sizeof(busy),
-				 "job '%s' has workers attached, or a declared layout that fixes workers, chunk-size, optim and its hyper-parameters; detach the workers, or delete and re-create the job to change those",
+				 "job '%s' is in use (workers attached or buffers mapped), or its declared layout fixes workers, chunk-size, optim and the hyper-parameters; change them between runs, or delete and re-create the job",
 				 a.name);
 		else
 			snprintf(busy, sizeof(busy),
-				 "workers are attached to job '%s'; detach them first",
+				 "job '%s' is in use (workers attached or buffers mapped); change its settings between runs",
 				 a.name);
 		return rwctl_job_report(ctl, "policy set", a.name, err, &e,
-					err == -EBUSY ? busy : NULL);
+					err == -EBUSY && !e.extack[0] ?
+					busy : NULL);
 	}
 	rwctl_begin_output(ctl, &p);
 	rwctl_job_print(&p, &job, 1);
@@ -126,11 +131,11 @@ static const struct rwctl_cmd rwctl_policy_cmds[] = {
 "        [ optim { sgd | momentum | nesterov | adam } ] [ lr X ]\n"
 "        [ momentum X ] [ weight-decay X ] [ beta1 X ] [ beta2 X ] [ eps X ]\n"
 RWCTL_JOB_SETTINGS_HELP
-"  At least one setting; the others keep their values. Refused while workers\n"
-"  are attached; once a layout is declared, workers, chunk-size, optim and\n"
-"  the hyper-parameters are fixed. A new sync mode, bound or evict-ms\n"
-"  restarts the gate (every clock back to 0). The job is printed as by\n"
-"  'job show'.\n",
+"  At least one setting; the others keep their values. Refused while the job\n"
+"  is in use (workers attached, buffers mapped); a declared layout fixes\n"
+"  workers, chunk-size, optim and the hyper-parameters. A new sync mode,\n"
+"  bound or evict-ms restarts the gate (every clock back to 0). The job is\n"
+"  printed as by 'job show'.\n",
 		.max_args = 64,
 		.run = rwctl_policy_set,
 	},

@@ -4,7 +4,7 @@
  *
  *   job train1: epoch 2, 4 live, 0 parked, min clock 118, max skew 2
  *       pushes 48000  pulls 480  bytes 1.46 GiB  chunks 48000  steps 12000
- *       busy 12  migrations 0  errors 0
+ *       busy 12  migrations 0  evictions 0  errors 0
  *   rank  attached  live  clock  pushes  pulls     bytes  chunks  parks   parked  evictions  errors
  *      0  yes       yes     120     120    120   375 MiB   12000      3  1.20 ms          0       0
  *
@@ -50,6 +50,7 @@ static const struct rwctl_stat_field rwctl_stats_job_fields[] = {
 	{ 0, NULL, NULL, 0 },
 	{ RW_STAT_A_BUSY, "busy", "busy %" PRIu64, RWCTL_STAT_NUM },
 	{ RW_STAT_A_MIGRATIONS, "migrations", "migrations %" PRIu64, RWCTL_STAT_NUM },
+	{ RW_STAT_A_EVICTIONS, "evictions", "evictions %" PRIu64, RWCTL_STAT_NUM },
 	{ RW_STAT_A_ERRORS, "errors", "errors %" PRIu64, RWCTL_STAT_NUM },
 	{ 0, NULL, NULL, 0 },
 };
@@ -260,9 +261,10 @@ static const struct rwctl_cmd rwctl_stats_cmds[] = {
 "stats show JOB\n"
 "  Totals: gate epoch, live and parked workers, lowest clock and largest\n"
 "  skew; pushes, pulls, gradient bytes and chunks pushed, optimizer steps;\n"
-"  busy slots, chunk migrations and refused calls. Then per rank: attached,\n"
-"  live, clock (iterations done), pushes, pulls, bytes, chunks, times parked\n"
-"  by the gate and time spent parked, evictions and refused calls.\n",
+"  busy slots, chunk migrations, evictions and refused calls. Then per rank:\n"
+"  attached, live, clock (iterations done), pushes, pulls, bytes, chunks,\n"
+"  times parked by the gate and time spent parked, evictions and refused\n"
+"  calls.\n",
 		.max_args = 1,
 		.run = rwctl_stats_show,
 	},
