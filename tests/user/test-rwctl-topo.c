@@ -662,6 +662,100 @@ static void rw_test_print_odd_nodes(void **state)
 	rwctl_topo_free(&t);
 }
 
+/* The text of the chunk map alone: what follows "chunk map:\n". */
+static char *rw_map_text(const struct rwctl_topo *t)
+{
+	char *out = rw_render(t, 0), *map;
+
+	map = strstr(out, "chunk map:\n");
+	assert_non_null(map);
+	map = strdup(map + strlen("chunk map:\n"));
+	free(out);
+	return map;
+}
+
+static void rw_set_run(struct rwctl_topo_run *r, uint32_t first,
+		       uint32_t count, uint32_t cpu, uint32_t node,
+		       uint32_t nic)
+{
+	r->first = first;
+	r->count = count;
+	r->cpu = cpu;
+	r->node = node;
+	r->nic = nic;
+}
+
+/* Chunks dealt to cores in turn: one line of text, every run in JSON. */
+static void rw_test_print_stripes(void **state)
+{
+	static const uint32_t cyc[4][3] = {	/* cpu, node, nic */
+		{ 0, 0, 0 }, { 2, 1, 1 }, { 1, 0, 0 }, { 3, 1, 1 },
+	};
+	struct rwctl_topo_run runs[32];
+	struct rwctl_topo t;
+	char *out;
+	uint32_t i;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	strcpy(t.name, "rr");
+	t.declared = true;
+	t.runs = runs;
+
+	for (i = 0; i < 19; i++)
+		rw_set_run(&runs[i], i, 1, i % 2, 0, 0);
+	t.nr_runs = 19;
+	t.nr_chunks = 19;
+	out = rw_map_text(&t);
+	assert_string_equal(out, "    chunks 0-18 -> 1 chunk each in turn on cpus 0-1 (node 0) nic 0\n");
+	free(out);
+	out = rw_render(&t, RWCTL_PR_JSON);
+	rw_assert_json(out);
+	assert_non_null(strstr(out, "{\"first\":18,\"count\":1,\"cpu\":0,\"node\":0,\"nic\":0}]"));
+	free(out);
+
+	/* Two nodes, each with its NIC, two chunks a turn. */
+	for (i = 0; i < 8; i++)
+		rw_set_run(&runs[i], 2 * i, 2, cyc[i % 4][0], cyc[i % 4][1],
+			   cyc[i % 4][2]);
+	t.nr_runs = 8;
+	t.nr_chunks = 16;
+	out = rw_map_text(&t);
+	assert_string_equal(out, "    chunks 0-15 -> 2 chunks each in turn on cpus 0-1 (node 0) nic 0, cpus 2-3 (node 1) nic 1\n");
+	free(out);
+
+	/* A stripe, a block, and a cycle and a half (too short to fold). */
+	for (i = 0; i < 8; i++)
+		rw_set_run(&runs[i], i, 1, i % 2, 0, 0);
+	rw_set_run(&runs[8], 8, 12, 0, 0, 0);
+	rw_set_run(&runs[9], 20, 1, 1, 0, 0);
+	rw_set_run(&runs[10], 21, 1, 0, 0, 0);
+	rw_set_run(&runs[11], 22, 1, 1, 0, 0);
+	t.nr_runs = 12;
+	t.nr_chunks = 23;
+	t.truncated = true;
+	out = rw_map_text(&t);
+	assert_string_equal(out,
+		"    chunks 0-7 -> 1 chunk each in turn on cpus 0-1 (node 0) nic 0\n"
+		"    chunks 8-19 -> cpu 0 (node 0) nic 0\n"
+		"    chunk 20 -> cpu 1 (node 0) nic 0\n"
+		"    chunk 21 -> cpu 0 (node 0) nic 0\n"
+		"    chunk 22 -> cpu 1 (node 0) nic 0\n"
+		"    ... more runs not sent: the module reports at most 4096\n");
+	free(out);
+
+	/* Runs of unequal size never fold, even when placements cycle. */
+	for (i = 0; i < 6; i++)
+		rw_set_run(&runs[i], 3 * i + (i > 2), i == 2 ? 4 : 3, i % 2, 0, 0);
+	t.nr_runs = 6;
+	t.nr_chunks = 19;
+	t.truncated = false;
+	out = rw_map_text(&t);
+	assert_non_null(strstr(out, "    chunks 0-2 -> cpu 0 (node 0) nic 0\n"
+				    "    chunks 3-5 -> cpu 1 (node 0) nic 0\n"));
+	free(out);
+}
+
 /* ---- "topo show" against a scripted backend ---- */
 
 static struct {
@@ -887,6 +981,7 @@ int main(void)
 		RW_T(rw_test_print_json),
 		RW_T(rw_test_print_no_layout),
 		RW_T(rw_test_print_odd_nodes),
+		RW_T(rw_test_print_stripes),
 		RW_T(rw_test_show),
 		RW_T(rw_test_show_usage),
 		RW_T(rw_test_show_errors),

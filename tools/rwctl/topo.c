@@ -15,6 +15,11 @@
  *       chunks 0-47 -> cpu 1 (node 0) nic 0
  *       chunks 48-71 -> cpu 2 (node 1) nic 1
  *       chunks 72-95 -> cpu 3 (node 1) nic 1
+ *
+ * Chunks dealt to cores in turn make one run per chunk; in text, runs that
+ * repeat a cycle are folded into one line ("chunks 0-4095 -> 1 chunk each
+ * in turn on cpus 0-3 (node 0) nic 0"), so a model of any size reads in a
+ * few lines. JSON has every run as the module sent it.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +32,13 @@
 #include "print.h"
 #include "rwctl.h"
 #include "topo.h"
+
+static int rwctl_topo_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 /* Column widths of the core and NIC lines, shared by all nodes. */
 struct rwctl_topo_widths {
@@ -155,6 +167,97 @@ static void rwctl_topo_print_run(struct rwctl_printer *p,
 	rwctl_pr_nl(p);
 }
 
+/* Longest cycle of placements folded into one line of text. */
+#define RWCTL_TOPO_MAX_PERIOD	256
+
+static bool rwctl_topo_same_place(const struct rwctl_topo_run *a,
+				  const struct rwctl_topo_run *b)
+{
+	return a->cpu == b->cpu && a->nic == b->nic && a->node == b->node;
+}
+
+/*
+ * How many runs from @i on repeat a cycle of *@period placements, every
+ * run of the same size and each starting where the last ended: at least
+ * two whole cycles, else 0. The cycle covering most runs wins, the
+ * shortest of equals.
+ */
+static size_t rwctl_topo_stripe(const struct rwctl_topo *t, size_t i,
+				size_t *period)
+{
+	const struct rwctl_topo_run *r = t->runs;
+	size_t p, j, best = 0;
+	uint32_t c = r[i].count;
+
+	for (p = 2; p <= RWCTL_TOPO_MAX_PERIOD && i + 2 * p <= t->nr_runs; p++) {
+		for (j = i + 1; j < t->nr_runs; j++)
+			if (r[j].count != c ||
+			    r[j].first != r[j - 1].first + c ||
+			    (j - i >= p && !rwctl_topo_same_place(&r[j], &r[j - p])))
+				break;
+		if (j - i >= 2 * p && j - i > best) {
+			best = j - i;
+			*period = p;
+		}
+		if (i + best == t->nr_runs)
+			break;
+	}
+	return best;
+}
+
+/* @cpus (@n of them, sorted in place) as a CPU list: "0-3,8". */
+static void rwctl_topo_cpulist(char *buf, size_t len, uint32_t *cpus,
+			       size_t n)
+{
+	size_t k, end, off = 0;
+
+	qsort(cpus, n, sizeof(*cpus), rwctl_topo_cmp_u32);
+	buf[0] = '\0';
+	for (k = 0; k < n && off < len; k = end + 1) {
+		end = k;
+		while (end + 1 < n && cpus[end + 1] <= cpus[end] + 1)
+			end++;
+		off += (size_t)snprintf(buf + off, len - off,
+					cpus[k] == cpus[end] ? "%s%u" : "%s%u-%u",
+					off ? "," : "", cpus[k], cpus[end]);
+	}
+}
+
+/*
+ * Text: the @n runs from @i, a cycle of @period placements, as one line;
+ * the placements grouped by node and NIC in the order they first come.
+ */
+static void rwctl_topo_print_stripe(struct rwctl_printer *p,
+				    const struct rwctl_topo *t, size_t i,
+				    size_t n, size_t period)
+{
+	const struct rwctl_topo_run *r = &t->runs[i], *last = &r[n - 1];
+	uint32_t cpus[RWCTL_TOPO_MAX_PERIOD];
+	bool done[RWCTL_TOPO_MAX_PERIOD] = { false };
+	char list[RWCTL_TOPO_MAX_PERIOD * 11];
+	size_t k, m, nr;
+
+	rwctl_pr_text(p, "    chunks %u-%u -> %u chunk%s each in turn on",
+		      r->first, last->first + last->count - 1, r->count,
+		      r->count == 1 ? "" : "s");
+	for (k = 0; k < period; k++) {
+		if (done[k])
+			continue;
+		for (m = k, nr = 0; m < period; m++) {
+			if (done[m] || r[m].node != r[k].node ||
+			    r[m].nic != r[k].nic)
+				continue;
+			done[m] = true;
+			cpus[nr++] = r[m].cpu;
+		}
+		rwctl_topo_cpulist(list, sizeof(list), cpus, nr);
+		rwctl_pr_text(p, "%s %s %s (node %u) nic %u", k ? "," : "",
+			      nr == 1 ? "cpu" : "cpus", list, r[k].node,
+			      r[k].nic);
+	}
+	rwctl_pr_nl(p);
+}
+
 /* JSON: the flat arrays. */
 static void rwctl_topo_print_lists(struct rwctl_printer *p,
 				   const struct rwctl_status *st,
@@ -179,13 +282,6 @@ static void rwctl_topo_print_lists(struct rwctl_printer *p,
 	for (i = 0; i < t->nr_nics; i++)
 		rwctl_topo_print_nic(p, t, w, &t->nics[i]);
 	rwctl_pr_arr_close(p);
-}
-
-static int rwctl_topo_cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -271,7 +367,7 @@ void rwctl_topo_print(struct rwctl_printer *p, const struct rwctl_status *st,
 		      const struct rwctl_topo *t)
 {
 	struct rwctl_topo_widths w;
-	size_t i;
+	size_t i, n, period;
 
 	rwctl_topo_widths(t, &w);
 	rwctl_pr_obj_open(p, NULL);
@@ -297,8 +393,15 @@ void rwctl_topo_print(struct rwctl_printer *p, const struct rwctl_status *st,
 	if (t->declared)
 		rwctl_pr_text(p, "chunk map:\n");
 	rwctl_pr_arr_open(p, "chunk_map");
-	for (i = 0; i < t->nr_runs; i++)
+	for (i = 0; i < t->nr_runs; i += n) {
+		n = rwctl_pr_is_json(p) ? 0 : rwctl_topo_stripe(t, i, &period);
+		if (n) {
+			rwctl_topo_print_stripe(p, t, i, n, period);
+			continue;
+		}
 		rwctl_topo_print_run(p, &t->runs[i]);
+		n = 1;
+	}
 	rwctl_pr_arr_close(p);
 	if (t->declared && !t->nr_runs)
 		rwctl_pr_text(p, "    (no runs)\n");
