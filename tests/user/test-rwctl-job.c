@@ -1032,6 +1032,10 @@ static void rw_test_explain(void **state)
 	rwctl_job_explain(buf, sizeof(buf), "stats show", "x", -EBUSY, NULL,
 			  NULL);
 	assert_string_equal(buf, "stats show: job 'x' is busy");
+	/* "no job by that name" would only repeat the sentence. */
+	rwctl_job_explain(buf, sizeof(buf), "topo show", "x", -ENOENT, NULL,
+			  "no job by that name");
+	assert_string_equal(buf, "topo show: no job named 'x'");
 }
 
 #define RW_T(fn)	cmocka_unit_test_setup(fn, rw_setup)

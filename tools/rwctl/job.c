@@ -161,6 +161,9 @@ void rwctl_job_explain(char *buf, size_t len, const char *cmd,
 	}
 	if (why)
 		snprintf(what, sizeof(what), "%s", why);
+	/* The job commands' only ENOENT; the ack would just say it again. */
+	else if (err == -ENOENT)
+		extack = NULL;
 	snprintf(buf, len, "%s: %s%s%s", cmd, what,
 		 extack && extack[0] ? ": " : "", extack ? extack : "");
 }
