@@ -80,7 +80,8 @@ static int rwctl_monitor_parse(int argc, char **argv,
 	int i;
 
 	memset(a, 0, sizeof(*a));
-	for (i = 0; i < argc; i++) {
+	/* Keyword and value pairs. */
+	for (i = 0; i < argc; i += 2) {
 		if (!strcmp(argv[i], "count")) {
 			val = &a->count;
 		} else if (!strcmp(argv[i], "timeout")) {
@@ -103,7 +104,6 @@ static int rwctl_monitor_parse(int argc, char **argv,
 		if (rwctl_parse_u32(argv[i], argv[i + 1], 1, UINT32_MAX, val,
 				    msg, msglen))
 			return -EINVAL;
-		i++;
 	}
 	return 0;
 }
