@@ -22,6 +22,13 @@
  * library could not tell whether the push had happened, and issuing it
  * again would then push twice. A push that says EAGAIN pushed nothing
  * (uapi) and is retried once poll() reports POLLOUT.
+ *
+ * poll() may say "ready" while the request still cannot go through: the
+ * module's POLLOUT looks only at chunks pushed in the current iteration,
+ * not at a gate that has yet to admit the push, and another thread may
+ * have raced us. After a few such wake-ups in a row rw_wait() backs off
+ * (up to RW_WAIT_BACKOFF_MAX_US) rather than spin on the CPU the trainer
+ * wants.
  */
 #include <errno.h>
 #include <poll.h>
@@ -203,6 +210,24 @@ int rw_pushpull_start(struct rw_ctx *ctx, const struct rw_range *r,
 	return rw_async_start(ctx, r, n, flags, RW_ASYNC_PUSH);
 }
 
+#define RW_WAIT_BACKOFF_US	100
+#define RW_WAIT_BACKOFF_MAX_US	2000
+
+/* Sleep a little longer after each fruitless wake-up, never past @left_ms. */
+static void rw_wait_backoff(unsigned int spins, int left_ms)
+{
+	long us = (long)spins * RW_WAIT_BACKOFF_US;
+	struct timespec ts;
+
+	if (us > RW_WAIT_BACKOFF_MAX_US)
+		us = RW_WAIT_BACKOFF_MAX_US;
+	if (left_ms >= 0 && us > (long)left_ms * 1000)
+		us = (long)left_ms * 1000;
+	ts.tv_sec = 0;
+	ts.tv_nsec = us * 1000;
+	nanosleep(&ts, NULL);
+}
+
 static int64_t rw_now_ms(void)
 {
 	struct timespec ts;
@@ -225,7 +250,8 @@ static int rw_wait_left(int timeout_ms, int64_t deadline)
 int rw_wait(struct rw_ctx *ctx, int timeout_ms)
 {
 	struct rw_async *a;
-	enum rw_async_stage stage;
+	enum rw_async_stage stage, prev;
+	unsigned int spins = 0;
 	struct pollfd pfd;
 	bool keep = false;
 	int64_t deadline;
@@ -262,6 +288,7 @@ int rw_wait(struct rw_ctx *ctx, int timeout_ms)
 			keep = true;
 			break;
 		}
+		prev = stage;
 		err = rw_async_issue(ctx, &stage);
 		if (err != -EAGAIN)
 			break;
@@ -275,6 +302,10 @@ int rw_wait(struct rw_ctx *ctx, int timeout_ms)
 			keep = true;
 			break;
 		}
+		/* The push went through: a wait for the pull is progress. */
+		spins = stage == prev ? spins + 1 : 0;
+		if (spins > 1)
+			rw_wait_backoff(spins - 1, rw_wait_left(timeout_ms, deadline));
 	}
 
 	pthread_mutex_lock(&ctx->lock);

@@ -291,6 +291,35 @@ static void rwt_poll_error(void **state)
 	assert_true(rwm_done());
 }
 
+/*
+ * The module's POLLOUT does not see a gate that has yet to admit a push:
+ * ready, EAGAIN, again and again. rw_wait backs off instead of spinning.
+ */
+static void rwt_backoff(void **state)
+{
+	struct rw_ctx *ctx = *state;
+	struct timespec t0, t1;
+	double ms;
+	int i;
+
+	rwm_expect(RW_IOC_PUSH, -EAGAIN, NULL);
+	assert_int_equal(rw_pushpull_start(ctx, NULL, 0, 0), -EINPROGRESS);
+	for (i = 0; i < 6; i++) {
+		rwm_expect_poll(1, POLLOUT);
+		rwm_expect(RW_IOC_PUSH, -EAGAIN, NULL);
+	}
+	rwm_expect_poll(1, POLLOUT);
+	rwm_expect(RW_IOC_PUSH, 0, NULL);
+	rwm_expect(RW_IOC_PULL, 0, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(rw_wait(ctx, -1), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	/* 100 + 200 + 300 + 400 + 500 us after the first fruitless wake-up. */
+	assert_true(ms >= 1.4);
+	assert_true(rwm_done());
+}
+
 /* Closing a context with a request pending frees it (run under ASan/valgrind). */
 static void rwt_close_pending(void **state)
 {
@@ -320,6 +349,7 @@ int main(void)
 		T(rwt_pushpull_push_waits),
 		T(rwt_pushpull_resume),
 		T(rwt_poll_error),
+		T(rwt_backoff),
 		T(rwt_close_pending),
 #undef T
 	};
