@@ -5,7 +5,8 @@
  *
  *   softmax-trainer --job NAME --token-file PATH --rank R --workers W
  *                   --data FILE [--epochs N] [--batch B] [--out FILE]
- *                   [--timeout MS] [--device PATH] [--quiet] [--verbose]
+ *                   [--timeout MS] [--device PATH] [--async] [--quiet]
+ *                   [--verbose]
  *
  * Start W of them (ranks 0..W-1) against a job created with as many
  * workers; see examples/README.md. Each step a worker pulls every chunk,
@@ -13,6 +14,9 @@
  * the mean gradient of its shard of the global batch straight into the
  * mapped gradient buffer, and pushes every chunk. The box sums the W
  * gradients in rank order, scales by 1/W and applies the job's optimizer.
+ * With --async the push and the next pull go through rw_pushpull_start()
+ * and rw_wait(), the way an event-driven trainer would; the result is the
+ * same.
  *
  * Exit status: 0 done, 1 error, 2 usage.
  */
@@ -40,6 +44,7 @@ struct trainer_opts {
 	uint32_t epochs;
 	uint32_t batch;
 	uint32_t timeout_ms;
+	bool async;
 	bool quiet;
 	bool verbose;
 };
@@ -47,7 +52,8 @@ struct trainer_opts {
 static const char trainer_usage[] =
 "usage: softmax-trainer --job NAME --token-file PATH --rank R --workers W\n"
 "                       --data FILE [--epochs N] [--batch B] [--out FILE]\n"
-"                       [--timeout MS] [--device PATH] [--quiet] [--verbose]\n"
+"                       [--timeout MS] [--device PATH] [--async] [--quiet]\n"
+"                       [--verbose]\n"
 "\n"
 "  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
 "  --token-file PATH   its token: 32 raw bytes or 64 hex digits\n"
@@ -59,6 +65,7 @@ static const char trainer_usage[] =
 "  --out FILE          write the final parameters: float32 W[10][64], b[10]\n"
 "  --timeout MS        give up on a push or pull after MS ms (default: never)\n"
 "  --device PATH       the RackWeave device (default " RW_DEV_PATH ")\n"
+"  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
 
@@ -109,6 +116,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "out", required_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "device", required_argument, NULL, 'D' },
+		{ "async", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -125,6 +133,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		case 'd': o->data = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'D': o->device = optarg; break;
+		case 'a': o->async = true; break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case 'r':
@@ -201,6 +210,11 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 	}
 	err = rw_attach(ctx, o->job, token, o->rank, 0);
 	explicit_bzero(token, sizeof(token));
+	if (err == -ENOENT) {
+		trainer_err(0, "no job named '%s' (rwctl job add %s workers %"
+			    PRIu32 " ...)", o->job, o->job, o->workers);
+		return err;
+	}
 	if (err) {
 		trainer_err(err, "cannot attach to job '%s'", o->job);
 		return err;
@@ -258,9 +272,37 @@ static int trainer_write(const char *path, const float *w, const float *b)
 }
 
 /*
- * Steps 0 .. total-1 each pull, compute, push; one more pull at the end
- * gives the final parameters. The loss of epoch e is reported after the
- * pull that starts step e * steps_per_epoch, i.e. on the parameters the
+ * The end of one step and the start of the next: push every chunk, then
+ * pull every chunk, blocking or through the async calls.
+ */
+static int trainer_xfer(struct rw_ctx *ctx, const struct trainer_opts *o,
+			bool push, uint64_t step)
+{
+	int err;
+
+	if (!o->async) {
+		err = push ? rw_push(ctx, NULL, 0, 0) : 0;
+		if (err) {
+			trainer_err(err, "push at step %" PRIu64, step);
+			return err;
+		}
+		err = rw_pull(ctx, NULL, 0, 0);
+	} else {
+		err = push ? rw_pushpull_start(ctx, NULL, 0, 0) :
+			     rw_pull_start(ctx, NULL, 0, 0);
+		if (err == -EINPROGRESS)
+			err = rw_wait(ctx, o->timeout_ms ? (int)o->timeout_ms : -1);
+	}
+	if (err)
+		trainer_err(err, "%s at step %" PRIu64,
+			    push ? "push and pull" : "pull", step);
+	return err;
+}
+
+/*
+ * Pull; then steps 0 .. total-1 each compute, push and pull; the last
+ * pull gives the final parameters. The loss of epoch e is reported on the
+ * parameters pulled after step e * steps_per_epoch - 1, i.e. the ones the
  * epoch produced.
  */
 static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
@@ -282,12 +324,8 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 	total = (uint64_t)o->epochs * plan.steps_per_epoch;
 	report = !o->quiet && (o->rank == 0 || o->verbose);
 
-	for (step = 0;; step++) {
-		err = rw_pull(ctx, NULL, 0, 0);
-		if (err) {
-			trainer_err(err, "pull at step %" PRIu64, step);
-			return err;
-		}
+	err = trainer_xfer(ctx, o, false, 0);
+	for (step = 0; !err; step++) {
 		/*
 		 * A private copy: the parameters stay put until this worker
 		 * pushes under BSP, but not under the other sync modes.
@@ -309,12 +347,10 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 		softmax_grad(w, b, data,
 			     softmax_shard_first(&plan, step, o->rank),
 			     plan.shard, m->w.grad, m->b.grad);
-		err = rw_push(ctx, NULL, 0, 0);
-		if (err) {
-			trainer_err(err, "push at step %" PRIu64, step);
-			return err;
-		}
+		err = trainer_xfer(ctx, o, true, step);
 	}
+	if (err)
+		return err;
 
 	if (o->verbose)
 		fprintf(stderr, "rank %" PRIu32 ": accuracy %.4f on the data\n",
