@@ -8,11 +8,13 @@
  * is taken only to read the timeout and to hand the one async slot over.
  * The module serialises what needs serialising.
  *
- * Signals: a transfer is never restarted after EINTR. A pull could be, but
- * a caller whose handler set a "stop" flag wants to get control back; and
- * a push interrupted while waiting may or may not have pushed, which only
- * the caller can sort out (a second push of the same chunks fails with
- * EALREADY if the first went through).
+ * Signals: a blocking transfer is never restarted after EINTR. A pull
+ * could be, but a caller whose handler set a "stop" flag wants to get
+ * control back; and a pushpull interrupted while it waits for the pull
+ * has pushed, which only the caller can sort out (a second push of the
+ * same chunks fails with EALREADY if the first went through). The async
+ * path issues only non-blocking requests, which the module interrupts
+ * before they do anything, so it simply issues them again.
  *
  * Async: rw_pull_start() issues a non-blocking pull; on EAGAIN the library
  * keeps a copy of the request and rw_wait() polls the device (POLLIN: "the
@@ -167,8 +169,14 @@ static int rw_async_issue(struct rw_ctx *ctx, enum rw_async_stage *stage)
 
 	for (;;) {
 		req = *stage == RW_ASYNC_PUSH ? RW_IOC_PUSH : RW_IOC_PULL;
-		err = rw_xfer_ioctl(ctx, req, a->ranges, a->nr,
-				    a->flags | RW_XFER_NONBLOCK, 0);
+		/*
+		 * A non-blocking request never sleeps, so EINTR can only
+		 * mean it was interrupted before doing anything: issue again.
+		 */
+		do {
+			err = rw_xfer_ioctl(ctx, req, a->ranges, a->nr,
+					    a->flags | RW_XFER_NONBLOCK, 0);
+		} while (err == -EINTR);
 		if (err || *stage == RW_ASYNC_PULL)
 			return err;
 		*stage = RW_ASYNC_PULL;

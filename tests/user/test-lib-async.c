@@ -196,6 +196,23 @@ static void rwt_local_checks(void **state)
 	assert_true(rwm_done());
 }
 
+/* A non-blocking request interrupted before it did anything: again. */
+static void rwt_eintr_reissued(void **state)
+{
+	struct rw_ctx *ctx = *state;
+
+	rwm_expect(RW_IOC_PUSH, -EINTR, NULL);
+	rwm_expect(RW_IOC_PUSH, 0, NULL);
+	rwm_expect(RW_IOC_PULL, -EINTR, NULL);
+	rwm_expect(RW_IOC_PULL, -EAGAIN, NULL);
+	assert_int_equal(rw_pushpull_start(ctx, NULL, 0, 0), -EINPROGRESS);
+	rwm_expect_poll(1, POLLIN);
+	rwm_expect(RW_IOC_PULL, -EINTR, NULL);
+	rwm_expect(RW_IOC_PULL, 0, NULL);
+	assert_int_equal(rw_wait(ctx, -1), 0);
+	assert_true(rwm_done());
+}
+
 static void rwt_pushpull_at_once(void **state)
 {
 	const struct rw_range r = { 3, 4 };
@@ -344,6 +361,7 @@ int main(void)
 		T(rwt_pull_error),
 		T(rwt_start_error),
 		T(rwt_local_checks),
+		T(rwt_eintr_reissued),
 		T(rwt_pushpull_at_once),
 		T(rwt_pushpull_pull_waits),
 		T(rwt_pushpull_push_waits),
