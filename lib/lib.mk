@@ -101,11 +101,6 @@ install-user: install-lib
 # which scripts the module's ioctls and also stands in for mmap, munmap,
 # poll and libnuma; the older tests/user/test-lib wraps only ioctl and
 # open, so the extra wraps are given to these targets alone.
-#
-# tests/user/user.mk's link rule for test-lib-% mixes an explicit and a
-# pattern target, which GNU make 4.3 reads as one explicit target named
-# literally "test-lib-%"; until that is split, the rule below links them,
-# with the same command.
 RW_UT_LIB_NAMES	:= test-lib-token test-lib-job test-lib-map test-lib-xfer \
 		   test-lib-async test-lib-numa test-lib-threads test-lib-api
 RW_UT_LIB_BINS	:= $(patsubst %,$(BUILD)/tests/user/%,$(RW_UT_LIB_NAMES))

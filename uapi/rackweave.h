@@ -148,12 +148,11 @@
  * RW_CMD_POLICY_SET (doit; CAP_NET_ADMIN): RW_JOB_A_NAME and any of the
  *   settings RW_CMD_JOB_NEW takes except the token; the others keep their
  *   values, and the result is checked as a whole (EINVAL with an extended
- *   ack). Refused with EBUSY while workers are attached, and, once a
- *   layout is declared, for the settings that shape its memory (workers,
- *   chunk size, optimizer and hyper-parameters): delete and re-create the
- *   job to change those. A new sync mode, bound or eviction timeout
- *   restarts the gate: every clock back to 0. Reply: the job, as
- *   RW_CMD_JOB_GET.
+ *   ack). Settings change between runs: a run starts with the first
+ *   RW_IOC_DECLARE and ends when the last attached file is released (its
+ *   mappings gone), and while one exists the request is refused with EBUSY
+ *   and an extended ack. The next run uses the new settings (its gate
+ *   starts every clock at 0). Reply: the job, as RW_CMD_JOB_GET.
  *
  * RW_CMD_TOPO_GET (doit; no privilege): RW_JOB_A_NAME. Reply: the job's
  *   name and, once a layout is declared, RW_JOB_A_CHUNKS, RW_JOB_A_CORES
@@ -168,8 +167,8 @@
  *
  * RW_CMD_STATS_GET (doit; no privilege): RW_JOB_A_NAME. Reply: the job's
  *   name, RW_JOB_A_STATS (the job: RW_STAT_A_PUSHES, _PULLS, _BYTES,
- *   _CHUNKS, _STEPS, _BUSY, _MIGRATIONS, _ERRORS, _MIN_CLOCK, _MAX_SKEW,
- *   _EPOCH, _LIVE, _PARKED) and RW_JOB_A_WORKER_STATS (one entry per rank:
+ *   _CHUNKS, _STEPS, _BUSY, _MIGRATIONS, _ERRORS, _EVICTIONS, _MIN_CLOCK,
+ *   _MAX_SKEW, _EPOCH, _LIVE, _PARKED) and RW_JOB_A_WORKER_STATS (one entry per rank:
  *   RW_STAT_A_RANK, _ATTACHED, _LIVE, _CLOCK, _PUSHES, _PULLS, _BYTES,
  *   _CHUNKS, _PARKS, _PARKED_NS, _EVICTIONS, _ERRORS). Counters start at
  *   0 when the job is created; bytes and chunks count gradients pushed.

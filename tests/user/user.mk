@@ -12,8 +12,9 @@
 RW_UT_OUT	:= $(BUILD)/tests/user
 RW_UT_OBJ	:= $(RW_UT_OUT)/obj
 RW_UT_SRC	:= $(TOP)/tests/user
-# lib/lib.mk and tools/rwctl/rwctl.mk may name more tests of their own in
-# RW_UT_LIB_NAMES (test-lib-*) and RW_UT_RWCTL_NAMES (test-rwctl-*).
+# lib/lib.mk and tools/rwctl/rwctl.mk name more tests of their own in
+# RW_UT_LIB_NAMES (test-lib-*, linked by lib/lib.mk) and RW_UT_RWCTL_NAMES
+# (test-rwctl-*).
 RW_UT_NAMES	:= test-lib test-rwctl-cli test-rwctl-print test-rwctl-genl \
 		   test-rwctl-job $(RW_UT_LIB_NAMES) $(RW_UT_RWCTL_NAMES)
 RW_UT_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_UT_NAMES))
@@ -39,13 +40,12 @@ $(RW_UT_OBJ)/%.o: $(RW_UT_SRC)/%.c $(RW_UAPI_COPY)
 	$(Q)$(CC) $(RW_UT_CFLAGS) -MMD -MP -c -o $@ $<
 
 # The library's ioctl() and open() are redirected to the test's wrappers,
-# which only works when its objects are linked in statically.
-# RW_UT_LIB_WRAP and RW_UT_LIB_LIBS (from lib/lib.mk) may add more.
-$(RW_UT_OUT)/test-lib $(RW_UT_OUT)/test-lib-%: $(RW_UT_OUT)/test-lib%: \
-		$(RW_UT_OBJ)/test-lib%.o $(RW_LIB_A) $(RW_LIB_SO)
+# which only works when its objects are linked in statically. lib/lib.mk
+# links its own test-lib-* tests, which wrap more.
+$(RW_UT_OUT)/test-lib: $(RW_UT_OBJ)/test-lib.o $(RW_LIB_A) $(RW_LIB_SO)
 	$(call rw_msg,LD,$@)
-	$(Q)$(CC) $(USER_LDFLAGS) -Wl,--wrap=ioctl,--wrap=open$(RW_UT_LIB_WRAP) \
-		-o $@ $< $(RW_LIB_A) $(RW_UT_LIB_LIBS) $(RW_CMOCKA_LIBS) -ldl
+	$(Q)$(CC) $(USER_LDFLAGS) -Wl,--wrap=ioctl,--wrap=open -o $@ \
+		$(RW_UT_OBJ)/test-lib.o $(RW_LIB_A) $(RW_CMOCKA_LIBS) -ldl
 
 $(RW_UT_OUT)/test-rwctl-%: $(RW_UT_OBJ)/test-rwctl-%.o $(RW_UT_HELPERS) \
 		$(RW_RWCTL_LIB) $(RW_LIB_A)

@@ -91,7 +91,7 @@ t_ok "job add ssp4: SSP with bound 2" \
 t_ok "SSP: 4 workers train $EPOCHS epochs" run_job ssp4
 t_ok "SSP: the loss falls by a fifth or more" sh -c "sed -n 's/^epoch [0-9]* loss //p' '$RW_OUT/ssp4-rank0.log' | awk 'NR==1{f=\$1}{l=\$1}END{exit !(NR>=2 && l<0.8*f)}'"
 t_ok "SSP: the gate kept every worker within 2 iterations" \
-	test "$("$RWCTL" -j stats show ssp4 | jpy 'd["job"]["max_skew"] <= 2')" = True
+	test "$("$RWCTL" -j stats show ssp4 | jpy 'd["totals"]["max_skew"] <= 2')" = True
 touch "$RW_OUT/ssp4-go"
 t_ok "observer of the SSP run" wait $obs
 t_ok "job del ssp4" "$RWCTL" job del ssp4
