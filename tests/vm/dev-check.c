@@ -464,10 +464,26 @@ static void declare_cases(int fa, int fb, int fo)
 	memcpy(t, model, sizeof(t));
 	t[1].nelems = 1ULL << 40;
 	bad_declare_layout(fa, t, 3, -E2BIG, "more chunks than the engine takes");
-	/* Element count times 4 bytes wraps a u64. */
+	/*
+	 * Byte counts that wrap a u64: the uapi lists EOVERFLOW without saying
+	 * when, and a size check before the multiplication gives E2BIG; what
+	 * must not happen is a wrapped, small, accepted layout.
+	 */
 	memcpy(t, model, sizeof(t));
 	t[1].nelems = UINT64_MAX / 2;
-	bad_declare_layout(fa, t, 3, -EOVERFLOW, "model bytes overflow a u64");
+	ret = declare(fa, t, 3, 0);
+	check(ret == -EOVERFLOW || ret == -E2BIG,
+	      "declare: elements times 4 bytes wrap a u64 -> EOVERFLOW or E2BIG "
+	      "(got %s)", errname(ret));
+	declare_still_empty(fa, "a wrapping element count");
+	/* Tensor 0 ends at 2^64 - 4; aligning tensor 1's start wraps to 0. */
+	memcpy(t, model, sizeof(t));
+	t[0].nelems = (1ULL << 62) - 1;
+	ret = declare(fa, t, 3, 0);
+	check(ret == -EOVERFLOW || ret == -E2BIG,
+	      "declare: an aligned tensor start wraps a u64 -> EOVERFLOW or E2BIG "
+	      "(got %s)", errname(ret));
+	declare_still_empty(fa, "a wrapping tensor start");
 	/* Checked before the array is read: the pointer covers 3 entries. */
 	bad_declare_layout(fa, model, RW_MAX_TENSORS + 1, -E2BIG,
 			   "RW_MAX_TENSORS + 1 tensors");

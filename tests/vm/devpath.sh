@@ -25,7 +25,8 @@ job_add() {
 
 # job_field FIELD: FIELD of $JOB in `rwctl -j job show`, or "gone".
 job_field() {
-	"$RWCTL" -j job show | jpy "next((j['$1'] for j in d['jobs'] if j['name'] == '$JOB'), 'gone')"
+	"$RWCTL" -j job show 2>&1 |
+		jpy "next((j['$1'] for j in d['jobs'] if j['name'] == '$JOB'), 'gone')" 2>/dev/null
 }
 
 # start_holder RANK LOG: `dev-check hold` in the background, until it has
@@ -40,7 +41,10 @@ start_holder() {
 		kill -0 "$holder" 2>/dev/null || break
 		sleep 0.1
 	done
-	cat "$2"
+	sed 's/^/#   /' "$2"
+	kill -9 "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	holder=
 	return 1
 }
 
@@ -56,37 +60,48 @@ t_eq "an observer maps the params read-only and sees what the workers left" \
 	"$sum" "$("$DEV_CHECK" observer "$JOB" "$TOKEN" 2>&1)"
 
 # Plain delete: refused while a worker is attached, done once it is gone.
-start_holder 0 "$RW_OUT/hold-0.log"
-t_eq "a worker attaches, maps and touches every page" 0 "$?"
-t_eq "the holder is listed as attached" 1 "$(job_field attached)"
-msg=$("$RWCTL" job del "$JOB" 2>&1)
-t_eq "job del with a worker attached: exit 1" 1 "$?"
-t_ok "job del with a worker attached: the message says why and names force" \
-	grep -q 'workers are attached.*force' <<<"$msg"
-t_eq "the refused delete left the job" 1 "$(job_field attached)"
-t_fails "rmmod while a worker has the device open" rmmod rackweave
-kill -9 "$holder"
-wait "$holder" 2>/dev/null
-t_eq "kill -9 ends the holder" 137 "$?"
-holder=
-t_eq "the killed holder is detached" 0 "$(job_field attached)"
-t_ok "job del once the holder is gone" "$RWCTL" job del "$JOB"
-t_eq "the job is gone" gone "$(job_field attached)"
+plain_delete() {
+	local msg
+
+	start_holder 0 "$RW_OUT/hold-0.log"
+	t_eq "a worker attaches, maps and touches every page" 0 "$?"
+	[ -n "$holder" ] || return
+	t_eq "the holder is listed as attached" 1 "$(job_field attached)"
+	msg=$("$RWCTL" job del "$JOB" 2>&1)
+	t_eq "job del with a worker attached: exit 1" 1 "$?"
+	t_ok "job del with a worker attached: the message says why and names force" \
+		grep -q 'workers are attached.*force' <<<"$msg"
+	t_eq "the refused delete left the job" 1 "$(job_field attached)"
+	t_fails "rmmod while a worker has the device open" rmmod rackweave
+	kill -9 "$holder"
+	wait "$holder" 2>/dev/null
+	t_eq "kill -9 ends the holder" 137 "$?"
+	holder=
+	t_eq "the killed holder is detached" 0 "$(job_field attached)"
+	t_ok "job del once the holder is gone" "$RWCTL" job del "$JOB"
+	t_eq "the job is gone" gone "$(job_field attached)"
+}
 
 # Forced delete: the holder's file dies, its mappings do not.
-t_ok "job add $JOB again, same name and token" job_add
-start_holder 1 "$RW_OUT/hold-1.log"
-t_eq "a worker attaches rank 1, declares, maps and touches every page" 0 "$?"
-t_ok "job del force with a worker attached" "$RWCTL" job del "$JOB" force
-t_eq "the forced delete removed the job" gone "$(job_field attached)"
-t_ok "a new job of the same name while the old one's pages are mapped" job_add
-kill -USR1 "$holder"
-wait "$holder"
-t_eq "holder after the forced delete: ENODEV, mappings still readable" 0 "$?"
-holder=
-grep -E '^(ok|not ok) ' "$RW_OUT/hold-1.log"
-t_eq "the new job has no worker attached" 0 "$(job_field attached)"
-t_ok "job del of the new job" "$RWCTL" job del "$JOB"
+forced_delete() {
+	t_ok "job add $JOB again, same name and token" job_add
+	start_holder 1 "$RW_OUT/hold-1.log"
+	t_eq "a worker attaches rank 1, declares, maps and touches every page" 0 "$?"
+	[ -n "$holder" ] || return
+	t_ok "job del force with a worker attached" "$RWCTL" job del "$JOB" force
+	t_eq "the forced delete removed the job" gone "$(job_field attached)"
+	t_fails "rmmod while the holder still has the device open" rmmod rackweave
+	t_ok "a new job of the same name while the old one's pages are mapped" job_add
+	kill -USR1 "$holder"
+	wait "$holder"
+	t_eq "holder after the forced delete: ENODEV, mappings still readable" 0 "$?"
+	holder=
+	grep -E '^(ok|not ok) ' "$RW_OUT/hold-1.log"
+	t_eq "the new job has no worker attached" 0 "$(job_field attached)"
+	t_ok "job del of the new job" "$RWCTL" job del "$JOB"
+}
 
+plain_delete
+forced_delete
 t_ok "rmmod rackweave" rmmod rackweave
 t_done
