@@ -15,10 +15,15 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "rw.h"
 #include "chardev.h"
+#include "job.h"
+#include "worker.h"
 
 static bool rw_mem_is_zero(const void *p, size_t len)
 {
@@ -43,24 +48,224 @@ static long rw_ioctl_version(void __user *uarg)
 	return 0;
 }
 
+static long rw_ioctl_attach(struct rw_worker *w, void __user *uarg)
+{
+	struct rw_attach a;
+	long ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.size != sizeof(a) || a.reserved0 ||
+	    !rw_mem_is_zero(a.reserved, sizeof(a.reserved)) ||
+	    !memchr(a.job, 0, sizeof(a.job)))
+		return -EINVAL;
+	ret = rw_worker_attach(w, a.job, a.token, a.rank, a.flags);
+	memzero_explicit(a.token, sizeof(a.token));
+	return ret;
+}
+
+static long rw_ioctl_declare(struct rw_worker *w, void __user *uarg)
+{
+	struct rw_tensor_desc *t;
+	struct rw_declare d;
+	long ret;
+
+	if (copy_from_user(&d, uarg, sizeof(d)))
+		return -EFAULT;
+	if (d.size != sizeof(d) || d.reserved0 || d.flags & ~RW_DECLARE_FLAGS_ALL ||
+	    !rw_mem_is_zero(d.reserved, sizeof(d.reserved)) || !d.nr_tensors)
+		return -EINVAL;
+	if (d.nr_tensors > RW_MAX_TENSORS)
+		return -E2BIG;
+	t = vmemdup_user(u64_to_user_ptr(d.tensors),
+			 array_size(d.nr_tensors, sizeof(*t)));
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	ret = rw_worker_declare(w, t, d.nr_tensors, d.flags);
+	kvfree(t);
+	return ret;
+}
+
+static long rw_ioctl_setup(struct rw_worker *w, void __user *uarg)
+{
+	struct rw_setup st;
+	long ret;
+
+	if (copy_from_user(&st, uarg, sizeof(st)))
+		return -EFAULT;
+	if (st.size != sizeof(st) || st.flags & ~RW_SETUP_FLAGS_ALL ||
+	    !rw_mem_is_zero(st.reserved, sizeof(st.reserved)))
+		return -EINVAL;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	ret = rw_worker_setup(w, &st);
+	if (ret)
+		return ret;
+	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long rw_ioctl_xfer(struct rw_worker *w, u32 op, void __user *uarg)
+{
+	struct rw_range *r = NULL;
+	struct rw_xfer x;
+	long ret;
+
+	if (copy_from_user(&x, uarg, sizeof(x)))
+		return -EFAULT;
+	if (x.size != sizeof(x) || x.flags & ~RW_XFER_FLAGS_ALL ||
+	    !rw_mem_is_zero(x.reserved, sizeof(x.reserved)))
+		return -EINVAL;
+	if (x.nr > RW_XFER_MAX_RANGES)
+		return -E2BIG;
+	if (x.nr) {
+		r = vmemdup_user(u64_to_user_ptr(x.ranges),
+				 array_size(x.nr, sizeof(*r)));
+		if (IS_ERR(r))
+			return PTR_ERR(r);
+	}
+	ret = rw_worker_xfer(w, op, r, x.nr, x.flags, x.timeout_ms);
+	kvfree(r);
+	return ret;
+}
+
 static long rw_chardev_ioctl(struct file *file, unsigned int cmd,
 			     unsigned long arg)
 {
+	struct rw_worker *w = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
 	case RW_IOC_VERSION:
 		return rw_ioctl_version(uarg);
+	case RW_IOC_ATTACH:
+		return rw_ioctl_attach(w, uarg);
+	case RW_IOC_DECLARE:
+		return rw_ioctl_declare(w, uarg);
+	case RW_IOC_SETUP:
+		return rw_ioctl_setup(w, uarg);
+	case RW_IOC_PUSH:
+		return rw_ioctl_xfer(w, RW_XFER_PUSH, uarg);
+	case RW_IOC_PULL:
+		return rw_ioctl_xfer(w, RW_XFER_PULL, uarg);
+	case RW_IOC_PUSHPULL:
+		return rw_ioctl_xfer(w, RW_XFER_BOTH, uarg);
 	default:
 		return -ENOTTY;
 	}
 }
 
+/* Which buffer a file offset falls in: the offsets are fixed (uapi). */
+static enum rw_engine_buf rw_mmap_buf(u64 off, u64 *base)
+{
+	if (off < RW_MMAP_PARAMS) {
+		*base = RW_MMAP_GRAD;
+		return RW_BUF_GRAD;
+	}
+	if (off < RW_MMAP_VERSIONS) {
+		*base = RW_MMAP_PARAMS;
+		return RW_BUF_PARAMS;
+	}
+	*base = RW_MMAP_VERSIONS;
+	return RW_BUF_VERSIONS;
+}
+
+/*
+ * Each mapping (and each piece a split or a fork makes of one) holds a
+ * reference to the job, so the job outlives its last mapping even after it
+ * is deleted; the mapping's file keeps the engine (see worker.c).
+ */
+static void rw_vm_open(struct vm_area_struct *vma)
+{
+	struct rw_job *job = rw_worker_job(vma->vm_private_data);
+
+	kref_get(&job->ref);
+	atomic_inc(&job->mappings);
+}
+
+static void rw_vm_close(struct vm_area_struct *vma)
+{
+	struct rw_job *job = rw_worker_job(vma->vm_private_data);
+
+	atomic_dec(&job->mappings);
+	rw_job_put(job);
+}
+
+static vm_fault_t rw_vm_fault(struct vm_fault *vmf)
+{
+	u64 base, off = (u64)vmf->pgoff << PAGE_SHIFT;
+	enum rw_engine_buf buf = rw_mmap_buf(off, &base);
+	struct page *page;
+
+	page = rw_worker_page(vmf->vma->vm_private_data, buf, off - base);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct rw_vm_ops = {
+	.open	= rw_vm_open,
+	.close	= rw_vm_close,
+	.fault	= rw_vm_fault,
+};
+
+static int rw_chardev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	enum rw_engine_buf buf;
+	struct rw_job *job;
+	u64 base;
+	int ret;
+
+	if (vma->vm_pgoff > (U64_MAX >> PAGE_SHIFT))
+		return -EINVAL;
+	ret = rw_worker_map(file->private_data, off,
+			    vma->vm_end - vma->vm_start,
+			    vma->vm_flags & VM_WRITE, vma->vm_flags & VM_SHARED,
+			    &buf, &base, &job);
+	if (ret)
+		return ret;
+	/* Read-only buffers stay read-only: mprotect cannot add PROT_WRITE. */
+	if (buf != RW_BUF_GRAD)
+		vma->vm_flags &= ~VM_MAYWRITE;
+	/* The buffers have a fixed size: mremap must not grow a mapping. */
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_private_data = file->private_data;
+	vma->vm_ops = &rw_vm_ops;
+	return 0;
+}
+
+static __poll_t rw_chardev_poll(struct file *file, poll_table *pt)
+{
+	return rw_worker_poll(file->private_data, file, pt);
+}
+
+static int rw_chardev_open(struct inode *inode, struct file *file)
+{
+	struct rw_worker *w = rw_worker_new();
+
+	if (!w)
+		return -ENOMEM;
+	file->private_data = w;
+	return nonseekable_open(inode, file);
+}
+
+static int rw_chardev_release(struct inode *inode, struct file *file)
+{
+	rw_worker_free(file->private_data);
+	return 0;
+}
+
 static const struct file_operations rw_chardev_fops = {
 	.owner		= THIS_MODULE,
+	.open		= rw_chardev_open,
+	.release	= rw_chardev_release,
 	.unlocked_ioctl	= rw_chardev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= noop_llseek,
+	.mmap		= rw_chardev_mmap,
+	.poll		= rw_chardev_poll,
+	.llseek		= no_llseek,
 };
 
 static struct miscdevice rw_miscdev = {
@@ -75,6 +280,16 @@ int rw_chardev_init(void)
 	BUILD_BUG_ON(sizeof(struct rw_version_info) != RW_VERSION_INFO_SIZE);
 	BUILD_BUG_ON(offsetof(struct rw_version_info, features) != 16);
 	BUILD_BUG_ON(offsetof(struct rw_version_info, reserved) != 24);
+	BUILD_BUG_ON(sizeof(struct rw_attach) != RW_ATTACH_SIZE);
+	BUILD_BUG_ON(offsetof(struct rw_attach, rank) != 72);
+	BUILD_BUG_ON(sizeof(struct rw_tensor_desc) != RW_TENSOR_DESC_SIZE);
+	BUILD_BUG_ON(sizeof(struct rw_declare) != RW_DECLARE_SIZE);
+	BUILD_BUG_ON(offsetof(struct rw_declare, tensors) != 16);
+	BUILD_BUG_ON(sizeof(struct rw_setup) != RW_SETUP_SIZE);
+	BUILD_BUG_ON(offsetof(struct rw_setup, node) != 96);
+	BUILD_BUG_ON(sizeof(struct rw_range) != RW_RANGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct rw_xfer) != RW_XFER_SIZE);
+	BUILD_BUG_ON(offsetof(struct rw_xfer, ranges) != 16);
 
 	return misc_register(&rw_miscdev);
 }

@@ -65,6 +65,7 @@ struct rw_chunk {
 	float *state[2];
 	u32 len;			/* bytes */
 	u32 narrived;			/* owner only */
+	atomic64_t posted;		/* gradients queued (apply_each) */
 	u64 work_ns;			/* owner writes; the rebalancer reads */
 	u64 version;			/* owner writes (release), anyone reads */
 	seqcount_t seq;			/* owner writes around each step */
@@ -102,6 +103,9 @@ struct rw_engine {
 	u32 nr_chunks;
 	u32 nr_state;			/* optimizer state arrays per chunk */
 	struct rw_agg_hparams hp;
+	bool apply_each;		/* a step per gradient, not per W */
+	u64 *versions;			/* user-mappable copy of each version */
+	size_t versions_len;		/* bytes, page-rounded */
 
 	struct rw_layout_tensor *tensors;
 	u64 *offsets;
@@ -295,11 +299,11 @@ out:
 
 /* Sum the chunk's slots and apply the optimizer: the owner's thread only. */
 static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
-			   struct rw_chunk *ch)
+			   struct rw_chunk *ch, const void *const *src, u32 nsrc)
 {
 	struct rw_agg_chunk c = {
-		.src = ch->src,
-		.nsrc = e->nr_workers,
+		.src = src,
+		.nsrc = nsrc,
 		.n = ch->len / sizeof(float),
 		.dtype = RW_AGG_F32,
 		.out = ch->params,
@@ -325,25 +329,38 @@ static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
 	WRITE_ONCE(ec->steps, ec->steps + 1);
 }
 
+/*
+ * A gradient has landed. Synchronous jobs step once every worker's has,
+ * summing them in rank order; the others (apply_each) step on each one
+ * alone, still scaled by 1/W, as asynchronous SGD does.
+ */
 static void rw_engine_arrive(struct rw_engine *e, struct rw_engine_core *ec,
-			     struct rw_chunk *ch, u32 chunk)
+			     struct rw_chunk *ch, u32 chunk, u32 worker)
 {
 	struct rw_slot *s = &e->slots[(size_t)chunk * e->nr_workers];
 	u32 w;
 
-	if (++ch->narrived < e->nr_workers)
-		return;
-	ch->narrived = 0;
+	if (!e->apply_each) {
+		if (++ch->narrived < e->nr_workers)
+			return;
+		ch->narrived = 0;
+	}
 	/*
 	 * Readers see the new parameters and the new version together, or
 	 * retry: both change inside the write section.
 	 */
 	raw_write_seqcount_begin(&ch->seq);
-	rw_engine_step(e, ec, ch);
-	for (w = 0; w < e->nr_workers; w++)
-		clear_bit_unlock(RW_SLOT_INFLIGHT, &s[w].flags);
+	if (e->apply_each) {
+		rw_engine_step(e, ec, ch, &ch->src[worker], 1);
+		clear_bit_unlock(RW_SLOT_INFLIGHT, &s[worker].flags);
+	} else {
+		rw_engine_step(e, ec, ch, ch->src, e->nr_workers);
+		for (w = 0; w < e->nr_workers; w++)
+			clear_bit_unlock(RW_SLOT_INFLIGHT, &s[w].flags);
+	}
 	/* Pairs with the acquire in rw_engine_version(): slots, then params. */
 	smp_store_release(&ch->version, ch->version + 1);
+	WRITE_ONCE(e->versions[chunk], ch->version);
 	raw_write_seqcount_end(&ch->seq);
 	if (wq_has_sleeper(&e->wq))
 		wake_up_all(&e->wq);
@@ -366,7 +383,7 @@ static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
 	}
 	switch (ev->type) {
 	case RW_EV_PUSH:
-		rw_engine_arrive(e, ec, ch, ev->chunk);
+		rw_engine_arrive(e, ec, ch, ev->chunk, ev->worker);
 		break;
 	case RW_EV_MIGRATE:
 		m = container_of(ev, struct rw_migrate, ev);
@@ -526,6 +543,7 @@ static void rw_engine_free(struct rw_engine *e)
 	if (e->arenas)
 		for (i = 0; i < e->map.nr.nr_nodes; i++)
 			vfree(e->arenas[i]);
+	vfree(e->versions);
 	kfree(e->arenas);
 	kvfree(e->chunk_seen);
 	kfree(e->core_seen);
@@ -564,6 +582,7 @@ struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg)
 		return ERR_PTR(-ENOMEM);
 	strscpy(e->name, cfg->name, sizeof(e->name));
 	e->nr_workers = cfg->nr_workers;
+	e->apply_each = cfg->apply_each;
 	e->hp = cfg->hp;
 	e->nr_state = rw_engine_nr_state(cfg->hp.optim);
 	init_waitqueue_head(&e->wq);
@@ -589,6 +608,11 @@ struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg)
 		goto err;
 	ret = rw_engine_build_memory(e);
 	if (ret)
+		goto err;
+	ret = -ENOMEM;
+	e->versions_len = PAGE_ALIGN(array_size(e->nr_chunks, sizeof(u64)));
+	e->versions = vmalloc_user(e->versions_len);
+	if (!e->versions)
 		goto err;
 	e->core_seen = kcalloc(e->map.nr.nr_cores, sizeof(u64), GFP_KERNEL);
 	e->chunk_seen = kvcalloc(e->nr_chunks, sizeof(u64), GFP_KERNEL);
@@ -643,8 +667,9 @@ u32 rw_engine_chunk_len(const struct rw_engine *e, u32 chunk)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_chunk_len);
 
-int rw_engine_push(struct rw_engine *e, u32 worker, u32 chunk,
-		   const void *grad, size_t len)
+/* Claim, fill (if @grad) and queue a worker's slot. */
+static int rw_engine_push_slot(struct rw_engine *e, u32 worker, u32 chunk,
+			       const void *grad, size_t len)
 {
 	struct rw_chunk *ch;
 	struct rw_slot *s;
@@ -652,20 +677,167 @@ int rw_engine_push(struct rw_engine *e, u32 worker, u32 chunk,
 	if (worker >= e->nr_workers || chunk >= e->nr_chunks)
 		return -EINVAL;
 	ch = &e->chunks[chunk];
-	if (len != ch->len)
+	if (grad && len != ch->len)
 		return -EINVAL;
 	s = &e->slots[(size_t)chunk * e->nr_workers + worker];
 	if (test_and_set_bit_lock(RW_SLOT_INFLIGHT, &s->flags)) {
 		this_cpu_inc(e->pcpu->busy);
 		return -EBUSY;
 	}
-	memcpy(s->grad, grad, len);
+	if (grad)
+		memcpy(s->grad, grad, len);
 	this_cpu_inc(e->pcpu->pushes);
+	atomic64_inc(&ch->posted);
 	/* Pairs with the migrate release in rw_engine_handle(). */
 	rw_core_post(smp_load_acquire(&ch->owner), &s->ev);
 	return 0;
 }
+
+int rw_engine_push(struct rw_engine *e, u32 worker, u32 chunk,
+		   const void *grad, size_t len)
+{
+	if (!grad)
+		return -EINVAL;
+	return rw_engine_push_slot(e, worker, chunk, grad, len);
+}
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_push);
+
+int rw_engine_push_mapped(struct rw_engine *e, u32 worker, u32 chunk)
+{
+	return rw_engine_push_slot(e, worker, chunk, NULL, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_push_mapped);
+
+bool rw_engine_slot_busy(const struct rw_engine *e, u32 worker, u32 chunk)
+{
+	if (worker >= e->nr_workers || chunk >= e->nr_chunks)
+		return false;
+	return test_bit(RW_SLOT_INFLIGHT,
+			&e->slots[(size_t)chunk * e->nr_workers + worker].flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_slot_busy);
+
+u64 rw_engine_posted(const struct rw_engine *e, u32 chunk)
+{
+	return chunk < e->nr_chunks ?
+	       (u64)atomic64_read(&e->chunks[chunk].posted) : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_posted);
+
+bool rw_engine_fresh(const struct rw_engine *e, u32 worker, u32 chunk,
+		     u64 posted)
+{
+	if (rw_engine_slot_busy(e, worker, chunk))
+		return false;
+	return !e->apply_each || rw_engine_version(e, chunk) >= posted;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_fresh);
+
+wait_queue_head_t *rw_engine_waitq(struct rw_engine *e)
+{
+	return &e->wq;
+}
+
+const struct rw_layout *rw_engine_layout(const struct rw_engine *e)
+{
+	return &e->layout;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_layout);
+
+/*
+ * The page backing byte @off of buffer @buf as worker @worker sees it: the
+ * buffers are laid out in chunk order, chunk_size bytes per chunk, but
+ * each chunk's memory lives in its node's arena.
+ */
+struct page *rw_engine_page(const struct rw_engine *e, enum rw_engine_buf buf,
+			    u32 worker, u64 off)
+{
+	u32 cs = e->layout.geom.chunk_size, c = off >> e->layout.geom.chunk_shift;
+	const struct rw_chunk *ch;
+	const void *base;
+
+	if (buf == RW_BUF_VERSIONS)
+		return off < e->versions_len ?
+		       vmalloc_to_page((u8 *)e->versions + off) : NULL;
+	if (c >= e->nr_chunks)
+		return NULL;
+	ch = &e->chunks[c];
+	if (buf == RW_BUF_PARAMS)
+		base = ch->params;
+	else if (worker < e->nr_workers)
+		base = ch->src[worker];
+	else
+		return NULL;
+	return vmalloc_to_page((const u8 *)base + (off & (cs - 1)));
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_page);
+
+u64 rw_engine_buf_len(const struct rw_engine *e, enum rw_engine_buf buf)
+{
+	if (buf == RW_BUF_VERSIONS)
+		return e->versions_len;
+	return (u64)e->nr_chunks << e->layout.geom.chunk_shift;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_buf_len);
+
+/* The node with the most of the job's chunks (its memory's home). */
+int rw_engine_home_node(const struct rw_engine *e)
+{
+	u32 i, best = 0;
+
+	for (i = 1; i < e->map.nr.nr_nodes; i++)
+		if (e->map.nodes[i].nr_chunks > e->map.nodes[best].nr_chunks)
+			best = i;
+	return e->map.nr.nr_nodes ? (int)e->map.nodes[best].id : NUMA_NO_NODE;
+}
+
+int rw_engine_topo(struct rw_engine *e, struct rw_engine_topo *t)
+{
+	u32 nc = e->map.nr.nr_cores, nn = e->map.nr.nr_nics, i;
+
+	t->nr_cores = nc;
+	t->nr_nics = nn;
+	t->cores = kcalloc(nc, sizeof(*t->cores), GFP_KERNEL);
+	t->nics = kcalloc(nn, sizeof(*t->nics), GFP_KERNEL);
+	t->place = kvcalloc(e->nr_chunks, sizeof(*t->place), GFP_KERNEL);
+	if (!t->cores || !t->nics || !t->place) {
+		rw_engine_topo_free(t);
+		return -ENOMEM;
+	}
+	mutex_lock(&e->rebal_lock);
+	for (i = 0; i < nc; i++) {
+		t->cores[i].cpu = e->map.cores[i].cpu;
+		t->cores[i].node = e->map.nodes[e->map.cores[i].node].id;
+		t->cores[i].busy_ns = atomic64_read(&e->cores[i].core.busy_ns);
+	}
+	for (i = 0; i < nn; i++) {
+		t->nics[i].nic = e->map.nics[i].id;
+		t->nics[i].node = e->map.nodes[e->map.nics[i].node].id;
+	}
+	for (i = 0; i < e->nr_chunks; i++) {
+		const struct rw_map_place *pl = &e->map.place[i];
+
+		t->place[i].core = pl->core;
+		t->place[i].nic = pl->nic;
+		t->cores[pl->core].chunks++;
+		t->cores[pl->core].bytes += e->chunks[i].len;
+		t->nics[pl->nic].chunks++;
+		t->nics[pl->nic].bytes += e->chunks[i].len;
+	}
+	mutex_unlock(&e->rebal_lock);
+	t->nr_chunks = e->nr_chunks;
+	return 0;
+}
+
+void rw_engine_topo_free(struct rw_engine_topo *t)
+{
+	kvfree(t->place);
+	kfree(t->nics);
+	kfree(t->cores);
+	t->place = NULL;
+	t->nics = NULL;
+	t->cores = NULL;
+}
 
 u64 rw_engine_version(const struct rw_engine *e, u32 chunk)
 {

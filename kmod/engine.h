@@ -4,10 +4,12 @@
 
 #include <linux/cpumask.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include "agg/agg_impl.h"
 #include "chunk/layout.h"
 
+struct page;
 struct rw_engine;
 
 /* What a job asks of its chunk engine. Copied at creation. */
@@ -20,6 +22,30 @@ struct rw_engine_config {
 	struct rw_agg_hparams hp;
 	const struct cpumask *cpus;		/* NULL: every online CPU */
 	u32 rebalance_ms;			/* window; 0: only on request */
+	bool apply_each;			/* step on each gradient (async) */
+};
+
+/* The buffers a worker maps, in chunk order (see uapi RW_MMAP_*). */
+enum rw_engine_buf {
+	RW_BUF_GRAD,
+	RW_BUF_PARAMS,
+	RW_BUF_VERSIONS,
+};
+
+/* A snapshot of where a job's chunks live and how loaded each core is. */
+struct rw_engine_topo {
+	u32 nr_cores, nr_nics, nr_chunks;
+	struct {
+		u32 cpu, node, chunks;
+		u64 bytes, busy_ns;
+	} *cores;
+	struct {
+		u32 nic, node, chunks;
+		u64 bytes;
+	} *nics;
+	struct {
+		u16 core, nic;		/* indices into cores[] and nics[] */
+	} *place;
 };
 
 /* Counters, summed over cores where it applies. */
@@ -48,6 +74,40 @@ u32 rw_engine_chunk_len(const struct rw_engine *e, u32 chunk);
  */
 int rw_engine_push(struct rw_engine *e, u32 worker, u32 chunk,
 		   const void *grad, size_t len);
+
+/*
+ * Zero-copy push: the gradient is already in the worker's slot (its mapped
+ * gradient buffer). Errors as rw_engine_push.
+ */
+int rw_engine_push_mapped(struct rw_engine *e, u32 worker, u32 chunk);
+
+/* Whether the worker's last gradient for @chunk is still being summed. */
+bool rw_engine_slot_busy(const struct rw_engine *e, u32 worker, u32 chunk);
+
+/* Gradients queued for @chunk so far (every worker). */
+u64 rw_engine_posted(const struct rw_engine *e, u32 chunk);
+
+/*
+ * Whether @chunk is fresh for @worker: its own gradients are applied, and
+ * for apply_each engines so are the @posted gradients queued before.
+ */
+bool rw_engine_fresh(const struct rw_engine *e, u32 worker, u32 chunk,
+		     u64 posted);
+
+/* Woken after every step. */
+wait_queue_head_t *rw_engine_waitq(struct rw_engine *e);
+
+const struct rw_layout *rw_engine_layout(const struct rw_engine *e);
+
+/* The page behind byte @off of a buffer (NULL beyond it), and its length. */
+struct page *rw_engine_page(const struct rw_engine *e, enum rw_engine_buf buf,
+			    u32 worker, u64 off);
+u64 rw_engine_buf_len(const struct rw_engine *e, enum rw_engine_buf buf);
+int rw_engine_home_node(const struct rw_engine *e);
+
+/* Fill @t (allocating its arrays); rw_engine_topo_free releases them. */
+int rw_engine_topo(struct rw_engine *e, struct rw_engine_topo *t);
+void rw_engine_topo_free(struct rw_engine_topo *t);
 
 /* The chunk's version: optimizer steps applied so far. */
 u64 rw_engine_version(const struct rw_engine *e, u32 chunk);

@@ -196,7 +196,34 @@ static const struct genl_ops rw_genl_ops[] = {
 		.policy	= rw_job_get_policy,
 		.maxattr = RW_JOB_A_MAX,
 	},
+	{
+		.cmd	= RW_CMD_POLICY_SET,
+		.doit	= rw_genl_policy_set,
+		.policy	= rw_policy_set_policy,
+		.maxattr = RW_JOB_A_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= RW_CMD_TOPO_GET,
+		.doit	= rw_genl_topo_get,
+		.policy	= rw_job_get_policy,
+		.maxattr = RW_JOB_A_MAX,
+	},
+	{
+		.cmd	= RW_CMD_STATS_GET,
+		.doit	= rw_genl_stats_get,
+		.policy	= rw_job_get_policy,
+		.maxattr = RW_JOB_A_MAX,
+	},
 };
+
+/* Events tell who attached, who was evicted, which device went: admin only. */
+static const struct genl_multicast_group rw_genl_mcgrps[] = {
+	{ .name = RW_GENL_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_NET_ADMIN },
+};
+
+/* Events are dropped outside the family's registered life. */
+static bool rw_genl_live;
 
 struct genl_family rw_genl_family __ro_after_init = {
 	.name		= RW_GENL_NAME,
@@ -206,14 +233,45 @@ struct genl_family rw_genl_family __ro_after_init = {
 	.parallel_ops	= true,
 	.ops		= rw_genl_ops,
 	.n_ops		= ARRAY_SIZE(rw_genl_ops),
+	.mcgrps		= rw_genl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(rw_genl_mcgrps),
 };
+
+void rw_genl_event(u32 event, const char *job, int rank, const char *dev,
+		   gfp_t gfp)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!READ_ONCE(rw_genl_live) ||
+	    !genl_has_listeners(&rw_genl_family, &init_net, 0))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, gfp);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &rw_genl_family, 0, RW_CMD_EVENT);
+	if (!hdr || nla_put_u32(skb, RW_JOB_A_EVENT, event) ||
+	    (job && nla_put_string(skb, RW_JOB_A_NAME, job)) ||
+	    (rank >= 0 && nla_put_u32(skb, RW_JOB_A_RANK, rank)) ||
+	    (dev && nla_put_string(skb, RW_JOB_A_DEV, dev))) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&rw_genl_family, skb, 0, 0, gfp);
+}
 
 int rw_genl_init(void)
 {
-	return genl_register_family(&rw_genl_family);
+	int ret = genl_register_family(&rw_genl_family);
+
+	if (!ret)
+		WRITE_ONCE(rw_genl_live, true);
+	return ret;
 }
 
 void rw_genl_exit(void)
 {
+	WRITE_ONCE(rw_genl_live, false);
 	genl_unregister_family(&rw_genl_family);
 }

@@ -45,6 +45,26 @@ const struct nla_policy rw_job_del_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_FLAGS]	= NLA_POLICY_MASK(NLA_U32, RW_JOB_DEL_FLAGS_ALL),
 };
 
+/* What RW_CMD_JOB_NEW takes, less the token. */
+const struct nla_policy rw_policy_set_policy[RW_JOB_A_MAX + 1] = {
+	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,
+				    .len = RW_JOB_NAME_MAX - 1 },
+	[RW_JOB_A_WORKERS]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_WORKERS),
+	[RW_JOB_A_CHUNK_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &rw_chunk_range),
+	[RW_JOB_A_SYNC]		= NLA_POLICY_MAX(NLA_U32, __RW_SYNC_MAX - 1),
+	[RW_JOB_A_STALENESS]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
+	[RW_JOB_A_STALENESS_LO]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
+	[RW_JOB_A_STALENESS_HI]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
+	[RW_JOB_A_EVICT_MS]	= { .type = NLA_U32 },
+	[RW_JOB_A_OPTIM]	= NLA_POLICY_MAX(NLA_U32, __RW_OPTIM_MAX - 1),
+	[RW_JOB_A_LR]		= { .type = NLA_U32 },
+	[RW_JOB_A_MOMENTUM]	= { .type = NLA_U32 },
+	[RW_JOB_A_WEIGHT_DECAY]	= { .type = NLA_U32 },
+	[RW_JOB_A_BETA1]	= { .type = NLA_U32 },
+	[RW_JOB_A_BETA2]	= { .type = NLA_U32 },
+	[RW_JOB_A_EPS]		= { .type = NLA_U32 },
+};
+
 const struct nla_policy rw_job_get_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,
 				    .len = RW_JOB_NAME_MAX - 1 },
@@ -90,6 +110,12 @@ static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
 	    nla_put_u32(skb, RW_JOB_A_BETA2, c->beta2) ||
 	    nla_put_u32(skb, RW_JOB_A_EPS, c->eps) ||
 	    nla_put_u32(skb, RW_JOB_A_ATTACHED, READ_ONCE(job->attached)) ||
+	    nla_put_u32(skb, RW_JOB_A_MAPPINGS, atomic_read(&job->mappings)) ||
+	    (READ_ONCE(job->run_chunks) &&
+	     (nla_put_u32(skb, RW_JOB_A_TENSORS, READ_ONCE(job->run_tensors)) ||
+	      nla_put_u32(skb, RW_JOB_A_CHUNKS, READ_ONCE(job->run_chunks)) ||
+	      nla_put_u64_64bit(skb, RW_JOB_A_MODEL_BYTES,
+				READ_ONCE(job->run_bytes), RW_JOB_A_UNSPEC))) ||
 	    (token && nla_put(skb, RW_JOB_A_TOKEN, RW_JOB_TOKEN_LEN, token))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -167,11 +193,97 @@ int rw_genl_job_new(struct sk_buff *skb, struct genl_info *info)
 int rw_genl_job_del(struct sk_buff *skb, struct genl_info *info)
 {
 	char name[RW_JOB_NAME_MAX];
+	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, RW_JOB_A_NAME))
 		return -EINVAL;
 	nla_strscpy(name, info->attrs[RW_JOB_A_NAME], sizeof(name));
-	return rw_job_del(name, rw_attr_u32(info, RW_JOB_A_FLAGS, 0));
+	ret = rw_job_del(name, rw_attr_u32(info, RW_JOB_A_FLAGS, 0));
+	if (ret == -EBUSY)
+		GENL_SET_ERR_MSG(info, "workers are attached; delete with force to detach them");
+	else if (ret == -ENOENT)
+		GENL_SET_ERR_MSG(info, "no job by that name");
+	return ret;
+}
+
+int rw_genl_policy_set(struct sk_buff *skb, struct genl_info *info)
+{
+	char name[RW_JOB_NAME_MAX];
+	struct rw_job_config cfg;
+	const char *msg = NULL;
+	struct rw_job *job;
+	u32 mask = 0;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, RW_JOB_A_NAME))
+		return -EINVAL;
+	nla_strscpy(name, info->attrs[RW_JOB_A_NAME], sizeof(name));
+	job = rw_job_get(name);
+	if (!job) {
+		GENL_SET_ERR_MSG(info, "no job by that name");
+		return -ENOENT;
+	}
+	/* Unnamed settings keep their values; groups change as a whole. */
+	cfg = job->cfg;
+	rw_job_put(job);
+	if (info->attrs[RW_JOB_A_WORKERS]) {
+		cfg.workers = nla_get_u32(info->attrs[RW_JOB_A_WORKERS]);
+		mask |= RW_JOB_SET_WORKERS;
+	}
+	if (info->attrs[RW_JOB_A_CHUNK_SIZE]) {
+		cfg.chunk_size = nla_get_u32(info->attrs[RW_JOB_A_CHUNK_SIZE]);
+		mask |= RW_JOB_SET_CHUNK;
+	}
+	if (info->attrs[RW_JOB_A_SYNC] || info->attrs[RW_JOB_A_STALENESS] ||
+	    info->attrs[RW_JOB_A_STALENESS_LO] ||
+	    info->attrs[RW_JOB_A_STALENESS_HI]) {
+		cfg.sync = rw_attr_u32(info, RW_JOB_A_SYNC, cfg.sync);
+		cfg.staleness = rw_attr_u32(info, RW_JOB_A_STALENESS,
+					    cfg.staleness);
+		cfg.staleness_lo = rw_attr_u32(info, RW_JOB_A_STALENESS_LO,
+					       cfg.staleness_lo);
+		cfg.staleness_hi = rw_attr_u32(info, RW_JOB_A_STALENESS_HI,
+					       cfg.staleness_hi);
+		mask |= RW_JOB_SET_SYNC;
+	}
+	if (info->attrs[RW_JOB_A_EVICT_MS]) {
+		cfg.evict_ms = nla_get_u32(info->attrs[RW_JOB_A_EVICT_MS]);
+		mask |= RW_JOB_SET_EVICT;
+	}
+	if (info->attrs[RW_JOB_A_OPTIM] || info->attrs[RW_JOB_A_LR] ||
+	    info->attrs[RW_JOB_A_MOMENTUM] ||
+	    info->attrs[RW_JOB_A_WEIGHT_DECAY] ||
+	    info->attrs[RW_JOB_A_BETA1] || info->attrs[RW_JOB_A_BETA2] ||
+	    info->attrs[RW_JOB_A_EPS]) {
+		cfg.optim = rw_attr_u32(info, RW_JOB_A_OPTIM, cfg.optim);
+		cfg.lr = rw_attr_u32(info, RW_JOB_A_LR, cfg.lr);
+		cfg.momentum = rw_attr_u32(info, RW_JOB_A_MOMENTUM,
+					   cfg.momentum);
+		cfg.weight_decay = rw_attr_u32(info, RW_JOB_A_WEIGHT_DECAY,
+					       cfg.weight_decay);
+		cfg.beta1 = rw_attr_u32(info, RW_JOB_A_BETA1, cfg.beta1);
+		cfg.beta2 = rw_attr_u32(info, RW_JOB_A_BETA2, cfg.beta2);
+		cfg.eps = rw_attr_u32(info, RW_JOB_A_EPS, cfg.eps);
+		mask |= RW_JOB_SET_OPTIM;
+	}
+	if (!mask) {
+		GENL_SET_ERR_MSG(info, "no setting to change");
+		return -EINVAL;
+	}
+	ret = rw_job_set_policy(name, &cfg, mask, &msg);
+	if (ret) {
+		if (msg && info->extack)
+			info->extack->_msg = msg;
+		else if (ret == -ENOENT)
+			GENL_SET_ERR_MSG(info, "no job by that name");
+		return ret;
+	}
+	job = rw_job_get(name);
+	if (!job)
+		return 0;
+	ret = rw_job_reply(info, job, NULL);
+	rw_job_put(job);
+	return ret;
 }
 
 int rw_genl_job_get(struct sk_buff *skb, struct genl_info *info)

@@ -18,6 +18,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rw.h"
+#include "genl.h"
 #include "ibdev.h"
 
 struct rw_ibdev {
@@ -59,6 +60,7 @@ static int rw_ibdev_add(struct ib_device *ibdev)
 	ib_set_client_data(ibdev, &rw_ib_client, d);
 	pr_info("RDMA device %s added (node %d, %u port%s)\n", d->info.name,
 		d->info.numa_node, d->info.ports, d->info.ports == 1 ? "" : "s");
+	rw_genl_event(RW_EVENT_DEV_ADDED, NULL, -1, d->info.name, GFP_KERNEL);
 	return 0;
 }
 
@@ -70,6 +72,7 @@ static void rw_ibdev_remove(struct ib_device *ibdev, void *client_data)
 	list_del(&d->link);
 	mutex_unlock(&rw_ibdevs_lock);
 	pr_info("RDMA device %s removed\n", d->info.name);
+	rw_genl_event(RW_EVENT_DEV_GONE, NULL, -1, d->info.name, GFP_KERNEL);
 	kfree(d);
 }
 

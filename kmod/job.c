@@ -20,7 +20,11 @@
 
 #include "rw.h"
 #include "job.h"
+#include "engine.h"
+#include "genl.h"
 #include "params.h"
+#include "worker.h"
+#include "sync/sync.h"
 #include "agg/agg.h"
 
 static DEFINE_MUTEX(rw_jobs_lock);		/* protects everything below */
@@ -41,8 +45,8 @@ static bool rw_job_name_ok(const char *name)
 }
 
 /* The optimizer settings as the aggregation kernels take them. */
-static void rw_job_hparams(const struct rw_job_config *cfg,
-			   struct rw_agg_hparams *hp)
+void rw_job_hparams(const struct rw_job_config *cfg,
+		    struct rw_agg_hparams *hp)
 {
 	memset(hp, 0, sizeof(*hp));
 	hp->optim = cfg->optim;
@@ -109,7 +113,31 @@ static void rw_job_release(struct kref *ref)
 	struct rw_job *job = container_of(ref, struct rw_job, ref);
 
 	memzero_explicit(job->token, sizeof(job->token));
+	/* Every file was released before its reference went: no run left. */
+	WARN_ON(job->engine || job->sync);
+	kvfree(job->wc);
+	kvfree(job->ranks);
 	kfree(job);
+}
+
+/* Size the per-rank arrays for cfg.workers. */
+static int rw_job_alloc_ranks(struct rw_job *job, u32 workers)
+{
+	struct rw_worker_counters *wc;
+	struct rw_worker **ranks;
+
+	ranks = kvcalloc(workers, sizeof(*ranks), GFP_KERNEL);
+	wc = kvcalloc(workers, sizeof(*wc), GFP_KERNEL);
+	if (!ranks || !wc) {
+		kvfree(ranks);
+		kvfree(wc);
+		return -ENOMEM;
+	}
+	kvfree(job->ranks);
+	kvfree(job->wc);
+	job->ranks = ranks;
+	job->wc = wc;
+	return 0;
 }
 
 void rw_job_put(struct rw_job *job)
@@ -146,6 +174,13 @@ int rw_job_new(const struct rw_job_config *cfg, const char **msg,
 	if (!job)
 		return -ENOMEM;
 	kref_init(&job->ref);
+	mutex_init(&job->run_lock);
+	atomic_set(&job->mappings, 0);
+	ret = rw_job_alloc_ranks(job, cfg->workers);
+	if (ret) {
+		kfree(job);
+		return ret;
+	}
 	job->cfg = *cfg;
 	memzero_explicit(job->cfg.token, sizeof(job->cfg.token));
 	if (!job->cfg.chunk_size)
@@ -175,35 +210,192 @@ int rw_job_new(const struct rw_job_config *cfg, const char **msg,
 		return ret;
 	}
 	memcpy(token, job->token, sizeof(job->token));
+	rw_genl_event(RW_EVENT_JOB_NEW, job->cfg.name, -1, NULL, GFP_KERNEL);
 	*out = job;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_new);
 
+/* Unregister (rw_jobs_lock held): no attach finds it any more. */
+static void rw_job_unlist(struct rw_job *job, u32 *ranks_out)
+{
+	u32 r, n = 0;
+
+	lockdep_assert_held(&rw_jobs_lock);
+	xa_erase(&rw_jobs, job->id);
+	rw_jobs_count--;
+	rw_jobs_gen++;
+	WRITE_ONCE(job->deleted, true);
+	/* Nobody can attach with it any more, whoever still holds it. */
+	memzero_explicit(job->token, sizeof(job->token));
+	/* Forced: the attached workers lose their ranks (they get ENODEV). */
+	for (r = 0; r < job->cfg.workers; r++) {
+		if (job->ranks[r]) {
+			job->ranks[r] = NULL;
+			if (ranks_out)
+				ranks_out[n++] = r;
+		}
+	}
+	job->attached = 0;
+	if (ranks_out && n < job->cfg.workers)
+		ranks_out[n] = U32_MAX;
+}
+
 int rw_job_del(const char *name, u32 flags)
 {
+	u32 *gone = NULL;
 	struct rw_job *job;
 	int ret = 0;
 
 	if (flags & ~RW_JOB_DEL_FLAGS_ALL)
 		return -EINVAL;
-	mutex_lock(&rw_jobs_lock);
-	job = rw_job_find_locked(name);
+	job = rw_job_get(name);
 	if (!job)
+		return -ENOENT;
+	gone = kvcalloc(job->cfg.workers, sizeof(*gone), GFP_KERNEL);
+	if (!gone) {
+		rw_job_put(job);
+		return -ENOMEM;
+	}
+	mutex_lock(&job->run_lock);
+	mutex_lock(&rw_jobs_lock);
+	if (job->deleted)
 		ret = -ENOENT;
 	else if (job->attached && !(flags & RW_JOB_DEL_FORCE))
 		ret = -EBUSY;
-	if (!ret) {
-		xa_erase(&rw_jobs, job->id);
-		rw_jobs_count--;
-		rw_jobs_gen++;
-		/* Nobody can attach with it any more, whoever still holds it. */
-		memzero_explicit(job->token, sizeof(job->token));
-	}
+	else
+		rw_job_unlist(job, gone);
 	mutex_unlock(&rw_jobs_lock);
 	if (!ret)
-		rw_job_put(job);
+		rw_worker_job_gone(job, gone);
+	mutex_unlock(&job->run_lock);
+	if (!ret) {
+		rw_genl_event(RW_EVENT_JOB_DEL, job->cfg.name, -1, NULL,
+			      GFP_KERNEL);
+		rw_job_put(job);	/* the registry's */
+	}
+	kvfree(gone);
+	rw_job_put(job);
 	return ret;
+}
+
+int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
+		      u32 mask, const char **msg)
+{
+	struct rw_job_config c;
+	struct rw_job *job;
+	int ret;
+
+	*msg = NULL;
+	job = rw_job_get(name);
+	if (!job)
+		return -ENOENT;
+	mutex_lock(&job->run_lock);
+	mutex_lock(&rw_jobs_lock);
+	c = job->cfg;
+	if (mask & RW_JOB_SET_WORKERS)
+		c.workers = cfg->workers;
+	if (mask & RW_JOB_SET_CHUNK)
+		c.chunk_size = cfg->chunk_size;
+	if (mask & RW_JOB_SET_SYNC) {
+		c.sync = cfg->sync;
+		c.staleness = cfg->staleness;
+		c.staleness_lo = cfg->staleness_lo;
+		c.staleness_hi = cfg->staleness_hi;
+	}
+	if (mask & RW_JOB_SET_EVICT)
+		c.evict_ms = cfg->evict_ms;
+	if (mask & RW_JOB_SET_OPTIM) {
+		c.optim = cfg->optim;
+		c.lr = cfg->lr;
+		c.momentum = cfg->momentum;
+		c.weight_decay = cfg->weight_decay;
+		c.beta1 = cfg->beta1;
+		c.beta2 = cfg->beta2;
+		c.eps = cfg->eps;
+	}
+	if (job->deleted) {
+		ret = -ENOENT;
+	} else if (job->users || job->engine) {
+		*msg = "workers or observers are attached, or buffers still mapped: settings change between runs";
+		ret = -EBUSY;
+	} else {
+		ret = rw_job_check_config(&c, msg);
+		if (!ret && c.workers != job->cfg.workers)
+			ret = rw_job_alloc_ranks(job, c.workers);
+		if (!ret)
+			job->cfg = c;
+	}
+	mutex_unlock(&rw_jobs_lock);
+	mutex_unlock(&job->run_lock);
+	if (!ret)
+		rw_genl_event(RW_EVENT_POLICY, job->cfg.name, -1, NULL,
+			      GFP_KERNEL);
+	rw_job_put(job);
+	return ret;
+}
+
+int rw_job_take_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
+		     bool observer)
+{
+	int ret = 0;
+
+	mutex_lock(&rw_jobs_lock);
+	if (job->deleted)
+		ret = -ENOENT;
+	else if (observer)
+		;
+	else if (rank >= job->cfg.workers)
+		ret = -ERANGE;
+	else if (job->ranks[rank])
+		ret = -EADDRINUSE;
+	if (!ret) {
+		if (!observer) {
+			job->ranks[rank] = w;
+			job->attached++;
+		}
+		job->users++;
+	}
+	mutex_unlock(&rw_jobs_lock);
+	return ret;
+}
+
+bool rw_job_drop_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
+		      bool observer)
+{
+	bool held = false;
+
+	mutex_lock(&rw_jobs_lock);
+	if (!observer && rank < job->cfg.workers && job->ranks[rank] == w) {
+		job->ranks[rank] = NULL;
+		job->attached--;
+		held = true;
+	}
+	mutex_unlock(&rw_jobs_lock);
+	return held;
+}
+
+void rw_job_release_user(struct rw_job *job)
+{
+	struct rw_engine *e = NULL;
+	struct rw_sync *s = NULL;
+
+	mutex_lock(&job->run_lock);
+	mutex_lock(&rw_jobs_lock);
+	if (!--job->users) {
+		e = job->engine;
+		s = job->sync;
+		job->engine = NULL;
+		job->sync = NULL;
+		WRITE_ONCE(job->run_chunks, 0);
+		WRITE_ONCE(job->run_tensors, 0);
+		WRITE_ONCE(job->run_bytes, 0);
+	}
+	mutex_unlock(&rw_jobs_lock);
+	mutex_unlock(&job->run_lock);
+	/* Nobody else can reach them now: the last user is gone. */
+	rw_sync_destroy(s);
+	rw_engine_destroy(e);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_del);
 
@@ -247,8 +439,8 @@ void rw_job_exit(void)
 
 	mutex_lock(&rw_jobs_lock);
 	xa_for_each(&rw_jobs, id, job) {
-		xa_erase(&rw_jobs, id);
-		memzero_explicit(job->token, sizeof(job->token));
+		/* Files hold the module: no worker is attached at unload. */
+		rw_job_unlist(job, NULL);
 		rw_job_put(job);
 	}
 	rw_jobs_count = 0;

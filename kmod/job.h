@@ -2,7 +2,9 @@
 #ifndef _RW_JOB_H
 #define _RW_JOB_H
 
+#include <linux/atomic.h>
 #include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 
 #include "rackweave.h"
@@ -24,16 +26,49 @@ struct rw_job_config {
 	u32 lr, momentum, weight_decay, beta1, beta2, eps;
 };
 
+struct rw_engine;
+struct rw_sync;
+struct rw_worker;
+
+/* Per-rank counters, kept for the job's life (ranks come and go). */
+struct rw_worker_counters {
+	atomic64_t pushes;		/* push calls that pushed */
+	atomic64_t pulls;		/* pull calls that returned fresh */
+	atomic64_t bytes;		/* gradient bytes pushed */
+	atomic64_t chunks;		/* chunks pushed */
+	atomic64_t errors;		/* calls refused */
+};
+
 /*
- * A job: a named tenant of the box. Immutable after creation except the
- * fields marked; freed when the last reference goes.
+ * A job: a named tenant of the box, freed when the last reference goes.
+ *
+ * A run of the job starts when its first worker declares the model layout
+ * (the engine and the gate are created then, from the settings of that
+ * moment) and ends when the last attached file is released (its buffers
+ * unmapped): the engine and gate go, and settings may change again.
+ *
+ * Locks: rw_jobs_lock (job.c) protects the registry and the fields marked
+ * [J]; run_lock protects [R]. Order: run_lock, then rw_jobs_lock.
  */
 struct rw_job {
 	struct kref ref;
 	u32 id;
-	struct rw_job_config cfg;	/* token wiped from here at creation */
+	struct rw_job_config cfg;	/* [J] policy set changes it when idle */
 	u8 token[RW_JOB_TOKEN_LEN];	/* wiped when the job is deleted */
-	u32 attached;			/* rw_jobs_lock */
+	u32 attached;			/* [J] workers attached now */
+	u32 users;			/* [J] attached files not yet released */
+	bool deleted;			/* [J] gone from the registry */
+	struct rw_worker **ranks;	/* [J] cfg.workers entries */
+	struct rw_worker_counters *wc;	/* [J] cfg.workers entries */
+	atomic_t mappings;		/* live mmaps of the job's buffers */
+	/* The running layout's size, 0 between runs (READ_ONCE, [R] writes). */
+	u32 run_tensors;
+	u32 run_chunks;
+	u64 run_bytes;
+
+	struct mutex run_lock;
+	struct rw_engine *engine;	/* [R], stable while a file is attached */
+	struct rw_sync *sync;		/* [R], likewise */
 };
 
 /* The registry needs no set-up; this deletes every job at unload. */
@@ -63,6 +98,32 @@ u32 rw_job_generation(void);
 
 /* Constant-time token check. */
 bool rw_job_token_ok(const struct rw_job *job, const u8 *token);
+
+/*
+ * Change a job's settings (@mask: RW_JOB_SET_* bits of @cfg to take).
+ * -ENOENT, -EBUSY while a file is attached (*@msg says why), -EINVAL as
+ * rw_job_new. On success the job's settings are copied to *@out.
+ */
+#define RW_JOB_SET_WORKERS	(1U << 0)
+#define RW_JOB_SET_CHUNK	(1U << 1)
+#define RW_JOB_SET_SYNC		(1U << 2)
+#define RW_JOB_SET_EVICT	(1U << 3)
+#define RW_JOB_SET_OPTIM	(1U << 4)	/* optimizer and hyper-parameters */
+int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
+		      u32 mask, const char **msg);
+
+/* Worker slots: rank @rank of @job is taken by @w (see worker.c). */
+int rw_job_take_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
+		     bool observer);
+/* Give back what rw_job_take_rank took; true if the rank was still held. */
+bool rw_job_drop_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
+		      bool observer);
+/* The file of an attached worker is released: the run ends with the last. */
+void rw_job_release_user(struct rw_job *job);
+
+/* The optimizer settings as the aggregation kernels take them. */
+void rw_job_hparams(const struct rw_job_config *cfg,
+		    struct rw_agg_hparams *hp);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int rw_job_check_config(const struct rw_job_config *cfg, const char **msg);

@@ -176,7 +176,7 @@
  *
  * Multicast group "events" (RW_GENL_MCGRP_EVENTS; joining needs
  *   CAP_NET_ADMIN) carries RW_CMD_EVENT messages: RW_JOB_A_EVENT (enum
- *   rw_event), RW_JOB_A_NAME (the job, if any), RW_JOB_A_RANK (the worker,
+ *   rw_event_kind), RW_JOB_A_NAME (the job, if any), RW_JOB_A_RANK (the worker,
  *   if any), RW_JOB_A_DEV (the RDMA device, if any).
  *
  * Messages with attributes the command does not take, attributes of the wrong
@@ -440,7 +440,7 @@ enum rw_job_attr {
 	RW_JOB_A_CHUNK_MAP,	/* nest of RW_TOPO_A_* entries (runs) */
 	RW_JOB_A_STATS,		/* nest of RW_STAT_A_* */
 	RW_JOB_A_WORKER_STATS,	/* nest of entries, each RW_STAT_A_* */
-	RW_JOB_A_EVENT,		/* u32, enum rw_event */
+	RW_JOB_A_EVENT,		/* u32, enum rw_event_kind */
 	RW_JOB_A_RANK,		/* u32 */
 	RW_JOB_A_DEV,		/* string */
 	__RW_JOB_A_MAX
@@ -516,7 +516,7 @@ enum rw_stat_attr {
 };
 #define RW_STAT_A_MAX (__RW_STAT_A_MAX - 1)
 
-enum rw_event {
+enum rw_event_kind {
 	RW_EVENT_JOB_NEW = 1,
 	RW_EVENT_JOB_DEL = 2,
 	RW_EVENT_ATTACHED = 3,

@@ -29,13 +29,15 @@
 #define RW_LAYOUT_MAX_CHUNKS	1048576U
 #define RW_LAYOUT_MAX_TENSORS	1048576U
 
-/* Element types. f32 is what aggregation handles today. */
-enum rw_dtype {
-	RW_DTYPE_F32	= 0,
-	RW_DTYPE_F16	= 1,
-	RW_DTYPE_BF16	= 2,
-	RW_DTYPE_NR
-};
+/*
+ * Element types: the same numbers as the uapi's RW_DTYPE_* (a macro may be
+ * defined twice when both definitions are identical). f32 is what
+ * aggregation handles today.
+ */
+#define RW_DTYPE_F32		0
+#define RW_DTYPE_F16		1
+#define RW_DTYPE_BF16		2
+#define RW_DTYPE_NR		3
 
 /* Size in bytes of one element of @dtype; 0 if @dtype is unknown. */
 u32 rw_dtype_size(u32 dtype);
@@ -44,7 +46,7 @@ u32 rw_dtype_size(u32 dtype);
 struct rw_layout_tensor {
 	u64 key;		/* unique within the job */
 	u64 nelems;		/* at least 1 */
-	u32 dtype;		/* enum rw_dtype */
+	u32 dtype;		/* RW_DTYPE_* */
 };
 
 /*

@@ -19,6 +19,7 @@
 
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -44,6 +45,8 @@ struct rw_sync {
 	u8 *state;			/* enum rw_sync_state per worker */
 	u32 *scratch;			/* released or evicted workers */
 	wait_queue_head_t wq;
+	rw_sync_notify_t notify;	/* evictions, under the lock */
+	void *notify_arg;
 	struct delayed_work expire_work;
 	unsigned long expire_period;	/* jiffies; 0: no timer */
 };
@@ -168,6 +171,12 @@ static bool rw_sync_after_evict(struct rw_sync *s, const u32 *gone, u32 n,
 	bool wake;
 
 	lockdep_assert_held(&s->lock);
+	if (s->notify) {
+		u32 i;
+
+		for (i = 0; i < n; i++)
+			s->notify(s->notify_arg, gone[i]);
+	}
 	wake = rw_sync_mark(s, gone, n, RW_SYNC_EVICTED);
 	return rw_sync_release_locked(s, now) || wake;
 }
@@ -219,6 +228,42 @@ int rw_sync_join(struct rw_sync *s, u32 p, u32 *epoch)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_join);
 
+int rw_sync_enter(struct rw_sync *s, u32 p, u32 *epoch)
+{
+	int ret = 0;
+
+	if (p >= s->gate.cfg.nr_workers)
+		return -EINVAL;
+	spin_lock_bh(&s->lock);
+	if (s->w[p].live) {
+		*epoch = s->w[p].epoch;
+	} else {
+		ret = rw_gate_join(&s->gate, p, ktime_get_ns(), epoch);
+		if (!ret)
+			s->state[p] = RW_SYNC_IDLE;
+	}
+	spin_unlock_bh(&s->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_sync_enter);
+
+__poll_t rw_sync_poll(struct rw_sync *s, u32 p, struct file *file,
+		      poll_table *pt)
+{
+	if (p >= s->gate.cfg.nr_workers)
+		return EPOLLERR;
+	poll_wait(file, &s->wq, pt);
+	return rw_sync_settled(s, p) ? EPOLLIN : 0;
+}
+
+void rw_sync_set_notify(struct rw_sync *s, rw_sync_notify_t fn, void *arg)
+{
+	spin_lock_bh(&s->lock);
+	s->notify = fn;
+	s->notify_arg = arg;
+	spin_unlock_bh(&s->lock);
+}
+
 void rw_sync_info(struct rw_sync *s, struct rw_sync_info *info)
 {
 	spin_lock_bh(&s->lock);
@@ -243,6 +288,18 @@ int rw_sync_worker_stats(struct rw_sync *s, u32 p, struct rw_gate_stats *st,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_worker_stats);
+
+bool rw_sync_worker_live(struct rw_sync *s, u32 p)
+{
+	bool live;
+
+	if (p >= s->gate.cfg.nr_workers)
+		return false;
+	spin_lock_bh(&s->lock);
+	live = s->w[p].live;
+	spin_unlock_bh(&s->lock);
+	return live;
+}
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int rw_sync_check(struct rw_sync *s)

@@ -6,7 +6,12 @@
 
 #include "sync/gate.h"
 
+struct file;
+struct poll_table_struct;
 struct rw_sync;
+
+/* Told of every eviction, under the gate's lock: must not sleep. */
+typedef void (*rw_sync_notify_t)(void *arg, u32 p);
 
 /* Job-wide view of the gate, for statistics. */
 struct rw_sync_info {
@@ -42,7 +47,20 @@ int rw_sync_join(struct rw_sync *s, u32 p, u32 *epoch);
 /* Evict every worker silent for longer than the timeout; returns how many. */
 u32 rw_sync_expire(struct rw_sync *s);
 
+/*
+ * A worker (re)attaches: if it is live, its current epoch; otherwise it
+ * joins at the minimum clock (rw_sync_join). 0 or -EINVAL.
+ */
+int rw_sync_enter(struct rw_sync *s, u32 p, u32 *epoch);
+
+/* For poll(): EPOLLIN once @p is no longer parked. */
+__poll_t rw_sync_poll(struct rw_sync *s, u32 p, struct file *file,
+		      struct poll_table_struct *pt);
+
+void rw_sync_set_notify(struct rw_sync *s, rw_sync_notify_t fn, void *arg);
+
 void rw_sync_info(struct rw_sync *s, struct rw_sync_info *info);
+bool rw_sync_worker_live(struct rw_sync *s, u32 p);
 int rw_sync_worker_stats(struct rw_sync *s, u32 p, struct rw_gate_stats *st,
 			 u64 *clock);
 

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a running job looks like: RW_CMD_TOPO_GET (where its chunks live and
+ * how loaded each core and NIC is) and RW_CMD_STATS_GET (counters of the
+ * job and of each rank). Both read-only and unprivileged; the layouts are
+ * documented in uapi/rackweave.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+#include "rw.h"
+#include "engine.h"
+#include "genl_job.h"
+#include "job.h"
+#include "sync/sync.h"
+
+/* Look the job up from RW_JOB_A_NAME, saying so in the ack if it is not. */
+static struct rw_job *rw_genl_job(struct genl_info *info)
+{
+	char name[RW_JOB_NAME_MAX];
+	struct rw_job *job;
+
+	if (GENL_REQ_ATTR_CHECK(info, RW_JOB_A_NAME))
+		return ERR_PTR(-EINVAL);
+	nla_strscpy(name, info->attrs[RW_JOB_A_NAME], sizeof(name));
+	job = rw_job_get(name);
+	if (!job) {
+		GENL_SET_ERR_MSG(info, "no job by that name");
+		return ERR_PTR(-ENOENT);
+	}
+	return job;
+}
+
+static int rw_put_topo(struct sk_buff *skb, const struct rw_engine_topo *t)
+{
+	struct nlattr *list, *e;
+	u32 i, first, runs = 0;
+
+	list = nla_nest_start(skb, RW_JOB_A_CORES);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < t->nr_cores; i++) {
+		e = nla_nest_start(skb, RW_JOB_A_ENTRY);
+		if (!e || nla_put_u32(skb, RW_TOPO_A_CPU, t->cores[i].cpu) ||
+		    nla_put_u32(skb, RW_TOPO_A_NODE, t->cores[i].node) ||
+		    nla_put_u32(skb, RW_TOPO_A_CHUNKS, t->cores[i].chunks) ||
+		    nla_put_u64_64bit(skb, RW_TOPO_A_BYTES, t->cores[i].bytes,
+				      RW_TOPO_A_PAD) ||
+		    nla_put_u64_64bit(skb, RW_TOPO_A_BUSY_NS,
+				      t->cores[i].busy_ns, RW_TOPO_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, e);
+	}
+	nla_nest_end(skb, list);
+
+	list = nla_nest_start(skb, RW_JOB_A_NICS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < t->nr_nics; i++) {
+		e = nla_nest_start(skb, RW_JOB_A_ENTRY);
+		if (!e || nla_put_u32(skb, RW_TOPO_A_NIC, t->nics[i].nic) ||
+		    nla_put_u32(skb, RW_TOPO_A_NODE, t->nics[i].node) ||
+		    nla_put_u32(skb, RW_TOPO_A_CHUNKS, t->nics[i].chunks) ||
+		    nla_put_u64_64bit(skb, RW_TOPO_A_BYTES, t->nics[i].bytes,
+				      RW_TOPO_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, e);
+	}
+	nla_nest_end(skb, list);
+
+	/* Runs of consecutive chunks on one core and NIC. */
+	list = nla_nest_start(skb, RW_JOB_A_CHUNK_MAP);
+	if (!list)
+		return -EMSGSIZE;
+	for (first = 0; first < t->nr_chunks; first = i) {
+		u16 core = t->place[first].core, nic = t->place[first].nic;
+
+		for (i = first + 1; i < t->nr_chunks; i++)
+			if (t->place[i].core != core || t->place[i].nic != nic)
+				break;
+		if (runs++ == RW_TOPO_MAX_RUNS) {
+			if (nla_put_flag(skb, RW_TOPO_A_TRUNCATED))
+				return -EMSGSIZE;
+			break;
+		}
+		e = nla_nest_start(skb, RW_JOB_A_ENTRY);
+		if (!e || nla_put_u32(skb, RW_TOPO_A_FIRST, first) ||
+		    nla_put_u32(skb, RW_TOPO_A_COUNT, i - first) ||
+		    nla_put_u32(skb, RW_TOPO_A_CPU, t->cores[core].cpu) ||
+		    nla_put_u32(skb, RW_TOPO_A_NIC, t->nics[nic].nic) ||
+		    nla_put_u32(skb, RW_TOPO_A_NODE, t->cores[core].node))
+			return -EMSGSIZE;
+		nla_nest_end(skb, e);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+int rw_genl_topo_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rw_engine_topo t = {};
+	struct sk_buff *msg;
+	struct rw_job *job;
+	size_t size = NLMSG_GOODSIZE;
+	void *hdr;
+	int ret = 0;
+
+	job = rw_genl_job(info);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+	mutex_lock(&job->run_lock);
+	if (job->engine)
+		ret = rw_engine_topo(job->engine, &t);
+	mutex_unlock(&job->run_lock);
+	if (ret)
+		goto out;
+	size += (size_t)t.nr_cores * 64 + (size_t)t.nr_nics * 48 +
+		(size_t)min_t(u32, t.nr_chunks, RW_TOPO_MAX_RUNS + 1) * 56;
+	ret = -ENOMEM;
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	ret = -EMSGSIZE;
+	hdr = genlmsg_put_reply(msg, info, &rw_genl_family, 0,
+				RW_CMD_TOPO_GET);
+	if (!hdr || nla_put_string(msg, RW_JOB_A_NAME, job->cfg.name) ||
+	    (t.cores && (nla_put_u32(msg, RW_JOB_A_CHUNKS, t.nr_chunks) ||
+			 rw_put_topo(msg, &t)))) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
+	rw_engine_topo_free(&t);
+	rw_job_put(job);
+	return ret;
+}
+
+static int rw_put_u64s(struct sk_buff *skb, const u32 *attrs, const u64 *v,
+		       u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (nla_put_u64_64bit(skb, attrs[i], v[i], RW_STAT_A_PAD))
+			return -EMSGSIZE;
+	return 0;
+}
+
+static int rw_put_job_stats(struct sk_buff *skb, struct rw_job *job)
+{
+	static const u32 attrs[] = {
+		RW_STAT_A_PUSHES, RW_STAT_A_PULLS, RW_STAT_A_BYTES,
+		RW_STAT_A_CHUNKS, RW_STAT_A_STEPS, RW_STAT_A_BUSY,
+		RW_STAT_A_MIGRATIONS, RW_STAT_A_ERRORS, RW_STAT_A_MIN_CLOCK,
+		RW_STAT_A_MAX_SKEW, RW_STAT_A_EVICTIONS,
+	};
+	struct rw_engine_stats es = {};
+	struct rw_sync_info si = {};
+	u64 v[ARRAY_SIZE(attrs)] = {};
+	struct nlattr *nest;
+	u32 r;
+
+	lockdep_assert_held(&job->run_lock);
+	if (job->engine)
+		rw_engine_get_stats(job->engine, &es);
+	if (job->sync)
+		rw_sync_info(job->sync, &si);
+	for (r = 0; r < job->cfg.workers; r++) {
+		struct rw_worker_counters *wc = &job->wc[r];
+		struct rw_gate_stats gs = {};
+		u64 clock;
+
+		v[1] += atomic64_read(&wc->pulls);
+		v[2] += atomic64_read(&wc->bytes);
+		v[7] += atomic64_read(&wc->errors);
+		if (job->sync && !rw_sync_worker_stats(job->sync, r, &gs, &clock))
+			v[10] += gs.evictions;
+	}
+	v[0] = es.pushes;
+	v[3] = es.pushes;
+	v[4] = es.steps;
+	v[5] = es.busy;
+	v[6] = es.migrations;
+	v[7] += es.errors;
+	v[8] = si.min_clock;
+	v[9] = si.max_skew;
+	nest = nla_nest_start(skb, RW_JOB_A_STATS);
+	if (!nest || rw_put_u64s(skb, attrs, v, ARRAY_SIZE(attrs)) ||
+	    nla_put_u32(skb, RW_STAT_A_EPOCH, si.epoch) ||
+	    nla_put_u32(skb, RW_STAT_A_LIVE, si.nr_live) ||
+	    nla_put_u32(skb, RW_STAT_A_PARKED, si.nr_parked))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job)
+{
+	static const u32 attrs[] = {
+		RW_STAT_A_CLOCK, RW_STAT_A_PUSHES, RW_STAT_A_PULLS,
+		RW_STAT_A_BYTES, RW_STAT_A_CHUNKS, RW_STAT_A_PARKS,
+		RW_STAT_A_PARKED_NS, RW_STAT_A_EVICTIONS, RW_STAT_A_ERRORS,
+	};
+	struct nlattr *list, *e;
+	u32 r;
+
+	lockdep_assert_held(&job->run_lock);
+	list = nla_nest_start(skb, RW_JOB_A_WORKER_STATS);
+	if (!list)
+		return -EMSGSIZE;
+	for (r = 0; r < job->cfg.workers; r++) {
+		struct rw_worker_counters *wc = &job->wc[r];
+		struct rw_gate_stats gs = {};
+		u64 clock = 0;
+		bool live = false;
+		u64 v[ARRAY_SIZE(attrs)];
+
+		if (job->sync && !rw_sync_worker_stats(job->sync, r, &gs, &clock))
+			live = rw_sync_worker_live(job->sync, r);
+		v[0] = clock;
+		v[1] = atomic64_read(&wc->pushes);
+		v[2] = atomic64_read(&wc->pulls);
+		v[3] = atomic64_read(&wc->bytes);
+		v[4] = atomic64_read(&wc->chunks);
+		v[5] = gs.parks;
+		v[6] = gs.parked_ns;
+		v[7] = gs.evictions;
+		v[8] = atomic64_read(&wc->errors);
+		e = nla_nest_start(skb, RW_JOB_A_ENTRY);
+		if (!e || nla_put_u32(skb, RW_STAT_A_RANK, r) ||
+		    nla_put_u32(skb, RW_STAT_A_ATTACHED,
+				!!READ_ONCE(job->ranks[r])) ||
+		    nla_put_u32(skb, RW_STAT_A_LIVE, live) ||
+		    rw_put_u64s(skb, attrs, v, ARRAY_SIZE(attrs)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, e);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+int rw_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	struct rw_job *job;
+	void *hdr;
+	int ret;
+
+	job = rw_genl_job(info);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+	ret = -ENOMEM;
+	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)job->cfg.workers * 192,
+			  GFP_KERNEL);
+	if (!msg)
+		goto out;
+	ret = -EMSGSIZE;
+	mutex_lock(&job->run_lock);
+	hdr = genlmsg_put_reply(msg, info, &rw_genl_family, 0,
+				RW_CMD_STATS_GET);
+	if (hdr && !nla_put_string(msg, RW_JOB_A_NAME, job->cfg.name) &&
+	    !rw_put_job_stats(msg, job) && !rw_put_worker_stats(msg, job))
+		ret = 0;
+	mutex_unlock(&job->run_lock);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
+	rw_job_put(job);
+	return ret;
+}

@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Workers: what an open /dev/rackweave becomes once attached to a job. A
+ * worker owns one rank of the job; it declares the model layout (the first
+ * declaration starts the job's run: chunk engine and staleness gate), maps
+ * the engine's own buffers, and moves chunks with push and pull. An
+ * observer (a box-side checkpointer) only maps the parameters.
+ *
+ * One iteration of a worker, as the gate counts it: the gate admits it
+ * (on its first push or pull after the previous iteration), it pushes
+ * every chunk exactly once, and the last push tells the gate it is done.
+ * The gradient buffer is the engine's receive slot itself, so a push
+ * queues the chunk's event and copies nothing; the slot stays the
+ * engine's until the chunk's step has read it.
+ *
+ * Freshness for a pull, per chunk: the worker's own last gradient has been
+ * applied (its slot is free again), and, where the engine steps on each
+ * gradient (every policy but BSP), so have all gradients queued before
+ * the pull began. Under BSP the first condition already means every
+ * worker's gradient of the iteration is in.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <kunit/visibility.h>
+
+#include "rw.h"
+#include "engine.h"
+#include "genl.h"
+#include "job.h"
+#include "worker.h"
+#include "chunk/layout.h"
+#include "sync/sync.h"
+
+struct rw_worker {
+	struct mutex lock;		/* serialises the file's calls */
+	struct rw_job *job;		/* set once at attach (a reference) */
+	u32 rank;
+	bool observer;
+	bool declared;			/* engine and sync below are set */
+	bool evicted;			/* the gate dropped this worker */
+	bool admitted;			/* inside an iteration */
+	bool pending;			/* a pull returned EAGAIN (poll) */
+	bool apply_each;
+	u32 epoch;
+	struct rw_engine *engine;	/* the job's, while this file lives */
+	struct rw_sync *sync;
+	u32 nr_chunks;
+	u32 npushed;			/* chunks pushed this iteration */
+	u32 cursor;			/* first chunk of sel not yet fresh */
+	unsigned long *pushed;		/* [nr_chunks] */
+	unsigned long *sel;		/* [nr_chunks]: the current call's */
+	u64 *snap;			/* apply_each: posted at pull start */
+};
+
+struct rw_worker *rw_worker_new(void)
+{
+	struct rw_worker *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+	if (w)
+		mutex_init(&w->lock);
+	return w;
+}
+
+static struct rw_worker_counters *rw_worker_wc(struct rw_worker *w)
+{
+	return &w->job->wc[w->rank];
+}
+
+/* The gate reports evictions (silent workers) under its lock. */
+static void rw_worker_evict_notify(void *arg, u32 p)
+{
+	struct rw_job *job = arg;
+
+	rw_genl_event(RW_EVENT_EVICTED, job->cfg.name, p, NULL, GFP_ATOMIC);
+}
+
+int rw_worker_attach(struct rw_worker *w, const char *name, const u8 *token,
+		     u32 rank, u32 flags)
+{
+	bool observer = flags & RW_ATTACH_OBSERVER;
+	struct rw_job *job;
+	int ret;
+
+	if (flags & ~RW_ATTACH_FLAGS_ALL || (observer && rank))
+		return -EINVAL;
+	mutex_lock(&w->lock);
+	ret = -EISCONN;
+	if (w->job)
+		goto out;
+	ret = -ENOENT;
+	job = rw_job_get(name);
+	if (!job)
+		goto out;
+	ret = -EACCES;
+	if (!rw_job_token_ok(job, token)) {
+		rw_job_put(job);
+		goto out;
+	}
+	ret = rw_job_take_rank(job, rank, w, observer);
+	if (ret) {
+		rw_job_put(job);
+		goto out;
+	}
+	w->job = job;
+	w->rank = rank;
+	w->observer = observer;
+	rw_genl_event(RW_EVENT_ATTACHED, job->cfg.name, observer ? -1 : rank,
+		      NULL, GFP_KERNEL);
+out:
+	mutex_unlock(&w->lock);
+	return ret;
+}
+
+/* Whether the calls of an attached worker may go on. */
+static int rw_worker_ready(struct rw_worker *w, bool need_layout)
+{
+	if (!w->job)
+		return -ENOTCONN;
+	if (READ_ONCE(w->job->deleted))
+		return -ENODEV;
+	if (w->observer)
+		return -EPERM;
+	if (w->evicted)
+		return -ESTALE;
+	if (need_layout && !w->declared)
+		return -ENOTCONN;
+	return 0;
+}
+
+static bool rw_layout_same(const struct rw_layout *l,
+			   const struct rw_tensor_desc *t, u32 n)
+{
+	u32 i;
+
+	if (l->nr_tensors != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (l->tensors[i].key != t[i].key ||
+		    l->tensors[i].nelems != t[i].nelems ||
+		    l->tensors[i].dtype != t[i].dtype)
+			return false;
+	return true;
+}
+
+/* The first declaration: the job's run starts (run_lock held). */
+static int rw_worker_start_run(struct rw_job *job,
+			       const struct rw_tensor_desc *t, u32 n)
+{
+	const struct rw_job_config *c = &job->cfg;
+	struct rw_engine_config ec = {
+		.name = c->name,
+		.nr_tensors = n,
+		.chunk_size = c->chunk_size,
+		.nr_workers = c->workers,
+		.rebalance_ms = 1000,
+		.apply_each = c->sync != RW_SYNC_BSP,
+	};
+	struct rw_gate_config gc = {
+		.policy = c->sync,
+		.nr_workers = c->workers,
+		.s = c->staleness,
+		.s_lo = c->staleness_lo,
+		.s_hi = c->staleness_hi,
+		.evict_timeout_ns = (u64)c->evict_ms * NSEC_PER_MSEC,
+	};
+	struct rw_layout_tensor *lt;
+	struct rw_engine *e;
+	struct rw_sync *s;
+	u32 i;
+
+	lockdep_assert_held(&job->run_lock);
+	lt = kvmalloc_array(n, sizeof(*lt), GFP_KERNEL);
+	if (!lt)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		lt[i] = (struct rw_layout_tensor){
+			.key = t[i].key, .nelems = t[i].nelems,
+			.dtype = t[i].dtype,
+		};
+	ec.tensors = lt;
+	rw_job_hparams(c, &ec.hp);
+	e = rw_engine_create(&ec);
+	kvfree(lt);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	s = rw_sync_create(&gc);
+	if (IS_ERR(s)) {
+		rw_engine_destroy(e);
+		return PTR_ERR(s);
+	}
+	rw_sync_set_notify(s, rw_worker_evict_notify, job);
+	job->engine = e;
+	job->sync = s;
+	WRITE_ONCE(job->run_tensors, n);
+	WRITE_ONCE(job->run_chunks, rw_engine_nr_chunks(e));
+	WRITE_ONCE(job->run_bytes, rw_engine_layout(e)->geom.total_bytes);
+	return 0;
+}
+
+int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
+		      u32 n, u32 flags)
+{
+	bool started = false;
+	struct rw_job *job;
+	u32 i, nc;
+	int ret;
+
+	if (flags & ~RW_DECLARE_FLAGS_ALL || !n)
+		return -EINVAL;
+	if (n > RW_MAX_TENSORS)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		if (t[i].reserved || !t[i].nelems || t[i].dtype > RW_DTYPE_BF16)
+			return -EINVAL;
+		if (t[i].dtype != RW_DTYPE_F32)
+			return -EOPNOTSUPP;
+	}
+	mutex_lock(&w->lock);
+	ret = rw_worker_ready(w, false);
+	if (ret)
+		goto out;
+	job = w->job;
+	if (w->declared) {
+		ret = rw_layout_same(rw_engine_layout(w->engine), t, n) ?
+		      0 : -EEXIST;
+		goto out;
+	}
+	mutex_lock(&job->run_lock);
+	if (!job->engine) {
+		ret = -ENOENT;
+		if (!(flags & RW_DECLARE_VERIFY))
+			ret = rw_worker_start_run(job, t, n);
+		started = !ret;
+	} else {
+		ret = rw_layout_same(rw_engine_layout(job->engine), t, n) ?
+		      0 : -EEXIST;
+	}
+	if (ret)
+		goto unlock;
+	nc = rw_engine_nr_chunks(job->engine);
+	ret = -ENOMEM;
+	w->pushed = bitmap_zalloc(nc, GFP_KERNEL);
+	w->sel = bitmap_zalloc(nc, GFP_KERNEL);
+	w->apply_each = job->cfg.sync != RW_SYNC_BSP;
+	if (w->apply_each)
+		w->snap = kvcalloc(nc, sizeof(*w->snap), GFP_KERNEL);
+	if (!w->pushed || !w->sel || (w->apply_each && !w->snap))
+		goto unlock;
+	ret = rw_sync_enter(job->sync, w->rank, &w->epoch);
+	if (ret)
+		goto unlock;
+	w->engine = job->engine;
+	w->sync = job->sync;
+	w->nr_chunks = nc;
+	w->declared = true;
+unlock:
+	if (ret) {
+		bitmap_free(w->pushed);
+		bitmap_free(w->sel);
+		kvfree(w->snap);
+		w->pushed = NULL;
+		w->sel = NULL;
+		w->snap = NULL;
+	}
+	mutex_unlock(&job->run_lock);
+	if (started)
+		rw_genl_event(RW_EVENT_DECLARED, job->cfg.name, w->rank, NULL,
+			      GFP_KERNEL);
+out:
+	mutex_unlock(&w->lock);
+	return ret;
+}
+
+/* An observer sees the job's engine once some worker has started a run. */
+static struct rw_engine *rw_worker_engine(struct rw_worker *w)
+{
+	if (!w->engine && w->observer) {
+		mutex_lock(&w->job->run_lock);
+		w->engine = w->job->engine;
+		mutex_unlock(&w->job->run_lock);
+	}
+	return w->engine;
+}
+
+int rw_worker_setup(struct rw_worker *w, struct rw_setup *out)
+{
+	const struct rw_layout *l;
+	struct rw_engine *e;
+	int ret = 0;
+
+	mutex_lock(&w->lock);
+	if (!w->job) {
+		ret = -ENOTCONN;
+	} else if (READ_ONCE(w->job->deleted)) {
+		ret = -ENODEV;
+	} else if (w->evicted) {
+		ret = -ESTALE;
+	} else {
+		e = rw_worker_engine(w);
+		if (!e || (!w->observer && !w->declared))
+			ret = -ENOTCONN;
+	}
+	if (ret)
+		goto out;
+	l = rw_engine_layout(e);
+	out->rank = w->rank;
+	out->nr_workers = w->job->cfg.workers;
+	out->chunk_size = l->geom.chunk_size;
+	out->nr_chunks = l->geom.nr_chunks;
+	out->nr_tensors = l->nr_tensors;
+	out->sync = w->job->cfg.sync;
+	out->model_bytes = l->geom.total_bytes;
+	out->grad_offset = RW_MMAP_GRAD;
+	out->grad_len = w->observer ? 0 : rw_engine_buf_len(e, RW_BUF_GRAD);
+	out->params_offset = RW_MMAP_PARAMS;
+	out->params_len = rw_engine_buf_len(e, RW_BUF_PARAMS);
+	out->versions_offset = RW_MMAP_VERSIONS;
+	out->versions_len = rw_engine_buf_len(e, RW_BUF_VERSIONS);
+	out->features = RW_FEATURES;
+	out->node = rw_engine_home_node(e);
+	out->epoch = w->epoch;
+out:
+	mutex_unlock(&w->lock);
+	return ret;
+}
+
+VISIBLE_IF_KUNIT int rw_xfer_select(const struct rw_layout *l,
+				    const struct rw_range *r, u32 nr,
+				    bool keys, unsigned long *sel)
+{
+	u32 nc = l->geom.nr_chunks, i, idx;
+	struct rw_layout_span sp;
+	int ret;
+
+	bitmap_zero(sel, nc);
+	if (!nr) {
+		bitmap_fill(sel, nc);
+		return 0;
+	}
+	for (i = 0; i < nr; i++) {
+		if (keys) {
+			if (r[i].count)
+				return -EINVAL;
+			ret = rw_layout_find(l, r[i].first, &idx);
+			if (ret)
+				return ret;
+			ret = rw_layout_span(l, r[i].first, 0,
+					     l->tensors[idx].nelems, &sp);
+			if (ret)
+				return ret;
+			bitmap_set(sel, sp.first_chunk, sp.nr_chunks);
+		} else {
+			if (!r[i].count || r[i].first >= nc ||
+			    r[i].count > nc - r[i].first)
+				return -EINVAL;
+			bitmap_set(sel, r[i].first, r[i].count);
+		}
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_xfer_select);
+
+/* The gate dropped this worker: its rank is free for a new attach. */
+static int rw_worker_stale(struct rw_worker *w)
+{
+	if (READ_ONCE(w->job->deleted))
+		return -ENODEV;
+	if (!w->evicted) {
+		w->evicted = true;
+		w->admitted = false;
+		rw_job_drop_rank(w->job, w->rank, w, false);
+	}
+	return -ESTALE;
+}
+
+static int rw_worker_admit(struct rw_worker *w, bool nonblock, long tmo)
+{
+	int ret;
+
+	if (w->admitted)
+		return 0;
+	ret = rw_sync_wait(w->sync, w->rank, w->epoch, nonblock ? 0 : tmo);
+	if (!ret) {
+		w->admitted = true;
+		return 0;
+	}
+	if (ret == -ESTALE)
+		return rw_worker_stale(w);
+	if (ret == -ETIMEDOUT && nonblock)
+		return -EAGAIN;
+	return ret;
+}
+
+/* Sleep on the engine until @cond (or the job is deleted). */
+#define rw_worker_wait(w, cond, tmo)					\
+({									\
+	long __r = wait_event_interruptible_timeout(			\
+		*rw_engine_waitq((w)->engine),				\
+		(cond) || READ_ONCE((w)->job->deleted), (tmo));		\
+	__r < 0 ? (int)__r : !__r ? -ETIMEDOUT :			\
+	READ_ONCE((w)->job->deleted) ? -ENODEV : 0;			\
+})
+
+static bool rw_worker_slots_free(struct rw_worker *w)
+{
+	u32 c;
+
+	for_each_set_bit(c, w->sel, w->nr_chunks)
+		if (rw_engine_slot_busy(w->engine, w->rank, c))
+			return false;
+	return true;
+}
+
+static int rw_worker_push(struct rw_worker *w, bool nonblock, long tmo)
+{
+	struct rw_worker_counters *wc = rw_worker_wc(w);
+	u64 bytes = 0, n = 0;
+	int ret;
+	u32 c;
+
+	if (bitmap_intersects(w->pushed, w->sel, w->nr_chunks))
+		return -EALREADY;
+	ret = rw_worker_admit(w, nonblock, tmo);
+	if (ret)
+		return ret;
+	if (!rw_worker_slots_free(w)) {
+		if (nonblock)
+			return -EAGAIN;
+		ret = rw_worker_wait(w, rw_worker_slots_free(w), tmo);
+		if (ret)
+			return ret;
+	}
+	for_each_set_bit(c, w->sel, w->nr_chunks) {
+		/* Only this worker claims its slots, and they are free. */
+		ret = rw_engine_push_mapped(w->engine, w->rank, c);
+		if (WARN_ON_ONCE(ret))
+			return ret;
+		bytes += rw_engine_chunk_len(w->engine, c);
+		n++;
+	}
+	bitmap_or(w->pushed, w->pushed, w->sel, w->nr_chunks);
+	w->npushed += n;
+	atomic64_inc(&wc->pushes);
+	atomic64_add(n, &wc->chunks);
+	atomic64_add(bytes, &wc->bytes);
+	if (w->npushed < w->nr_chunks)
+		return 0;
+	/* Every chunk is in: the iteration is complete. */
+	bitmap_zero(w->pushed, w->nr_chunks);
+	w->npushed = 0;
+	w->admitted = false;
+	ret = rw_sync_push(w->sync, w->rank, w->epoch);
+	return ret == -ESTALE ? rw_worker_stale(w) : ret;
+}
+
+static bool rw_worker_fresh(struct rw_worker *w)
+{
+	u32 c;
+
+	/* Freshness never goes back during a pull: resume where we were. */
+	for (c = find_next_bit(w->sel, w->nr_chunks, w->cursor);
+	     c < w->nr_chunks; c = find_next_bit(w->sel, w->nr_chunks, c + 1)) {
+		if (!rw_engine_fresh(w->engine, w->rank, c,
+				     w->snap ? w->snap[c] : 0)) {
+			w->cursor = c;
+			return false;
+		}
+	}
+	w->cursor = w->nr_chunks;
+	return true;
+}
+
+static int rw_worker_pull(struct rw_worker *w, bool nonblock, long tmo)
+{
+	int ret;
+	u32 c;
+
+	if (w->snap)
+		for_each_set_bit(c, w->sel, w->nr_chunks)
+			w->snap[c] = rw_engine_posted(w->engine, c);
+	w->cursor = 0;
+	ret = rw_worker_admit(w, nonblock, tmo);
+	if (!ret && !rw_worker_fresh(w)) {
+		if (nonblock)
+			ret = -EAGAIN;
+		else
+			ret = rw_worker_wait(w, rw_worker_fresh(w), tmo);
+	}
+	if (ret == -EAGAIN)
+		w->pending = true;
+	if (!ret)
+		atomic64_inc(&rw_worker_wc(w)->pulls);
+	return ret;
+}
+
+int rw_worker_xfer(struct rw_worker *w, u32 op, const struct rw_range *r,
+		   u32 nr, u32 flags, u32 timeout_ms)
+{
+	long tmo = timeout_ms ? (long)msecs_to_jiffies(timeout_ms) :
+			MAX_SCHEDULE_TIMEOUT;
+	bool nonblock = flags & RW_XFER_NONBLOCK;
+	int ret;
+
+	if (flags & ~RW_XFER_FLAGS_ALL || !op || op & ~RW_XFER_BOTH)
+		return -EINVAL;
+	if (nr > RW_XFER_MAX_RANGES)
+		return -E2BIG;
+	if (mutex_lock_interruptible(&w->lock))
+		return -ERESTARTSYS;
+	ret = rw_worker_ready(w, true);
+	if (ret)
+		goto out;
+	w->pending = false;
+	ret = rw_xfer_select(rw_engine_layout(w->engine), r, nr,
+			     flags & RW_XFER_KEYS, w->sel);
+	if (!ret && op & RW_XFER_PUSH)
+		ret = rw_worker_push(w, nonblock, tmo);
+	if (!ret && op & RW_XFER_PULL)
+		ret = rw_worker_pull(w, nonblock, tmo);
+	if (ret && ret != -EAGAIN && ret != -ERESTARTSYS && ret != -ENODEV)
+		atomic64_inc(&rw_worker_wc(w)->errors);
+out:
+	mutex_unlock(&w->lock);
+	return ret;
+}
+
+/*
+ * Lock-free on purpose (poll must not sleep on a file whose owner may be
+ * blocked in a pull): what it reads only moves forward, so a race costs
+ * at most one more wake-up.
+ */
+__poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
+			poll_table *pt)
+{
+	__poll_t mask = 0;
+	bool in = true;
+
+	if (!READ_ONCE(w->declared) || READ_ONCE(w->evicted) ||
+	    READ_ONCE(w->job->deleted))
+		return EPOLLERR;
+	poll_wait(file, rw_engine_waitq(w->engine), pt);
+	if (!READ_ONCE(w->admitted))
+		in = rw_sync_poll(w->sync, w->rank, file, pt) & EPOLLIN;
+	if (in && READ_ONCE(w->pending) && mutex_trylock(&w->lock)) {
+		in = rw_worker_fresh(w);
+		mutex_unlock(&w->lock);
+	} else if (READ_ONCE(w->pending)) {
+		in = false;
+	}
+	if (in)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (mutex_trylock(&w->lock)) {
+		u32 c;
+		bool out = true;
+
+		for_each_set_bit(c, w->pushed, w->nr_chunks)
+			if (rw_engine_slot_busy(w->engine, w->rank, c))
+				out = false;
+		mutex_unlock(&w->lock);
+		if (out)
+			mask |= EPOLLOUT | EPOLLWRNORM;
+	}
+	return mask;
+}
+
+int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
+		  bool shared, enum rw_engine_buf *buf, u64 *base,
+		  struct rw_job **job)
+{
+	struct rw_engine *e;
+	u64 blen;
+	int ret = 0;
+
+	mutex_lock(&w->lock);
+	if (!w->job) {
+		ret = -ENOTCONN;
+	} else if (READ_ONCE(w->job->deleted)) {
+		ret = -ENODEV;
+	} else if (w->evicted) {
+		ret = -ESTALE;
+	} else {
+		e = rw_worker_engine(w);
+		if (!e || (!w->observer && !w->declared))
+			ret = -ENOTCONN;
+	}
+	if (ret)
+		goto out;
+	if (off < RW_MMAP_PARAMS) {
+		*buf = RW_BUF_GRAD;
+		*base = RW_MMAP_GRAD;
+	} else if (off < RW_MMAP_VERSIONS) {
+		*buf = RW_BUF_PARAMS;
+		*base = RW_MMAP_PARAMS;
+	} else {
+		*buf = RW_BUF_VERSIONS;
+		*base = RW_MMAP_VERSIONS;
+	}
+	blen = rw_engine_buf_len(e, *buf);
+	ret = -EINVAL;
+	if (off - *base >= blen || len > blen - (off - *base))
+		goto out;
+	if (*buf == RW_BUF_GRAD) {
+		ret = -EACCES;
+		if (w->observer)
+			goto out;
+		ret = -EINVAL;
+		if (!shared)
+			goto out;
+	} else {
+		ret = -EACCES;
+		if (writable)
+			goto out;
+	}
+	ret = 0;
+	kref_get(&w->job->ref);
+	atomic_inc(&w->job->mappings);
+	*job = w->job;
+out:
+	mutex_unlock(&w->lock);
+	return ret;
+}
+
+struct rw_job *rw_worker_job(struct rw_worker *w)
+{
+	return w->job;
+}
+
+/* Fault path: the engine is stable while the mapping holds the file. */
+struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
+			    u64 off)
+{
+	return w->engine ? rw_engine_page(w->engine, buf, w->rank, off) : NULL;
+}
+
+void rw_worker_job_gone(struct rw_job *job, const u32 *ranks)
+{
+	u32 i;
+
+	lockdep_assert_held(&job->run_lock);
+	if (job->sync)
+		for (i = 0; i < job->cfg.workers && ranks[i] != U32_MAX; i++)
+			rw_sync_evict(job->sync, ranks[i]);
+	if (job->engine)
+		wake_up_all(rw_engine_waitq(job->engine));
+}
+
+void rw_worker_free(struct rw_worker *w)
+{
+	struct rw_job *job = w->job;
+
+	if (job) {
+		bool held = rw_job_drop_rank(job, w->rank, w, w->observer);
+
+		/* Nobody waits for a worker that has gone. */
+		if (held && w->declared)
+			rw_sync_evict(w->sync, w->rank);
+		rw_genl_event(RW_EVENT_DETACHED, job->cfg.name,
+			      w->observer ? -1 : w->rank, NULL, GFP_KERNEL);
+		rw_job_release_user(job);
+		rw_job_put(job);
+	}
+	kvfree(w->snap);
+	bitmap_free(w->sel);
+	bitmap_free(w->pushed);
+	kfree(w);
+}

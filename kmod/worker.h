@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _RW_WORKER_H
+#define _RW_WORKER_H
+
+#include <linux/poll.h>
+#include <linux/types.h>
+
+#include "rackweave.h"
+#include "engine.h"
+
+struct rw_job;
+struct rw_layout;
+struct rw_worker;
+
+/* The operations of RW_IOC_PUSH, _PULL and _PUSHPULL. */
+enum rw_xfer_op {
+	RW_XFER_PUSH = 1,
+	RW_XFER_PULL = 2,
+	RW_XFER_BOTH = RW_XFER_PUSH | RW_XFER_PULL,
+};
+
+/*
+ * One open file of /dev/rackweave: unattached, a worker of one rank, or an
+ * observer. Calls on one file are serialised.
+ */
+struct rw_worker *rw_worker_new(void);
+/* The file is released (every mapping gone): detach and free. */
+void rw_worker_free(struct rw_worker *w);
+
+int rw_worker_attach(struct rw_worker *w, const char *job, const u8 *token,
+		     u32 rank, u32 flags);
+int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
+		      u32 n, u32 flags);
+int rw_worker_setup(struct rw_worker *w, struct rw_setup *out);
+int rw_worker_xfer(struct rw_worker *w, u32 op, const struct rw_range *r,
+		   u32 nr, u32 flags, u32 timeout_ms);
+__poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
+			poll_table *pt);
+
+/*
+ * mmap support: check a request for @len bytes at @off and pin what the
+ * mapping needs (a job reference). 0 with *@buf, *@base set, or -errno.
+ */
+int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
+		  bool shared, enum rw_engine_buf *buf, u64 *base,
+		  struct rw_job **job);
+struct rw_job *rw_worker_job(struct rw_worker *w);
+struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
+			    u64 off);
+
+/*
+ * The job was deleted by force; the ranks in @ranks (ended by U32_MAX or
+ * the job's worker count) lost their workers. Called with run_lock held.
+ */
+void rw_worker_job_gone(struct rw_job *job, const u32 *ranks);
+
+/*
+ * Chunks selected by @nr ranges (0: all) of chunk indices or, with @keys,
+ * whole tensors: bits set in @sel (nr_chunks bits, cleared first).
+ * -EINVAL: an empty range, one outside the model, a key range with a
+ * count; -ENOENT: an unknown key.
+ */
+int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
+		   u32 nr, bool keys, unsigned long *sel);
+
+#endif /* _RW_WORKER_H */
