@@ -14,6 +14,11 @@
  *	the params checksum and "ready", and sleep. On SIGUSR1 (sent after `rwctl job del JOB force`)
  *	check that ioctls now get ENODEV while the mappings stay readable,
  *	print TAP and exit.
+ *   dev-check hold JOB TOKENFILE RANK pull
+ *	The same, but after "ready" push iteration 1 and block in a pull
+ *	(no other rank pushes): SIGUSR2 must interrupt it with EINTR (it
+ *	prints "interrupted" and pulls again), `rwctl job del JOB force`
+ *	must wake it with ENODEV; then the same checks as above.
  *   dev-check observer JOB TOKENFILE
  *	Attach as an observer, map the parameters read-only and print their
  *	checksum (what a holder of the same run printed, while the run
@@ -828,20 +833,22 @@ static void check_step(const struct worker *w, int iter, const char *who)
 			break;
 		}
 	check(vbad == MODEL_CHUNKS,
-	      "iteration %d: %s sees every chunk's version at %d (chunk %u: %llu)",
-	      iter, who, iter, vbad == MODEL_CHUNKS ? 0 : vbad,
-	      (unsigned long long)w->versions[vbad == MODEL_CHUNKS ? 0 : vbad]);
+	      "iteration %d: %s sees every chunk's version at %d", iter, who,
+	      iter);
+	if (vbad < MODEL_CHUNKS)
+		printf("#   chunk %u is at version %llu\n", vbad,
+		       (unsigned long long)w->versions[vbad]);
 	for (size_t i = 0; i < n; i++)
 		if (!close_enough(w->params[i], expect_p[i])) {
 			bad = i;
 			break;
 		}
-	check(bad == n,
-	      "iteration %d: %s sees params = p - lr * (g0 + g1) / 2 "
-	      "(first bad float %zd: %.9g, want %.9g)", iter, who,
-	      bad == n ? (ssize_t)-1 : (ssize_t)bad,
-	      bad == n ? 0.0 : (double)w->params[bad],
-	      bad == n ? 0.0 : (double)expect_p[bad]);
+	check(bad == n, "iteration %d: %s sees params = p - lr * (g0 + g1) / 2",
+	      iter, who);
+	if (bad < n)
+		printf("#   float %zu (byte %zu) is %.9g, want %.9g\n", bad,
+		       bad * sizeof(float), (double)w->params[bad],
+		       (double)expect_p[bad]);
 }
 
 static int poll_in(int fd, short events, int timeout_ms)
@@ -1071,7 +1078,43 @@ static uint64_t touch_all(struct worker *w)
 	return sum;
 }
 
-static int hold(uint32_t rank)
+static volatile sig_atomic_t interrupted;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/*
+ * Push iteration 1 and block in a pull that rank 1 never completes. SIGUSR2
+ * (no SA_RESTART) must interrupt it with EINTR; then the forced delete
+ * must wake it with ENODEV. Returns the pull's last result.
+ */
+static int hold_pull(struct worker *w)
+{
+	struct sigaction sa = { .sa_handler = on_usr2 };
+	int ret, said = 0;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+	write_grads(w, 1);
+	expect(xfer(w->fd, RW_IOC_PUSH, NULL, 0, 0, 0), 0,
+	       "push every chunk of iteration 1");
+	printf("ready\n");
+	for (;;) {
+		ret = xfer(w->fd, RW_IOC_PULL, NULL, 0, 0, 0);
+		if (ret != -EINTR)
+			break;
+		if (!said)
+			check(1, "a signal interrupts the blocked pull -> EINTR");
+		if (!said++)
+			printf("interrupted\n");
+	}
+	return ret;
+}
+
+static int hold(uint32_t rank, int pull)
 {
 	struct worker w = { .rank = rank };
 	struct sigaction sa = { .sa_handler = on_usr1 };
@@ -1097,12 +1140,15 @@ static int hold(uint32_t rank)
 	touch_all(&w);
 	params_sum = fnv1a(w.params, w.s.params_len);
 	versions_sum = fnv1a((const void *)w.versions, w.s.versions_len);
-	printf("# params checksum %016llx\nready\n",
-	       (unsigned long long)params_sum);
-	fflush(stdout);
-
-	while (!job_gone)
-		sigsuspend(&old);
+	printf("# params checksum %016llx\n", (unsigned long long)params_sum);
+	if (pull) {
+		expect(hold_pull(&w), -ENODEV,
+		       "the forced delete wakes the blocked pull");
+	} else {
+		printf("ready\n");
+		while (!job_gone)
+			sigsuspend(&old);
+	}
 
 	/* The job was deleted with force: the file is dead, the pages not. */
 	expect(xfer(w.fd, RW_IOC_PUSH, NULL, 0, 0, 0), -ENODEV,
@@ -1154,7 +1200,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: dev-check bad-input JOB TOKENFILE\n"
-		"       dev-check hold JOB TOKENFILE RANK\n"
+		"       dev-check hold JOB TOKENFILE RANK [pull]\n"
 		"       dev-check observer JOB TOKENFILE\n");
 	return 2;
 }
@@ -1174,11 +1220,12 @@ int main(int argc, char **argv)
 		return bad_input();
 	if (!strcmp(argv[1], "observer") && argc == 4)
 		return observer();
-	if (!strcmp(argv[1], "hold") && argc == 5) {
+	if (!strcmp(argv[1], "hold") && (argc == 5 ||
+	    (argc == 6 && !strcmp(argv[5], "pull")))) {
 		rank = strtoul(argv[4], &end, 10);
 		if (*end || rank >= NR_WORKERS)
 			return usage();
-		return hold((uint32_t)rank);
+		return hold((uint32_t)rank, argc == 6);
 	}
 	return usage();
 }

@@ -29,19 +29,20 @@ job_field() {
 		jpy "next((j['$1'] for j in d['jobs'] if j['name'] == '$JOB'), 'gone')" 2>/dev/null
 }
 
-# start_holder RANK LOG: `dev-check hold` in the background, until it has
-# mapped and touched every page ("ready"). Sets $holder, so it must not run
-# in a subshell (t_ok would run it in one).
+# start_holder LOG RANK [pull]: `dev-check hold` in the background, until
+# it has mapped and touched every page ("ready"). Sets $holder, so it must
+# not run in a subshell (t_ok would run it in one).
 start_holder() {
-	local _
-	"$DEV_CHECK" hold "$JOB" "$TOKEN" "$1" >"$2" 2>&1 &
+	local log=$1 _
+	shift
+	"$DEV_CHECK" hold "$JOB" "$TOKEN" "$@" >"$log" 2>&1 &
 	holder=$!
 	for _ in $(seq 300); do
-		grep -qx ready "$2" && return 0
+		grep -qx ready "$log" && return 0
 		kill -0 "$holder" 2>/dev/null || break
 		sleep 0.1
 	done
-	sed 's/^/#   /' "$2"
+	sed 's/^/#   /' "$log"
 	kill -9 "$holder" 2>/dev/null
 	wait "$holder" 2>/dev/null
 	holder=
@@ -60,7 +61,7 @@ t_eq "no worker attached once dev-check has exited" 0 "$(job_field attached)"
 plain_delete() {
 	local msg
 
-	start_holder 0 "$RW_OUT/hold-0.log"
+	start_holder "$RW_OUT/hold-0.log" 0
 	t_eq "a worker attaches, maps and touches every page" 0 "$?"
 	[ -n "$holder" ] || return
 	t_eq "the holder is listed as attached" 1 "$(job_field attached)"
@@ -86,7 +87,7 @@ plain_delete() {
 # Forced delete: the holder's file dies, its mappings do not.
 forced_delete() {
 	t_ok "job add $JOB again, same name and token" job_add
-	start_holder 1 "$RW_OUT/hold-1.log"
+	start_holder "$RW_OUT/hold-1.log" 1
 	t_eq "a worker attaches rank 1, declares, maps and touches every page" 0 "$?"
 	[ -n "$holder" ] || return
 	t_ok "job del force with a worker attached" "$RWCTL" job del "$JOB" force
@@ -102,7 +103,48 @@ forced_delete() {
 	t_ok "job del of the new job" "$RWCTL" job del "$JOB"
 }
 
+# Waits up to 10 s for $holder to exit; 0 if it did.
+holder_exits() {
+	local _
+	for _ in $(seq 100); do
+		kill -0 "$holder" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Forced delete of a worker blocked in a pull that can never complete: a
+# signal interrupts it (EINTR), the delete wakes it (ENODEV).
+blocked_delete() {
+	local log=$RW_OUT/hold-pull.log _
+
+	t_ok "job add $JOB for a worker that will block" job_add
+	start_holder "$log" 0 pull
+	t_eq "a worker pushes iteration 1 and pulls, rank 1 absent" 0 "$?"
+	[ -n "$holder" ] || return
+	for _ in $(seq 50); do
+		grep -qx interrupted "$log" && break
+		kill -USR2 "$holder"
+		sleep 0.2
+	done
+	t_ok "SIGUSR2 interrupts the blocked pull" grep -qx interrupted "$log"
+	t_ok "job del force with a worker blocked in a pull" \
+		"$RWCTL" job del "$JOB" force
+	if holder_exits; then
+		t_pass "the forced delete ends the blocked worker within 10 s"
+	else
+		t_fail "the forced delete ends the blocked worker within 10 s"
+		kill -9 "$holder"
+	fi
+	wait "$holder"
+	t_eq "blocked worker after the forced delete: ENODEV, mappings readable" \
+		0 "$?"
+	holder=
+	grep -E '^(ok|not ok) ' "$log"
+}
+
 plain_delete
 forced_delete
+blocked_delete
 t_ok "rmmod rackweave" rmmod rackweave
 t_done
