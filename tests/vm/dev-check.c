@@ -644,8 +644,6 @@ static void mmap_cases(struct worker *wa, int fo)
 	if (p != MAP_FAILED) {
 		expect(sys(mprotect(p, page, PROT_READ | PROT_WRITE)), -EACCES,
 		       "mprotect of read-only params to PROT_WRITE");
-		check(!memcmp(p, (const uint8_t *)wa->params + page, page),
-		      "mmap: the partial params map shows the same bytes");
 		munmap(p, page);
 	}
 	p = mmap(NULL, page, PROT_READ, MAP_SHARED, wa->fd,
@@ -999,6 +997,7 @@ static void iteration_ranges(struct worker *wa, struct worker *wb)
 static int bad_input(void)
 {
 	struct worker wa = { .rank = 0 }, wb = { .rank = 1 }, wo = { 0 };
+	void *p;
 	int ret;
 
 	mode = "dev: bad-input";
@@ -1041,6 +1040,13 @@ static int bad_input(void)
 	check(!memcmp(wo.params, wa.params, wa.s.params_len) &&
 	      wo.versions[0] == ITERATIONS,
 	      "observer's read-only view shows the same params and versions");
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, wo.fd,
+		 (off_t)(wo.s.params_offset + page));
+	check(p != MAP_FAILED && !memcmp(p, (const uint8_t *)wa.params + page,
+					 page),
+	      "a params mapping from its second page shows the trained bytes");
+	if (p != MAP_FAILED)
+		munmap(p, page);
 	check(version_works(wa.fd) && version_works(wb.fd),
 	      "both files still answer RW_IOC_VERSION");
 
@@ -1120,6 +1126,7 @@ static int hold(uint32_t rank, int pull)
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	uint64_t params_sum, versions_sum;
 	sigset_t usr1, old;
+	void *late;
 	int ret;
 
 	mode = "dev: hold";
@@ -1136,6 +1143,12 @@ static int hold(uint32_t rank, int pull)
 	ret = ret ? ret : worker_map(&w, 0);
 	expect(ret, 0, "map gradient, params and versions");
 	if (failed)
+		return 1;
+	/* A second params view whose pages are first touched after a delete. */
+	late = mmap(NULL, w.s.params_len, PROT_READ, MAP_SHARED, w.fd,
+		    (off_t)w.s.params_offset);
+	check(late != MAP_FAILED, "a second, untouched params mapping");
+	if (late == MAP_FAILED)
 		return 1;
 	touch_all(&w);
 	params_sum = fnv1a(w.params, w.s.params_len);
@@ -1161,6 +1174,9 @@ static int hold(uint32_t rank, int pull)
 	check(fnv1a(w.params, w.s.params_len) == params_sum &&
 	      fnv1a((const void *)w.versions, w.s.versions_len) == versions_sum,
 	      "params and versions still read the same after the delete");
+	check(fnv1a(late, w.s.params_len) == fnv1a(w.params, w.s.params_len),
+	      "pages first touched after the delete fault in and read the same");
+	munmap(late, w.s.params_len);
 	w.grad[0] = 1.5f;
 	check(w.grad[0] == 1.5f, "the gradient map still takes writes");
 	worker_unmap(&w);
