@@ -11,9 +11,9 @@
  *	(BSP, SGD, default lr 0.01). Ends with "# params checksum HEX".
  *   dev-check hold JOB TOKENFILE RANK
  *	Attach, declare, map all three buffers, touch every page, print
- *	the params checksum and "ready", and sleep. On SIGUSR1 (sent after `rwctl job del JOB force`)
- *	check that ioctls now get ENODEV while the mappings stay readable,
- *	print TAP and exit.
+ *	the params checksum and "ready", and sleep. On SIGUSR1 (sent after
+ *	`rwctl job del JOB force`) check that ioctls now get ENODEV while
+ *	the mappings stay readable, print TAP and exit.
  *   dev-check hold JOB TOKENFILE RANK pull
  *	The same, but after "ready" push iteration 1 and block in a pull
  *	(no other rank pushes): SIGUSR2 must interrupt it with EINTR (it
@@ -24,8 +24,15 @@
  *	checksum (what a holder of the same run printed, while the run
  *	lasts: it ends when the job's last file and mapping go).
  *
- * A command number carrying another struct size than the uapi's is another
- * command to the module: asserted ENOTTY, like an unknown command.
+ * Readings of the uapi text asserted here where it leaves room:
+ *  - a command number carrying another struct size than the uapi's is
+ *    another command to the module: ENOTTY, like an unknown command;
+ *  - an observer attach with a rank other than 0: EINVAL;
+ *  - RW_XFER_KEYS with a non-zero count: EINVAL;
+ *  - overlapping ranges in one call select their union (tensors sharing a
+ *    chunk by key): not EALREADY, which is for a chunk already pushed in
+ *    this iteration by an earlier call;
+ *  - setup before attach: ENOTCONN, as for the other calls.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -105,16 +112,15 @@ static const char *errname(int ret)
 static __attribute__((format(printf, 3, 4)))
 void expect(int got, int want, const char *fmt, ...)
 {
-	char what[200];
+	char what[200], got_name[32];
 	va_list ap;
-	const char *g = errname(got);
-	char gbuf[32];
 
-	snprintf(gbuf, sizeof(gbuf), "%s", g);
+	/* errname() may reuse its buffer: keep the first answer. */
+	snprintf(got_name, sizeof(got_name), "%s", errname(got));
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	check(got == want, "%s -> %s (got %s)", what, errname(want), gbuf);
+	check(got == want, "%s -> %s (got %s)", what, errname(want), got_name);
 }
 
 static int sys(int ret)
