@@ -881,6 +881,10 @@ static void iteration_nonblock(struct worker *wa, struct worker *wb)
 	       "iteration 1: one push listing chunk 0 twice pushes it once");
 	expect(xfer(wa->fd, RW_IOC_PUSH, r, 1, 0, 0), -EALREADY,
 	       "iteration 1: chunk 0 again in the same iteration");
+	rev = poll_in(wa->fd, POLLOUT, 0);
+	check(rev >= 0 && !(rev & POLLOUT),
+	      "iteration 1: poll: no POLLOUT while chunk 0 waits for rank 1 "
+	      "(revents %#x)", rev);
 	r[0] = (struct rw_range){ .first = 1, .count = 2 };
 	r[1] = (struct rw_range){ .first = 0, .count = 1 };
 	expect(xfer(wa->fd, RW_IOC_PUSH, r, 2, 0, 0), -EALREADY,
@@ -893,10 +897,13 @@ static void iteration_nonblock(struct worker *wa, struct worker *wb)
 	       "iteration 1: pull with a 200 ms timeout before rank 1 pushed");
 	expect(xfer(wa->fd, RW_IOC_PULL, NULL, 0, RW_XFER_NONBLOCK, 0), -EAGAIN,
 	       "iteration 1: non-blocking pull before rank 1 pushed");
-	rev = poll_in(wa->fd, POLLIN, 0);
+	rev = poll_in(wa->fd, POLLIN | POLLOUT, 0);
 	check(rev >= 0 && !(rev & POLLIN),
 	      "iteration 1: poll: no POLLIN before rank 1 pushed (revents %#x)",
 	      rev);
+	check(rev >= 0 && !(rev & POLLOUT),
+	      "iteration 1: poll: no POLLOUT while all 4 chunks wait for rank 1 "
+	      "(revents %#x)", rev);
 	check(!wa->versions[0] && !wa->versions[1] && !wa->versions[2] &&
 	      !wa->versions[3],
 	      "iteration 1: every chunk still at version 0 with one worker pushed");
