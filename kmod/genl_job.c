@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <net/genetlink.h>
+#include <kunit/visibility.h>
 
 #include "rw.h"
 #include "genl_job.h"
@@ -38,12 +39,14 @@ const struct nla_policy rw_job_new_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_BETA2]	= { .type = NLA_U32 },
 	[RW_JOB_A_EPS]		= { .type = NLA_U32 },
 };
+EXPORT_SYMBOL_IF_KUNIT(rw_job_new_policy);
 
 const struct nla_policy rw_job_del_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,
 				    .len = RW_JOB_NAME_MAX - 1 },
 	[RW_JOB_A_FLAGS]	= NLA_POLICY_MASK(NLA_U32, RW_JOB_DEL_FLAGS_ALL),
 };
+EXPORT_SYMBOL_IF_KUNIT(rw_job_del_policy);
 
 /* What RW_CMD_JOB_NEW takes, less the token. */
 const struct nla_policy rw_policy_set_policy[RW_JOB_A_MAX + 1] = {
@@ -64,11 +67,13 @@ const struct nla_policy rw_policy_set_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_BETA2]	= { .type = NLA_U32 },
 	[RW_JOB_A_EPS]		= { .type = NLA_U32 },
 };
+EXPORT_SYMBOL_IF_KUNIT(rw_policy_set_policy);
 
 const struct nla_policy rw_job_get_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,
 				    .len = RW_JOB_NAME_MAX - 1 },
 };
+EXPORT_SYMBOL_IF_KUNIT(rw_job_get_policy);
 
 /* Defaults: lr 0.01, momentum 0.9, betas 0.9 and 0.999, eps 1e-8. */
 #define RW_F32_0_01	0x3c23d70aU

@@ -317,7 +317,7 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 	if (job->deleted) {
 		ret = -ENOENT;
 	} else if (job->users || job->engine) {
-		*msg = "workers or observers are attached, or buffers still mapped: settings change between runs";
+		*msg = "files are attached or buffers mapped; change settings between runs";
 		ret = -EBUSY;
 	} else {
 		ret = rw_job_check_config(&c, msg);
@@ -334,6 +334,7 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 	rw_job_put(job);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_job_set_policy);
 
 int rw_job_take_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
 		     bool observer)

@@ -3,6 +3,7 @@
 #define _RW_JOB_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -66,7 +67,7 @@ struct rw_job {
 	u32 run_chunks;
 	u64 run_bytes;
 
-	struct mutex run_lock;
+	struct mutex run_lock;		/* starts and ends runs */
 	struct rw_engine *engine;	/* [R], stable while a file is attached */
 	struct rw_sync *sync;		/* [R], likewise */
 };
@@ -104,11 +105,11 @@ bool rw_job_token_ok(const struct rw_job *job, const u8 *token);
  * -ENOENT, -EBUSY while a file is attached (*@msg says why), -EINVAL as
  * rw_job_new. On success the job's settings are copied to *@out.
  */
-#define RW_JOB_SET_WORKERS	(1U << 0)
-#define RW_JOB_SET_CHUNK	(1U << 1)
-#define RW_JOB_SET_SYNC		(1U << 2)
-#define RW_JOB_SET_EVICT	(1U << 3)
-#define RW_JOB_SET_OPTIM	(1U << 4)	/* optimizer and hyper-parameters */
+#define RW_JOB_SET_WORKERS	BIT(0)
+#define RW_JOB_SET_CHUNK	BIT(1)
+#define RW_JOB_SET_SYNC		BIT(2)
+#define RW_JOB_SET_EVICT	BIT(3)
+#define RW_JOB_SET_OPTIM	BIT(4)	/* optimizer and hyper-parameters */
 int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 		      u32 mask, const char **msg);
 

@@ -68,6 +68,7 @@ struct rw_worker *rw_worker_new(void)
 		mutex_init(&w->lock);
 	return w;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_new);
 
 static struct rw_worker_counters *rw_worker_wc(struct rw_worker *w)
 {
@@ -118,6 +119,7 @@ out:
 	mutex_unlock(&w->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_attach);
 
 /* Whether the calls of an attached worker may go on. */
 static int rw_worker_ready(struct rw_worker *w, bool need_layout)
@@ -278,6 +280,7 @@ out:
 	mutex_unlock(&w->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_declare);
 
 /* An observer sees the job's engine once some worker has started a run. */
 static struct rw_engine *rw_worker_engine(struct rw_worker *w)
@@ -331,6 +334,7 @@ out:
 	mutex_unlock(&w->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_setup);
 
 VISIBLE_IF_KUNIT int rw_xfer_select(const struct rw_layout *l,
 				    const struct rw_range *r, u32 nr,
@@ -342,7 +346,7 @@ VISIBLE_IF_KUNIT int rw_xfer_select(const struct rw_layout *l,
 
 	bitmap_zero(sel, nc);
 	if (!nr) {
-		bitmap_fill(sel, nc);
+		bitmap_set(sel, 0, nc);
 		return 0;
 	}
 	for (i = 0; i < nr; i++) {
@@ -399,15 +403,22 @@ static int rw_worker_admit(struct rw_worker *w, bool nonblock, long tmo)
 	return ret;
 }
 
-/* Sleep on the engine until @cond (or the job is deleted). */
-#define rw_worker_wait(w, cond, tmo)					\
-({									\
-	long __r = wait_event_interruptible_timeout(			\
-		*rw_engine_waitq((w)->engine),				\
-		(cond) || READ_ONCE((w)->job->deleted), (tmo));		\
-	__r < 0 ? (int)__r : !__r ? -ETIMEDOUT :			\
-	READ_ONCE((w)->job->deleted) ? -ENODEV : 0;			\
-})
+/* Sleep on the engine until @cond holds (or the job is deleted). */
+static int rw_worker_wait(struct rw_worker *w,
+			  bool (*cond)(struct rw_worker *w), long tmo)
+{
+	long ret;
+
+	ret = wait_event_interruptible_timeout(*rw_engine_waitq(w->engine),
+					       cond(w) ||
+					       READ_ONCE(w->job->deleted),
+					       tmo);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -ETIMEDOUT;
+	return READ_ONCE(w->job->deleted) ? -ENODEV : 0;
+}
 
 static bool rw_worker_slots_free(struct rw_worker *w)
 {
@@ -434,7 +445,7 @@ static int rw_worker_push(struct rw_worker *w, bool nonblock, long tmo)
 	if (!rw_worker_slots_free(w)) {
 		if (nonblock)
 			return -EAGAIN;
-		ret = rw_worker_wait(w, rw_worker_slots_free(w), tmo);
+		ret = rw_worker_wait(w, rw_worker_slots_free, tmo);
 		if (ret)
 			return ret;
 	}
@@ -492,7 +503,7 @@ static int rw_worker_pull(struct rw_worker *w, bool nonblock, long tmo)
 		if (nonblock)
 			ret = -EAGAIN;
 		else
-			ret = rw_worker_wait(w, rw_worker_fresh(w), tmo);
+			ret = rw_worker_wait(w, rw_worker_fresh, tmo);
 	}
 	if (ret == -EAGAIN)
 		w->pending = true;
@@ -531,6 +542,7 @@ out:
 	mutex_unlock(&w->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_xfer);
 
 /*
  * Lock-free on purpose (poll must not sleep on a file whose owner may be
@@ -627,11 +639,13 @@ out:
 	mutex_unlock(&w->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_map);
 
 struct rw_job *rw_worker_job(struct rw_worker *w)
 {
 	return w->job;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_job);
 
 /* Fault path: the engine is stable while the mapping holds the file. */
 struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
@@ -639,6 +653,7 @@ struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
 {
 	return w->engine ? rw_engine_page(w->engine, buf, w->rank, off) : NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_page);
 
 void rw_worker_job_gone(struct rw_job *job, const u32 *ranks)
 {
@@ -672,3 +687,4 @@ void rw_worker_free(struct rw_worker *w)
 	bitmap_free(w->pushed);
 	kfree(w);
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_free);

@@ -54,6 +54,7 @@ struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
  */
 void rw_worker_job_gone(struct rw_job *job, const u32 *ranks);
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /*
  * Chunks selected by @nr ranges (0: all) of chunk indices or, with @keys,
  * whole tensors: bits set in @sel (nr_chunks bits, cleared first).
@@ -62,5 +63,6 @@ void rw_worker_job_gone(struct rw_job *job, const u32 *ranks);
  */
 int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
 		   u32 nr, bool keys, unsigned long *sel);
+#endif
 
 #endif /* _RW_WORKER_H */

@@ -45,7 +45,7 @@ struct rw_sync {
 	u8 *state;			/* enum rw_sync_state per worker */
 	u32 *scratch;			/* released or evicted workers */
 	wait_queue_head_t wq;
-	rw_sync_notify_t notify;	/* evictions, under the lock */
+	rw_sync_notify_t notify;	/* silent workers evicted, locked */
 	void *notify_arg;
 	struct delayed_work expire_work;
 	unsigned long expire_period;	/* jiffies; 0: no timer */
@@ -171,12 +171,6 @@ static bool rw_sync_after_evict(struct rw_sync *s, const u32 *gone, u32 n,
 	bool wake;
 
 	lockdep_assert_held(&s->lock);
-	if (s->notify) {
-		u32 i;
-
-		for (i = 0; i < n; i++)
-			s->notify(s->notify_arg, gone[i]);
-	}
 	wake = rw_sync_mark(s, gone, n, RW_SYNC_EVICTED);
 	return rw_sync_release_locked(s, now) || wake;
 }
@@ -206,6 +200,12 @@ u32 rw_sync_expire(struct rw_sync *s)
 
 	spin_lock_bh(&s->lock);
 	n = rw_gate_expire(&s->gate, now, s->scratch, s->gate.cfg.nr_workers);
+	if (n && s->notify) {
+		u32 i;
+
+		for (i = 0; i < n; i++)
+			s->notify(s->notify_arg, s->scratch[i]);
+	}
 	if (n)
 		wake = rw_sync_after_evict(s, s->scratch, n, now);
 	spin_unlock_bh(&s->lock);

@@ -10,7 +10,7 @@ struct file;
 struct poll_table_struct;
 struct rw_sync;
 
-/* Told of every eviction, under the gate's lock: must not sleep. */
+/* Told of each silent worker evicted, under the gate's lock: no sleeping. */
 typedef void (*rw_sync_notify_t)(void *arg, u32 p);
 
 /* Job-wide view of the gate, for statistics. */
