@@ -49,8 +49,9 @@ include tests/vm/vm.mk
 include kmod/agg/agg.mk
 include kmod/chunk/chunk.mk
 include kmod/sync/sync.mk
+include examples/examples.mk
 
-user: lib rwctl
+user: lib rwctl examples
 
 deps:
 	$(Q)$(TOP)/scripts/deps

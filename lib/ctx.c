@@ -3,10 +3,11 @@
  * Device context: opening /dev/rackweave and the version handshake that every
  * other request relies on.
  *
- * A context holds nothing but the file descriptor, so the library keeps no
- * global state and contexts are independent across threads. Each call works
- * on a private copy of the ioctl struct and writes the caller's struct only
- * once the reply has been validated, so a failed call leaves it untouched.
+ * The library keeps no global state: everything lives in the context (see
+ * ctx.h for which lock guards what), so contexts are independent across
+ * threads. Each call works on a private copy of the ioctl struct and writes
+ * the caller's struct only once the reply has been validated, so a failed
+ * call leaves it untouched.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,20 +16,13 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <rackweave.h>
+#include "ctx.h"
 
 /* The module pins the same numbers with BUILD_BUG_ON. */
-_Static_assert(sizeof(struct rw_version_info) == RW_VERSION_INFO_SIZE,
-	       "struct rw_version_info changed size");
 _Static_assert(_IOC_SIZE(RW_IOC_VERSION) == RW_VERSION_INFO_SIZE,
 	       "RW_IOC_VERSION encodes the wrong size");
 
-struct rw_ctx {
-	int fd;		/* set by rw_ctx_open, constant until rw_ctx_close */
-};
-
-/* errno after a failed system call, never 0 even if libc forgot to set it. */
-static int rw_neg_errno(void)
+int rw_neg_errno(void)
 {
 	return errno > 0 ? -errno : -EIO;
 }
@@ -45,26 +39,40 @@ int rw_ctx_open(struct rw_ctx **ctxp, const char *path)
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
+	err = -pthread_mutex_init(&ctx->lock, NULL);
+	if (err)
+		goto err_free;
 
 	ctx->fd = open(path ? path : RW_DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (ctx->fd < 0) {
 		err = rw_neg_errno();
-		goto err_free;
+		goto err_mutex;
 	}
 
 	*ctxp = ctx;
 	return 0;
 
+err_mutex:
+	pthread_mutex_destroy(&ctx->lock);
 err_free:
 	free(ctx);
 	return err;
 }
 
+/*
+ * The mappings go before the file: each keeps the job's memory alive on
+ * its own, and unmapping first means no buffer outlives the context that
+ * described it.
+ */
 void rw_ctx_close(struct rw_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	rw_map_release(ctx);
+	rw_async_release(ctx);
+	rw_model_free(&ctx->model);
 	close(ctx->fd);
+	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 }
 
@@ -74,10 +82,10 @@ int rw_ctx_fd(const struct rw_ctx *ctx)
 }
 
 /*
- * Issue an ioctl, restarting it if a signal interrupted it: the requests this
- * library makes have no side effects that a restart could repeat.
+ * Issue an ioctl, restarting it if a signal interrupted it: for requests
+ * without side effects that a restart could repeat (not push).
  */
-static int rw_ioctl(struct rw_ctx *ctx, unsigned long req, void *arg)
+int rw_ioctl(struct rw_ctx *ctx, unsigned long req, void *arg)
 {
 	int ret;
 
@@ -86,6 +94,11 @@ static int rw_ioctl(struct rw_ctx *ctx, unsigned long req, void *arg)
 	} while (ret < 0 && errno == EINTR);
 
 	return ret < 0 ? rw_neg_errno() : 0;
+}
+
+int rw_ioctl_once(struct rw_ctx *ctx, unsigned long req, void *arg)
+{
+	return ioctl(ctx->fd, req, arg) < 0 ? rw_neg_errno() : 0;
 }
 
 int rw_ctx_version(struct rw_ctx *ctx, struct rw_version_info *out)

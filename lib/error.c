@@ -16,15 +16,30 @@ static const struct {
 	int err;
 	const char *msg;
 } rw_errors[] = {
-	{ ENOENT, "RackWeave device not found (is the rackweave module loaded?)" },
+	{ ENOENT, "not found: the RackWeave device (is the rackweave module loaded?), the job, or a tensor key" },
 	{ ENXIO, "RackWeave device node exists but no module is behind it" },
-	{ ENODEV, "RackWeave device node exists but no module is behind it" },
-	{ EACCES, "permission denied on the RackWeave device" },
-	{ EPERM, "operation not permitted (CAP_SYS_ADMIN may be required)" },
+	{ ENODEV, "the job was deleted (or no RackWeave module is behind the device node)" },
+	{ EACCES, "access denied: wrong job token, or no permission on the RackWeave device" },
+	{ EPERM, "not permitted: observers cannot declare, push or pull; job commands need CAP_NET_ADMIN" },
 	{ EPROTO, "the rackweave module speaks another ABI than this library" },
 	{ ENOTTY, "not a RackWeave device, or the module does not know the request" },
 	{ EINVAL, "invalid argument, or a request the module rejected as malformed" },
 	{ ENOMEM, "out of memory" },
+	{ EADDRINUSE, "this rank is already attached to the job by another process" },
+	{ ERANGE, "rank not below the job's worker count" },
+	{ EISCONN, "this context is attached already; open another one to attach again" },
+	{ ENOTCONN, "not attached to a job, or no model layout declared or mapped yet" },
+	{ EEXIST, "the job has a different model layout (keys, sizes, types and order must match)" },
+	{ EOPNOTSUPP, "the module cannot aggregate this tensor type yet (only F32)" },
+	{ E2BIG, "too many tensors, chunks or ranges for the module" },
+	{ EOVERFLOW, "model too large: a size does not fit in 64 bits" },
+	{ ESTALE, "this worker was evicted from the job; open a new context and attach again" },
+	{ EALREADY, "a chunk was pushed twice in one iteration; nothing was pushed (pull first)" },
+	{ EAGAIN, "the transfer would wait for other workers; poll the device and retry" },
+	{ EINPROGRESS, "transfer pending; complete it with rw_wait()" },
+	{ ETIMEDOUT, "timed out waiting for the job's other workers" },
+	{ EINTR, "interrupted by a signal; a push may have happened (pushing again says EALREADY if so)" },
+	{ ENOSYS, "NUMA is not available on this system" },
 };
 
 const char *rw_strerror(int err)

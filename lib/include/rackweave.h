@@ -6,8 +6,13 @@
  * success and a negative errno on failure; errno is never part of the API.
  * There is no global state: a struct rw_ctx belongs to whoever opened it and
  * distinct contexts may be used from distinct threads without locking. One
- * context used from several threads needs the caller's own lock only around
- * rw_ctx_close().
+ * context may also be shared by several threads: a mutex inside it guards
+ * its state, and a blocking push or pull sleeps in the kernel without
+ * holding it. The caller's own lock is needed only around rw_ctx_close().
+ *
+ * A worker's life: rw_ctx_open, rw_attach (job name, token, rank),
+ * rw_declare (the model's tensors), rw_map (the shared buffers), then per
+ * iteration rw_pull, compute into the gradient buffer, rw_push.
  *
  * The numbers shared with the kernel (ioctl structs, feature bits, netlink
  * family) come from <rackweave/uapi.h>, included here, and are documented in
@@ -16,6 +21,7 @@
 #ifndef RACKWEAVE_H
 #define RACKWEAVE_H
 
+#include <stdint.h>
 #include <rackweave/uapi.h>
 
 #ifdef __cplusplus
@@ -24,7 +30,7 @@ extern "C" {
 
 /* Version of librackweave itself, distinct from the module's RW_VERSION_*. */
 #define RW_LIB_VERSION_MAJOR	0
-#define RW_LIB_VERSION_MINOR	1
+#define RW_LIB_VERSION_MINOR	2
 #define RW_LIB_VERSION_PATCH	0
 
 /* An open handle on the RackWeave character device. Opaque. */
@@ -55,6 +61,113 @@ int rw_ctx_version(struct rw_ctx *ctx, struct rw_version_info *out);
  * string is static and safe to use from any thread.
  */
 const char *rw_strerror(int err);
+
+/* ---- RACKWEAVE_0.2: jobs, shared buffers, push and pull ---- */
+
+/*
+ * Read a job token from @path: either exactly RW_JOB_TOKEN_LEN raw bytes
+ * (what `rwctl job add ... token-file PATH` takes) or 2 * RW_JOB_TOKEN_LEN
+ * hex digits with an optional trailing newline (what rwctl prints).
+ * -EINVAL for anything else; -errno from open() or read(). @token is
+ * written on success only.
+ */
+int rw_token_read(const char *path, uint8_t token[RW_JOB_TOKEN_LEN]);
+
+/*
+ * Bind @ctx to job @job as the worker of rank @rank, or with
+ * RW_ATTACH_OBSERVER (rank 0) as a read-only observer (RW_IOC_ATTACH).
+ * -EACCES wrong token, -ENOENT no such job, -ERANGE rank too high,
+ * -EADDRINUSE rank taken, -EISCONN already attached.
+ */
+int rw_attach(struct rw_ctx *ctx, const char *job, const uint8_t *token,
+	      uint32_t rank, uint32_t flags);
+
+/*
+ * Declare the model: @n tensors in the order they lie in the flat buffer
+ * (RW_IOC_DECLARE; RW_DECLARE_VERIFY only checks). The library keeps a
+ * copy to locate tensors (rw_tensor). Reserved fields of @t are ignored
+ * and sent as zero. An observer cannot declare: on an observer the call
+ * only records the layout, and rw_map checks it against the job's.
+ * -EEXIST: the job has another layout.
+ */
+int rw_declare(struct rw_ctx *ctx, const struct rw_tensor_desc *t,
+	       uint32_t n, uint32_t flags);
+
+/*
+ * RW_IOC_SETUP, then map the gradient buffer (read-write) and the
+ * parameters and versions (read-only), all MAP_SHARED; observers map no
+ * gradient buffer. The mappings live until rw_ctx_close(). Mapping an
+ * already mapped context does nothing and returns 0.
+ */
+int rw_map(struct rw_ctx *ctx);
+
+/* The job's geometry now (RW_IOC_SETUP), whether or not @ctx is mapped. */
+int rw_setup_get(struct rw_ctx *ctx, struct rw_setup *out);
+
+/* Where one declared tensor lies, once rw_map() has succeeded. */
+struct rw_tensor_view {
+	uint64_t key;
+	uint64_t nelems;
+	uint64_t offset;	/* bytes from the start of the flat buffer */
+	uint32_t dtype;		/* RW_DTYPE_* */
+	uint32_t first_chunk;	/* chunks [first_chunk, first_chunk + nr_chunks) */
+	uint32_t nr_chunks;	/*   hold the tensor (for struct rw_range) */
+	void *grad;		/* in the gradient buffer; NULL for observers */
+	const void *params;	/* in the parameter buffer */
+};
+
+/* Fill *@v for tensor @key: -ENOENT unknown key, -ENOTCONN not mapped. */
+int rw_tensor(struct rw_ctx *ctx, uint64_t key, struct rw_tensor_view *v);
+
+/*
+ * The versions buffer: entry c counts the optimizer steps applied to chunk
+ * c (setup.nr_chunks entries). NULL until rw_map() has succeeded.
+ */
+const volatile uint64_t *rw_versions(struct rw_ctx *ctx);
+
+/*
+ * Transfers (RW_IOC_PUSH, _PULL, _PUSHPULL) of @n ranges at @r, chunk
+ * ranges or, with RW_XFER_KEYS, whole tensors (first = key, count = 0);
+ * @n == 0 means every chunk. With RW_XFER_NONBLOCK, -EAGAIN instead of
+ * sleeping. A blocking call waits at most the context's timeout
+ * (rw_set_timeout; default none), then -ETIMEDOUT. A signal ends the wait
+ * with -EINTR.
+ */
+int rw_push(struct rw_ctx *ctx, const struct rw_range *r, uint32_t n,
+	    uint32_t flags);
+int rw_pull(struct rw_ctx *ctx, const struct rw_range *r, uint32_t n,
+	    uint32_t flags);
+int rw_pushpull(struct rw_ctx *ctx, const struct rw_range *r, uint32_t n,
+		uint32_t flags);
+
+/* Limit every later blocking transfer on @ctx to @ms milliseconds (0: none). */
+int rw_set_timeout(struct rw_ctx *ctx, uint32_t ms);
+
+/*
+ * Asynchronous transfers for event loops: issue without sleeping; 0 if the
+ * transfer is complete, -EINPROGRESS if the library now holds it pending
+ * (one per context; -EBUSY while another is), another -errno if it failed.
+ * rw_pushpull_start pushes, then pulls. A pending transfer is finished by
+ * rw_wait(), which polls rw_ctx_fd() and re-issues it.
+ */
+int rw_pull_start(struct rw_ctx *ctx, const struct rw_range *r, uint32_t n,
+		  uint32_t flags);
+int rw_pushpull_start(struct rw_ctx *ctx, const struct rw_range *r,
+		      uint32_t n, uint32_t flags);
+
+/*
+ * Complete the pending transfer: 0 when done (or if none is pending),
+ * -ETIMEDOUT after @timeout_ms (< 0: no limit; the transfer stays
+ * pending), or the transfer's error (it is dropped).
+ */
+int rw_wait(struct rw_ctx *ctx, int timeout_ms);
+
+/*
+ * Run the calling thread on the NUMA node holding most of the job's memory
+ * (setup.node) and prefer that node for its allocations. 0 without change
+ * if the job has no preferred node; -ENOSYS without NUMA support.
+ */
+int rw_bind_numa(struct rw_ctx *ctx);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
 #include <rackweave.h>
 
 #include "genl.h"
@@ -112,4 +115,27 @@ int rw_test_rwctl(struct rw_result *res, const struct rwctl *tmpl,
 	res->out = out.buf ? out.buf : strdup("");
 	res->err = err.buf ? err.buf : strdup("");
 	return res->rc;
+}
+
+struct nl_msg *rw_test_genl_msg(int family, int cmd)
+{
+	struct nl_msg *m = nlmsg_alloc();
+
+	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0,
+			       (uint8_t)cmd, RW_GENL_VERSION)) {
+		fputs("rwtest: cannot build a netlink message\n", stderr);
+		abort();
+	}
+	return m;
+}
+
+void rw_test_genl_cut(struct nl_msg *m, unsigned int bytes)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(m);
+
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN + bytes) {
+		fputs("rwtest: message too short to cut\n", stderr);
+		abort();
+	}
+	nlh->nlmsg_len -= bytes;
 }

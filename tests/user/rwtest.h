@@ -46,4 +46,15 @@ int rw_test_rwctl(struct rw_result *res, const struct rwctl *tmpl,
 		  const char *const *args);
 void rw_result_free(struct rw_result *res);
 
+struct nl_msg;
+
+/*
+ * A generic netlink message of the family with id @family and command
+ * @cmd, without attributes yet, as the module would start its reply.
+ */
+struct nl_msg *rw_test_genl_msg(int family, int cmd);
+
+/* Drop the last @bytes of @m, as a message cut short in transit. */
+void rw_test_genl_cut(struct nl_msg *m, unsigned int bytes);
+
 #endif /* RW_TEST_RWTEST_H */

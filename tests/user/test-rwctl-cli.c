@@ -89,7 +89,7 @@ static void rw_assert_help(const char *obj)
 		assert_non_null(strstr(rw_last.out, "\n  show "));
 	} else {
 		assert_non_null(strstr(rw_last.out, "Usage: rwctl [OPTIONS] OBJECT"));
-		assert_non_null(strstr(rw_last.out, "OBJECT := { status | dev | job }"));
+		assert_non_null(strstr(rw_last.out, "OBJECT := { status | dev | job | policy | topo | stats | monitor }"));
 	}
 	assert_int_equal(rw_fetch_calls, 0);
 }
@@ -164,11 +164,13 @@ static void rw_test_help_top(void **state)
 
 static void rw_test_help_object(void **state)
 {
-	static const char *const objs[] = { "dev", "status" };
+	static const char *const objs[] = {
+		"dev", "status", "job", "policy", "topo", "stats",
+	};
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
 		RUN("help", objs[i]);
 		rw_assert_help(objs[i]);
 		RUN(objs[i], "help");
@@ -180,6 +182,16 @@ static void rw_test_help_object(void **state)
 	}
 	RUN("dev", "help");
 	assert_non_null(strstr(rw_last.out, "(alias: list)"));
+
+	/* monitor has no command words: its help is a synopsis. */
+	RUN("monitor", "help");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_non_null(strstr(rw_last.out, "Usage: rwctl [OPTIONS] monitor [ count N ]"));
+	assert_null(strstr(rw_last.out, "Commands:"));
+	RUN("-j", "monitor", "timeout", "3", "help");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_non_null(strstr(rw_last.out, "Usage: rwctl [OPTIONS] monitor"));
+	assert_int_equal(rw_fetch_calls, 0);
 }
 
 static void rw_test_version(void **state)

@@ -402,7 +402,8 @@ static void rw_test_help(void **state)
 	RUN("help", "job");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	RUN("help");
-	assert_non_null(strstr(rw_last.out, "{ status | dev | job }"));
+	assert_non_null(strstr(rw_last.out,
+			       "{ status | dev | job | policy | topo | stats | monitor }"));
 	assert_int_equal(rw_be.add_calls + rw_be.get_calls, 0);
 }
 
@@ -1013,12 +1014,28 @@ static void rw_test_explain(void **state)
 	char buf[256];
 
 	(void)state;
-	rwctl_job_explain(buf, sizeof(buf), "add", "x", -EEXIST, "");
+	rwctl_job_explain(buf, sizeof(buf), "job add", "x", -EEXIST, NULL, "");
 	assert_string_equal(buf, "job add: a job named 'x' already exists");
-	rwctl_job_explain(buf, sizeof(buf), "add", "x", -EEXIST, "name taken");
+	rwctl_job_explain(buf, sizeof(buf), "job add", "x", -EEXIST, NULL,
+			  "name taken");
 	assert_string_equal(buf, "job add: a job named 'x' already exists: name taken");
-	rwctl_job_explain(buf, sizeof(buf), "del", "x", -EOPNOTSUPP, NULL);
-	assert_string_equal(buf, "job del: Operation not supported");
+	rwctl_job_explain(buf, sizeof(buf), "job del", "x", -EIO, NULL, NULL);
+	assert_string_equal(buf, "job del: Input/output error");
+	/* An older module does not know the command at all. */
+	rwctl_job_explain(buf, sizeof(buf), "topo show", "x", -EOPNOTSUPP,
+			  NULL, NULL);
+	assert_string_equal(buf, "topo show: the loaded rackweave module does not know this command; load the module of rwctl's release (" RW_VERSION_STRING ")");
+	/* The caller's own words for an errno win; the extended ack follows. */
+	rwctl_job_explain(buf, sizeof(buf), "policy set", "x", -EBUSY,
+			  "detach them", "workers attached");
+	assert_string_equal(buf, "policy set: detach them: workers attached");
+	rwctl_job_explain(buf, sizeof(buf), "stats show", "x", -EBUSY, NULL,
+			  NULL);
+	assert_string_equal(buf, "stats show: job 'x' is busy");
+	/* "no job by that name" would only repeat the sentence. */
+	rwctl_job_explain(buf, sizeof(buf), "topo show", "x", -ENOENT, NULL,
+			  "no job by that name");
+	assert_string_equal(buf, "topo show: no job named 'x'");
 }
 
 #define RW_T(fn)	cmocka_unit_test_setup(fn, rw_setup)

@@ -80,7 +80,7 @@ static void rw_test_status_text(void **state)
 
 	assert_string_equal(out,
 		"rackweave 0.1.0 (abi 1)\n"
-		"features: version-ioctl genl-status ib-client\n"
+		"features: version-ioctl genl-status ib-client jobs local-path events\n"
 		"cpus: 4 online\n"
 		"node 0: cpus 0 (1 cpu), 512 MiB\n"
 		"node 1: cpus 1-3 (3 cpus), 1024 MiB\n"
@@ -95,8 +95,8 @@ static void rw_test_status_json(void **state)
 	rw_test_assert_json(out);
 	assert_string_equal(out,
 		"{\"version\":\"0.1.0\",\"version_code\":256,\"abi\":1,"
-		"\"features\":[\"version-ioctl\",\"genl-status\",\"ib-client\"],"
-		"\"features_mask\":7,\"cpus_online\":4,"
+		"\"features\":[\"version-ioctl\",\"genl-status\",\"ib-client\","
+		"\"jobs\",\"local-path\",\"events\"],\"features_mask\":63,\"cpus_online\":4,"
 		"\"nodes\":[{\"id\":0,\"cpulist\":\"0\",\"nr_cpus\":1,\"mem_mb\":512},"
 		"{\"id\":1,\"cpulist\":\"1-3\",\"nr_cpus\":3,\"mem_mb\":1024}],"
 		"\"devices\":[{\"name\":\"rxe0\",\"numa_node\":0,\"ports\":1,"
@@ -136,9 +136,12 @@ static void rw_test_status_json_pretty(void **state)
 		"    \"features\": [\n"
 		"        \"version-ioctl\",\n"
 		"        \"genl-status\",\n"
-		"        \"ib-client\"\n"
+		"        \"ib-client\",\n"
+		"        \"jobs\",\n"
+		"        \"local-path\",\n"
+		"        \"events\"\n"
 		"    ],\n"
-		"    \"features_mask\": 7,\n"
+		"    \"features_mask\": 63,\n"
 		"    \"cpus_online\": 4,\n"
 		"    \"nodes\": [\n"
 		"        {\n"
@@ -444,6 +447,70 @@ static void rw_test_guid_format(void **state)
 	assert_string_equal(buf, "0001:0002:0003:0004");
 }
 
+/* Three significant digits; rounding that reaches the next unit takes it. */
+static void rw_test_human_units(void **state)
+{
+	static const struct {
+		uint64_t v;
+		const char *bytes;
+		const char *ns;
+	} cases[] = {
+		{ 0, "0 B", "0 ns" },
+		{ 999, "999 B", "999 ns" },
+		{ 1000, "1000 B", "1.00 us" },
+		{ 1023, "1023 B", "1.02 us" },
+		{ 1024, "1.00 KiB", "1.02 us" },
+		{ 1536, "1.50 KiB", "1.54 us" },
+		{ 10234, "9.99 KiB", "10.2 us" },
+		{ 10239, "10.0 KiB", "10.2 us" },
+		{ 102399, "100 KiB", "102 us" },
+		{ 999499, "976 KiB", "999 us" },
+		{ 999999, "977 KiB", "1.00 ms" },
+		{ 1048063, "1023 KiB", "1.05 ms" },
+		{ 1048575, "1.00 MiB", "1.05 ms" },
+		{ 12000000, "11.4 MiB", "12.0 ms" },
+		{ 3200000000ULL, "2.98 GiB", "3.20 s" },
+		{ 10000000000000ULL, "9.09 TiB", "10000 s" },
+		{ UINT64_MAX, "16.0 EiB", "18446744074 s" },
+	};
+	char buf[RWCTL_PR_HUMAN_LEN];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (strcmp(rwctl_pr_fmt_bytes(buf, cases[i].v), cases[i].bytes))
+			fail_msg("%" PRIu64 " bytes: %s", cases[i].v, buf);
+		if (strcmp(rwctl_pr_fmt_ns(buf, cases[i].v), cases[i].ns))
+			fail_msg("%" PRIu64 " ns: %s", cases[i].v, buf);
+	}
+}
+
+static void rw_test_bool(void **state)
+{
+	struct rwctl_printer p;
+	struct rw_capture c;
+
+	(void)state;
+	rw_capture_open(&c);
+	rwctl_pr_init(&p, c.f, RWCTL_PR_JSON);
+	rwctl_pr_obj_open(&p, NULL);
+	rwctl_pr_bool(&p, "a", "%s", true);
+	rwctl_pr_bool(&p, "b", NULL, false);
+	rwctl_pr_obj_close(&p);
+	assert_int_equal(rwctl_pr_end(&p), 0);
+	assert_string_equal(rw_capture_str(&c), "{\"a\":true,\"b\":false}\n");
+	rw_capture_free(&c);
+
+	rw_capture_open(&c);
+	rwctl_pr_init(&p, c.f, 0);
+	rwctl_pr_bool(&p, "a", "[%s]", true);
+	rwctl_pr_bool(&p, "b", "[%s]", false);
+	rwctl_pr_bool(&p, "c", NULL, true);
+	assert_int_equal(rwctl_pr_end(&p), 0);
+	assert_string_equal(rw_capture_str(&c), "[yes][no]");
+	rw_capture_free(&c);
+}
+
 #define RW_T(fn) cmocka_unit_test_setup_teardown(fn, rw_test_setup, rw_test_teardown)
 
 int main(void)
@@ -466,6 +533,8 @@ int main(void)
 		RW_T(rw_test_write_error),
 		cmocka_unit_test(rw_test_validator),
 		cmocka_unit_test(rw_test_guid_format),
+		cmocka_unit_test(rw_test_human_units),
+		cmocka_unit_test(rw_test_bool),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

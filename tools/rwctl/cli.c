@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rackweave.h>
@@ -23,6 +24,10 @@ static const struct rwctl_obj *const rwctl_objs[] = {
 	&rwctl_obj_status,
 	&rwctl_obj_dev,
 	&rwctl_obj_job,
+	&rwctl_obj_policy,
+	&rwctl_obj_topo,
+	&rwctl_obj_stats,
+	&rwctl_obj_monitor,
 	NULL,
 };
 
@@ -68,11 +73,30 @@ static void rwctl_help(FILE *f)
 	      "Exit status: 0 success, 1 error, 2 usage error.\n", f);
 }
 
+/* "rwctl monitor help": one synopsis, no command list. */
+static void rwctl_args_only_help(FILE *f, const struct rwctl_obj *obj)
+{
+	const struct rwctl_cmd *c = obj->cmds;
+
+	fprintf(f, "Usage: rwctl [OPTIONS] %s%s%s\n"
+		"       rwctl %s help\n\n", obj->name, c->args ? " " : "",
+		c->args ? c->args : "", obj->name);
+	fprintf(f, "%c%s.\n", toupper((unsigned char)obj->help[0]),
+		obj->help + 1);
+	if (c->details)
+		fprintf(f, "\n%s", c->details);
+}
+
 static void rwctl_obj_help(FILE *f, const struct rwctl_obj *obj)
 {
 	const struct rwctl_cmd *c;
 	char synopsis[64];
 	int width = 10, len;
+
+	if (obj->args_only) {
+		rwctl_args_only_help(f, obj);
+		return;
+	}
 
 	/* One column for the synopses, as wide as the longest. */
 	for (c = obj->cmds; c->name; c++) {
@@ -103,12 +127,7 @@ static void rwctl_obj_help(FILE *f, const struct rwctl_obj *obj)
 			fprintf(f, "\n%s", c->details);
 }
 
-static int rwctl_usage_error(struct rwctl *ctl, const char *obj,
-			     const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int rwctl_usage_error(struct rwctl *ctl, const char *obj,
-			     const char *fmt, ...)
+int rwctl_usage_error(struct rwctl *ctl, const char *obj, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -142,13 +161,38 @@ static const struct rwctl_cmd *rwctl_find_cmd(const struct rwctl_obj *obj,
 	return NULL;
 }
 
+int rwctl_parse_u32(const char *what, const char *s, uint32_t min,
+		    uint32_t max, uint32_t *val, char *msg, size_t msglen)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull() would take "-1", " 1" and "+1". */
+	if (s[0] < '0' || s[0] > '9')
+		goto bad;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		goto bad;
+	if (errno == ERANGE || v < min || v > max) {
+		snprintf(msg, msglen, "%s '%s' is out of range (%u..%u)", what,
+			 s, min, max);
+		return -EINVAL;
+	}
+	*val = (uint32_t)v;
+	return 0;
+bad:
+	snprintf(msg, msglen, "%s '%s' is not a number", what, s);
+	return -EINVAL;
+}
+
 static int rwctl_dispatch(struct rwctl *ctl, const struct rwctl_obj *obj,
 			  int argc, char **argv)
 {
 	const struct rwctl_cmd *cmd = obj->cmds;
 	int i;
 
-	if (argc > 0) {
+	if (argc > 0 && !obj->args_only) {
 		if (!strcmp(argv[0], "help")) {
 			rwctl_obj_help(ctl->out, obj);
 			return RWCTL_EXIT_OK;
@@ -175,9 +219,10 @@ static int rwctl_dispatch(struct rwctl *ctl, const struct rwctl_obj *obj,
 						 "unexpected argument '%s' (options go before OBJECT)",
 						 argv[cmd->max_args]);
 		return rwctl_usage_error(ctl, obj->name,
-					 "unexpected argument '%s' to '%s %s'",
+					 "unexpected argument '%s' to '%s%s%s'",
 					 argv[cmd->max_args], obj->name,
-					 cmd->name);
+					 obj->args_only ? "" : " ",
+					 obj->args_only ? "" : cmd->name);
 	}
 	return cmd->run(ctl, argc, argv);
 }
@@ -296,8 +341,7 @@ void rwctl_begin_output(struct rwctl *ctl, struct rwctl_printer *p)
 				   (ctl->pretty ? RWCTL_PR_PRETTY : 0));
 }
 
-static int rwctl_begin(struct rwctl *ctl, struct rwctl_status *st,
-		       struct rwctl_printer *p)
+int rwctl_fetch_status(struct rwctl *ctl, struct rwctl_status *st)
 {
 	char msg[512] = "";
 	int err;
@@ -309,7 +353,6 @@ static int rwctl_begin(struct rwctl *ctl, struct rwctl_status *st,
 		rwctl_status_free(st);
 		return RWCTL_EXIT_ERR;
 	}
-	rwctl_begin_output(ctl, p);
 	return RWCTL_EXIT_OK;
 }
 
@@ -337,9 +380,10 @@ int rwctl_show(struct rwctl *ctl,
 	struct rwctl_status st;
 	int ret;
 
-	ret = rwctl_begin(ctl, &st, &p);
+	ret = rwctl_fetch_status(ctl, &st);
 	if (ret)
 		return ret;
+	rwctl_begin_output(ctl, &p);
 	print(&p, &st);
 	rwctl_status_free(&st);
 	return rwctl_end_output(ctl, &p);

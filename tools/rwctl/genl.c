@@ -75,6 +75,57 @@ int rwctl_genl_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 			"malformed status reply from the rackweave module: " \
 			fmt, ##__VA_ARGS__)
 
+/* nla_parse() plus the check for bytes after the last whole attribute. */
+static int rwctl_genl_parse_attrs(struct nlattr **tb, int maxtype,
+				  struct nlattr *head, int len,
+				  const struct nla_policy *policy)
+{
+	struct nlattr *nla;
+	int rem, err;
+
+	err = nla_parse(tb, maxtype, head, len, policy);
+	if (err < 0)
+		return err;
+	nla_for_each_attr(nla, head, len, rem)
+		;
+	return rem > 0 ? -NLE_MSG_TRUNC : 0;
+}
+
+const char *rwctl_genl_strerror(int err)
+{
+	switch (err) {
+	case -NLE_MSG_TRUNC:
+		return "bytes left after the last attribute (cut short?)";
+	case -NLE_MSG_TOOSHORT:
+		return "no generic netlink header";
+	case -NLE_RANGE:
+		return "an attribute of the wrong length";
+	case -NLE_INVAL:
+		return "a string without its terminating NUL";
+	default:
+		return nl_geterror(err);
+	}
+}
+
+int rwctl_genl_parse_msg(struct nlmsghdr *nlh, struct nlattr **tb,
+			 int maxtype, const struct nla_policy *policy)
+{
+	struct genlmsghdr *ghdr = nlmsg_data(nlh);
+
+	if (!genlmsg_valid_hdr(nlh, 0))
+		return -NLE_MSG_TOOSHORT;
+	return rwctl_genl_parse_attrs(tb, maxtype, genlmsg_attrdata(ghdr, 0),
+				      genlmsg_attrlen(ghdr, 0), policy);
+}
+
+int rwctl_genl_parse_nested(struct nlattr **tb, int maxtype,
+			    struct nlattr *nest,
+			    const struct nla_policy *policy)
+{
+	return rwctl_genl_parse_attrs(tb, maxtype, nla_data(nest),
+				      nla_len(nest), policy);
+}
+
 void rwctl_status_free(struct rwctl_status *st)
 {
 	free(st->nodes);
@@ -82,8 +133,7 @@ void rwctl_status_free(struct rwctl_status *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* Entries of type @type in the list @list; others are skipped. */
-static size_t rwctl_genl_count(struct nlattr *list, int type)
+size_t rwctl_genl_count(struct nlattr *list, int type)
 {
 	struct nlattr *entry;
 	size_t n = 0;
@@ -115,11 +165,11 @@ static int rwctl_genl_parse_nodes(struct nlattr *list, struct rwctl_status *st,
 	nla_for_each_nested(entry, list, rem) {
 		if (nla_type(entry) != RW_A_NODES_ENTRY)
 			continue;
-		err = nla_parse_nested(tb, RW_NODE_A_MAX, entry,
-				       rwctl_node_policy);
+		err = rwctl_genl_parse_nested(tb, RW_NODE_A_MAX, entry,
+					      rwctl_node_policy);
 		if (err < 0)
 			return rwctl_genl_bad(msg, msglen, "node entry: %s",
-					      nl_geterror(err));
+					      rwctl_genl_strerror(err));
 		if (!tb[RW_NODE_A_ID] || !tb[RW_NODE_A_NR_CPUS] ||
 		    !tb[RW_NODE_A_CPULIST] || !tb[RW_NODE_A_MEM_MB])
 			return rwctl_genl_bad(msg, msglen,
@@ -158,11 +208,11 @@ static int rwctl_genl_parse_devs(struct nlattr *list, struct rwctl_status *st,
 	nla_for_each_nested(entry, list, rem) {
 		if (nla_type(entry) != RW_A_DEVICES_ENTRY)
 			continue;
-		err = nla_parse_nested(tb, RW_DEV_A_MAX, entry,
-				       rwctl_dev_policy);
+		err = rwctl_genl_parse_nested(tb, RW_DEV_A_MAX, entry,
+					      rwctl_dev_policy);
 		if (err < 0)
 			return rwctl_genl_bad(msg, msglen, "device entry: %s",
-					      nl_geterror(err));
+					      rwctl_genl_strerror(err));
 		if (!tb[RW_DEV_A_NAME] || !tb[RW_DEV_A_NODE] ||
 		    !tb[RW_DEV_A_PORTS] || !tb[RW_DEV_A_NODE_GUID] ||
 		    !tb[RW_DEV_A_INDEX])
@@ -188,9 +238,9 @@ int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 	struct nlattr *tb[RW_A_MAX + 1];
 	int err;
 
-	err = genlmsg_parse(nlh, 0, tb, RW_A_MAX, rwctl_status_policy);
+	err = rwctl_genl_parse_msg(nlh, tb, RW_A_MAX, rwctl_status_policy);
 	if (err < 0)
-		return rwctl_genl_bad(msg, msglen, "%s", nl_geterror(err));
+		return rwctl_genl_bad(msg, msglen, "%s", rwctl_genl_strerror(err));
 
 	if (!tb[RW_A_VERSION] || !tb[RW_A_VERSION_CODE] ||
 	    !tb[RW_A_FEATURES] || !tb[RW_A_CPUS_ONLINE])

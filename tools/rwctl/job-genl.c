@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The job commands over generic netlink: RW_CMD_JOB_NEW, RW_CMD_JOB_DEL and
- * RW_CMD_JOB_GET (doit or dump), and the parser of a job message into
- * struct rwctl_job.
+ * The job commands over generic netlink: RW_CMD_JOB_NEW, RW_CMD_JOB_DEL,
+ * RW_CMD_JOB_GET (doit or dump) and RW_CMD_POLICY_SET, and the parser of a
+ * job message into struct rwctl_job. The exchange itself is genl-req.c's.
  *
  * As in genl.c, every fixed-size attribute states minlen and maxlen alike
  * (libnl checks only the minimum by default), and strings a maxlen equal to
  * the buffer they are copied into.
- *
- * Doit requests ask for an ack, so a reply is followed by the ack or an
- * error. A dump ends with NLMSG_DONE (which may carry an error); a dump
- * that raced with a change is flagged NLM_F_DUMP_INTR, is read to its end
- * and then reported as -EAGAIN so that the caller can retry.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -30,6 +25,8 @@
 
 #include "genl.h"
 #include "job.h"
+#include "stats.h"
+#include "topo.h"
 
 #define RWCTL_JOB_U32	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
 
@@ -100,9 +97,9 @@ int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 	int err;
 
 	memset(job, 0, sizeof(*job));
-	err = genlmsg_parse(nlh, 0, tb, RW_JOB_A_MAX, rwctl_job_policy);
+	err = rwctl_genl_parse_msg(nlh, tb, RW_JOB_A_MAX, rwctl_job_policy);
 	if (err < 0)
-		return rwctl_job_bad(msg, msglen, "%s", nl_geterror(err));
+		return rwctl_job_bad(msg, msglen, "%s", rwctl_genl_strerror(err));
 
 	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!tb[required[i]])
@@ -155,169 +152,6 @@ int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 	return 0;
 }
 
-/* State of one request, shared by the receive callbacks. */
-struct rwctl_job_req {
-	struct rwctl_job_list *list;	/* replies collected, if wanted */
-	struct rwctl_job_err *e;
-	bool done;
-	bool intr;			/* NLM_F_DUMP_INTR seen */
-	int parse_err;
-	int kernel_err;
-};
-
-static int rwctl_job_on_reply(struct nl_msg *m, void *arg)
-{
-	struct rwctl_job_req *req = arg;
-	struct rwctl_job *jobs;
-
-	if (!req->list || req->parse_err)
-		return NL_SKIP;
-	jobs = realloc(req->list->jobs,
-		       (req->list->nr + 1) * sizeof(*req->list->jobs));
-	if (!jobs) {
-		req->parse_err = rwctl_genl_fail(req->e->msg, sizeof(req->e->msg),
-						-ENOMEM, "out of memory");
-		return NL_SKIP;
-	}
-	req->list->jobs = jobs;
-	req->parse_err = rwctl_genl_parse_job(nlmsg_hdr(m),
-					      &jobs[req->list->nr],
-					      req->e->msg, sizeof(req->e->msg));
-	if (!req->parse_err)
-		req->list->nr++;
-	return NL_OK;
-}
-
-static int rwctl_job_on_ack(struct nl_msg *m, void *arg)
-{
-	struct rwctl_job_req *req = arg;
-
-	(void)m;
-	req->done = true;
-	return NL_STOP;
-}
-
-/* NLMSG_DONE of a dump; its payload is 0 or a negative errno. */
-static int rwctl_job_on_finish(struct nl_msg *m, void *arg)
-{
-	struct rwctl_job_req *req = arg;
-	struct nlmsghdr *nlh = nlmsg_hdr(m);
-	int err;
-
-	req->done = true;
-	if (nlh->nlmsg_len >= NLMSG_HDRLEN + sizeof(err)) {
-		memcpy(&err, nlmsg_data(nlh), sizeof(err));
-		if (err < 0)
-			req->kernel_err = err;
-	}
-	return NL_STOP;
-}
-
-static int rwctl_job_on_intr(struct nl_msg *m, void *arg)
-{
-	struct rwctl_job_req *req = arg;
-
-	(void)m;
-	req->intr = true;
-	return NL_OK;
-}
-
-static int rwctl_job_on_error(struct sockaddr_nl *who, struct nlmsgerr *e,
-			      void *arg)
-{
-	struct rwctl_job_req *req = arg;
-
-	(void)who;
-	req->done = true;
-	req->kernel_err = e->error < 0 ? e->error : -EPROTO;
-	rwctl_genl_extack(e, req->e->extack, sizeof(req->e->extack));
-	return NL_STOP;
-}
-
-/*
- * Send @m (already filled in) and read until the ack, the error or the end
- * of the dump. Replies go into @list when it is not NULL.
- */
-static int rwctl_job_exchange(struct nl_sock *sk, struct nl_msg *m,
-			      struct rwctl_job_list *list,
-			      struct rwctl_job_err *e)
-{
-	struct rwctl_job_req req = { .list = list, .e = e };
-	struct nl_cb *cb;
-	int err;
-
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb)
-		return rwctl_genl_fail(e->msg, sizeof(e->msg), -ENOMEM,
-				      "out of memory");
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, rwctl_job_on_reply, &req);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, rwctl_job_on_ack, &req);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, rwctl_job_on_finish, &req);
-	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, rwctl_job_on_intr, &req);
-	nl_cb_err(cb, NL_CB_CUSTOM, rwctl_job_on_error, &req);
-
-	err = nl_send_auto(sk, m);
-	if (err < 0) {
-		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EIO,
-				     "cannot send to the rackweave module: %s",
-				     nl_geterror(err));
-		goto out;
-	}
-	while (!req.done) {
-		err = nl_recvmsgs(sk, cb);
-		if (err < 0 && !req.done) {
-			err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EIO,
-					     "no answer from the rackweave module: %s",
-					     nl_geterror(err));
-			goto out;
-		}
-	}
-
-	if (req.kernel_err) {
-		e->kernel = true;
-		err = req.kernel_err;
-	} else if (req.parse_err) {
-		err = req.parse_err;		/* e->msg says what */
-	} else if (req.intr) {
-		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EAGAIN,
-				     "the job list changed while it was read");
-	} else {
-		err = 0;
-	}
-out:
-	nl_cb_put(cb);
-	return err;
-}
-
-/* Socket, family and a message with the genl header of @cmd. */
-static int rwctl_job_begin(struct nl_sock **sk, struct nl_msg **m, int cmd,
-			   int flags, struct rwctl_job_err *e)
-{
-	int family, err;
-
-	*m = NULL;
-	err = rwctl_genl_open(sk, &family, e->msg, sizeof(e->msg));
-	if (err)
-		return err;
-	*m = nlmsg_alloc();
-	if (!*m || !genlmsg_put(*m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
-				flags, cmd, RW_GENL_VERSION)) {
-		nlmsg_free(*m);
-		*m = NULL;
-		nl_socket_free(*sk);
-		*sk = NULL;
-		return rwctl_genl_fail(e->msg, sizeof(e->msg), -ENOMEM,
-				      "out of memory");
-	}
-	return 0;
-}
-
-static void rwctl_job_end(struct nl_sock *sk, struct nl_msg *m)
-{
-	nlmsg_free(m);
-	nl_socket_free(sk);
-}
-
 static int rwctl_job_put_float(struct nl_msg *m, int type, float f)
 {
 	uint32_t bits;
@@ -326,12 +160,13 @@ static int rwctl_job_put_float(struct nl_msg *m, int type, float f)
 	return nla_put_u32(m, type, bits);
 }
 
-static int rwctl_job_put_add(struct nl_msg *m, const struct rwctl_job_add *a)
+int rwctl_job_put_settings(struct nl_msg *m, const struct rwctl_job_add *a)
 {
 	size_t i;
 
-	if (nla_put_string(m, RW_JOB_A_NAME, a->name) ||
-	    nla_put_u32(m, RW_JOB_A_WORKERS, a->workers))
+	if (nla_put_string(m, RW_JOB_A_NAME, a->name))
+		return -EMSGSIZE;
+	if (a->has_workers && nla_put_u32(m, RW_JOB_A_WORKERS, a->workers))
 		return -EMSGSIZE;
 	if (a->has_chunk_size &&
 	    nla_put_u32(m, RW_JOB_A_CHUNK_SIZE, a->chunk_size))
@@ -361,80 +196,105 @@ static int rwctl_job_put_add(struct nl_msg *m, const struct rwctl_job_add *a)
 	return 0;
 }
 
-static int rwctl_job_genl_add(const struct rwctl_job_add *a,
+static int rwctl_job_put_add(struct nl_msg *m, const void *arg)
+{
+	return rwctl_job_put_settings(m, arg);
+}
+
+static int rwctl_job_put_name(struct nl_msg *m, const void *arg)
+{
+	return nla_put_string(m, RW_JOB_A_NAME, arg);
+}
+
+/* "job del": the name and, if forced, the flag. */
+struct rwctl_job_del_req {
+	const char *name;
+	bool force;
+};
+
+static int rwctl_job_put_del(struct nl_msg *m, const void *arg)
+{
+	const struct rwctl_job_del_req *d = arg;
+
+	if (nla_put_string(m, RW_JOB_A_NAME, d->name))
+		return -EMSGSIZE;
+	if (d->force && nla_put_u32(m, RW_JOB_A_FLAGS, RW_JOB_DEL_FORCE))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Each reply appended to the struct rwctl_job_list @arg. */
+static int rwctl_job_on_reply(struct nlmsghdr *nlh, void *arg, char *msg,
+			      size_t msglen)
+{
+	struct rwctl_job_list *list = arg;
+	struct rwctl_job *jobs;
+	int err;
+
+	jobs = realloc(list->jobs, (list->nr + 1) * sizeof(*list->jobs));
+	if (!jobs)
+		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
+	list->jobs = jobs;
+	err = rwctl_genl_parse_job(nlh, &jobs[list->nr], msg, msglen);
+	if (!err)
+		list->nr++;
+	return err;
+}
+
+/* RW_CMD_JOB_NEW or RW_CMD_POLICY_SET: one job comes back. */
+static int rwctl_job_genl_set(int cmd, const struct rwctl_job_add *a,
 			      struct rwctl_job *out, struct rwctl_job_err *e)
 {
 	struct rwctl_job_list list = { 0 };
-	struct nl_sock *sk;
-	struct nl_msg *m;
 	int err;
 
-	err = rwctl_job_begin(&sk, &m, RW_CMD_JOB_NEW, 0, e);
-	if (err)
-		return err;
-	if (rwctl_job_put_add(m, a)) {
-		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
-				     "the request does not fit in a message");
-		goto out;
-	}
-	err = rwctl_job_exchange(sk, m, &list, e);
+	err = rwctl_genl_request(cmd, false, rwctl_job_put_add, a,
+				 rwctl_job_on_reply, &list, e);
 	if (!err && list.nr != 1)
 		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EPROTO,
-				     "the rackweave module answered the new job with %zu replies instead of one",
-				     list.nr);
+				      "the rackweave module answered with %zu jobs instead of one",
+				      list.nr);
 	if (!err)
 		*out = list.jobs[0];
-out:
+	if (list.jobs)
+		memset(list.jobs, 0, list.nr * sizeof(*list.jobs));
 	rwctl_job_list_free(&list);
-	rwctl_job_end(sk, m);
 	return err;
+}
+
+static int rwctl_job_genl_add(const struct rwctl_job_add *a,
+			      struct rwctl_job *out, struct rwctl_job_err *e)
+{
+	return rwctl_job_genl_set(RW_CMD_JOB_NEW, a, out, e);
+}
+
+static int rwctl_job_genl_policy(const struct rwctl_job_add *a,
+				 struct rwctl_job *out, struct rwctl_job_err *e)
+{
+	return rwctl_job_genl_set(RW_CMD_POLICY_SET, a, out, e);
 }
 
 static int rwctl_job_genl_del(const char *name, bool force,
 			      struct rwctl_job_err *e)
 {
-	struct nl_sock *sk;
-	struct nl_msg *m;
-	int err;
+	struct rwctl_job_del_req d = { .name = name, .force = force };
 
-	err = rwctl_job_begin(&sk, &m, RW_CMD_JOB_DEL, 0, e);
-	if (err)
-		return err;
-	if (nla_put_string(m, RW_JOB_A_NAME, name) ||
-	    (force && nla_put_u32(m, RW_JOB_A_FLAGS, RW_JOB_DEL_FORCE))) {
-		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
-				     "the request does not fit in a message");
-		goto out;
-	}
-	err = rwctl_job_exchange(sk, m, NULL, e);
-out:
-	rwctl_job_end(sk, m);
-	return err;
+	return rwctl_genl_request(RW_CMD_JOB_DEL, false, rwctl_job_put_del, &d,
+				  NULL, NULL, e);
 }
 
 static int rwctl_job_genl_get(const char *name, struct rwctl_job_list *list,
 			      struct rwctl_job_err *e)
 {
-	struct nl_sock *sk;
-	struct nl_msg *m;
 	int err;
 
-	err = rwctl_job_begin(&sk, &m, RW_CMD_JOB_GET, name ? 0 : NLM_F_DUMP,
-			      e);
-	if (err)
-		return err;
-	if (name && nla_put_string(m, RW_JOB_A_NAME, name)) {
-		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
-				     "the request does not fit in a message");
-		goto out;
-	}
-	err = rwctl_job_exchange(sk, m, list, e);
+	err = rwctl_genl_request(RW_CMD_JOB_GET, !name,
+				 name ? rwctl_job_put_name : NULL, name,
+				 rwctl_job_on_reply, list, e);
 	if (!err && name && list->nr != 1)
 		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EPROTO,
-				     "the rackweave module answered with %zu jobs instead of one",
-				     list->nr);
-out:
-	rwctl_job_end(sk, m);
+				      "the rackweave module answered with %zu jobs instead of one",
+				      list->nr);
 	return err;
 }
 
@@ -442,4 +302,7 @@ const struct rwctl_job_backend rwctl_job_genl_backend = {
 	.add = rwctl_job_genl_add,
 	.del = rwctl_job_genl_del,
 	.get = rwctl_job_genl_get,
+	.policy = rwctl_job_genl_policy,
+	.topo = rwctl_topo_genl_get,
+	.stats = rwctl_stats_genl_get,
 };

@@ -3,12 +3,15 @@
  * rwctl job: the parameter-server jobs the module serves.
  *
  * Three layers, each testable alone:
- *   - the command line of "job add" / "job del" parsed into plain structs
- *     (rwctl_job_parse_add(), rwctl_job_parse_del(), rwctl_job_read_token());
- *   - a backend that talks to the module (job-genl.c over generic netlink,
- *     or a test's own through struct rwctl.job_backend), turning replies
- *     into struct rwctl_job;
+ *   - the command line of "job add", "job del" and "policy set" parsed into
+ *     plain structs (job-args.c);
+ *   - a backend that talks to the module (job-genl.c, topo-genl.c and
+ *     stats-genl.c over generic netlink, or a test's own through struct
+ *     rwctl.job_backend), turning replies into plain structs;
  *   - the printers (rwctl_job_print()), text and JSON from the same calls.
+ *
+ * The policy, topo and stats objects are about jobs too and share the
+ * backend, the error reporting and the job list fetch declared here.
  */
 #ifndef RWCTL_JOB_H
 #define RWCTL_JOB_H
@@ -19,8 +22,12 @@
 
 #include <rackweave.h>
 
+struct nl_msg;
 struct nlmsghdr;
+struct rwctl;
 struct rwctl_printer;
+struct rwctl_stats;
+struct rwctl_topo;
 
 /* Hyper-parameters, in the order of their RW_JOB_A_* attributes. */
 enum rwctl_job_hp {
@@ -52,9 +59,10 @@ struct rwctl_job {
 	uint8_t token[RW_JOB_TOKEN_LEN];
 };
 
-/* "job add" as typed; has_* / masks say what was given. */
+/* "job add" or "policy set" as typed; has_* / masks say what was given. */
 struct rwctl_job_add {
 	char name[RW_JOB_NAME_MAX];
+	bool has_workers;		/* always, after "job add" parsed */
 	uint32_t workers;
 	bool has_chunk_size;
 	uint32_t chunk_size;
@@ -92,9 +100,11 @@ struct rwctl_job_list {
 };
 
 /*
- * Where jobs come from. Each returns 0 or a negative errno with @e filled.
- * @out / @list are zeroed by the caller; lists are freed with
- * rwctl_job_list_free() whatever the result.
+ * Where jobs come from. Each returns 0 or a negative errno with @e filled
+ * (-EAGAIN from get: a dump raced with a change). @out / @list / @t / @s
+ * are zeroed by the caller and freed with rwctl_job_list_free(),
+ * rwctl_topo_free() or rwctl_stats_free() whatever the result. Every
+ * operation must be set.
  */
 struct rwctl_job_backend {
 	int (*add)(const struct rwctl_job_add *a, struct rwctl_job *out,
@@ -103,6 +113,13 @@ struct rwctl_job_backend {
 	/* @name NULL: every job (a dump). */
 	int (*get)(const char *name, struct rwctl_job_list *list,
 		   struct rwctl_job_err *e);
+	/* RW_CMD_POLICY_SET: @a's settings (no token); @out the job after. */
+	int (*policy)(const struct rwctl_job_add *a, struct rwctl_job *out,
+		      struct rwctl_job_err *e);
+	int (*topo)(const char *name, struct rwctl_topo *t,
+		    struct rwctl_job_err *e);
+	int (*stats)(const char *name, struct rwctl_stats *s,
+		     struct rwctl_job_err *e);
 };
 
 extern const struct rwctl_job_backend rwctl_job_genl_backend;
@@ -122,6 +139,19 @@ int rwctl_job_check_name(const char *name, char *msg, size_t msglen);
 int rwctl_job_parse_add(int argc, char **argv, struct rwctl_job_add *a,
 			char *msg, size_t msglen);
 
+/*
+ * "policy set" arguments: JOB and at least one of the settings of "job add"
+ * (workers included, the token not). Same conventions.
+ */
+int rwctl_job_parse_policy(int argc, char **argv, struct rwctl_job_add *a,
+			   char *msg, size_t msglen);
+
+/*
+ * True if @a changes a setting that shapes the job's memory (workers, chunk
+ * size, optimizer, hyper-parameters), which a declared layout fixes.
+ */
+bool rwctl_job_add_shapes_memory(const struct rwctl_job_add *a);
+
 /* "job del" arguments: NAME [force]. Same conventions. */
 int rwctl_job_parse_del(int argc, char **argv, const char **name, bool *force,
 			char *msg, size_t msglen);
@@ -138,6 +168,10 @@ int rwctl_job_read_token(const char *path, uint8_t token[RW_JOB_TOKEN_LEN],
 const char *rwctl_job_sync_name(uint32_t sync);
 const char *rwctl_job_optim_name(uint32_t optim);
 
+/* Command-line keyword ("weight-decay") and JSON key ("weight_decay"). */
+const char *rwctl_job_hp_word(enum rwctl_job_hp hp);
+const char *rwctl_job_hp_key(enum rwctl_job_hp hp);
+
 /* @token as 2 * RW_JOB_TOKEN_LEN lowercase hex digits and a NUL. */
 void rwctl_job_format_token(char buf[2 * RW_JOB_TOKEN_LEN + 1],
 			    const uint8_t token[RW_JOB_TOKEN_LEN]);
@@ -150,11 +184,57 @@ void rwctl_job_print(struct rwctl_printer *p, const struct rwctl_job *jobs,
 		     size_t nr);
 
 /*
- * The user's sentence for the module's refusal @err of "job @cmd" on job
- * @name, with the extended ack appended when there is one.
+ * Pieces of a job's block, for printers of a part of it: "sync ssp
+ * staleness 3" (keys sync, staleness or staleness_lo/_hi) and "optim adam
+ * lr 0.001 ..." (optim and the hyper-parameters reported), no newline.
+ */
+void rwctl_job_print_sync(struct rwctl_printer *p, const struct rwctl_job *j);
+void rwctl_job_print_optim(struct rwctl_printer *p, const struct rwctl_job *j);
+
+/*
+ * The user's sentence for the module's refusal @err of @cmd ("job add",
+ * "topo show", ...) on job @name: @why if not NULL, else what @err means
+ * for a job command; the extended ack appended when there is one.
  */
 void rwctl_job_explain(char *buf, size_t len, const char *cmd,
-		       const char *name, int err, const char *extack);
+		       const char *name, int err, const char *why,
+		       const char *extack);
+
+/*
+ * Report a failed request of @cmd on ctl->err: the module's refusal in
+ * words (see rwctl_job_explain()), or the backend's own sentence. Returns
+ * RWCTL_EXIT_ERR.
+ */
+int rwctl_job_report(struct rwctl *ctl, const char *cmd, const char *name,
+		     int err, const struct rwctl_job_err *e, const char *why);
+
+/* ctl->job_backend, or generic netlink when it is NULL. */
+const struct rwctl_job_backend *rwctl_job_backend(const struct rwctl *ctl);
+
+/*
+ * The job @name, or every job (@name NULL), into @list for @cmd; a dump
+ * that raced with a change is read again once. Returns RWCTL_EXIT_*,
+ * failures reported; free @list whatever the result.
+ */
+int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
+		    struct rwctl_job_list *list);
+
+/*
+ * A usage error of @obj's commands: the sentence @msg and "Try 'rwctl
+ * @obj help'." on ctl->err. Returns RWCTL_EXIT_USAGE.
+ */
+int rwctl_job_usage(struct rwctl *ctl, const char *obj, const char *msg);
+
+/*
+ * The settings of "job add" and "policy set" for their help text, each
+ * line indented by two spaces.
+ */
+#define RWCTL_JOB_SETTINGS_HELP \
+"  N           workers, 1-" RW_STR(RW_JOB_MAX_WORKERS) "\n" \
+"  BYTES       a power of two, 4096-1048576 (default: the module's chunk_size)\n" \
+"  S, LO, HI   staleness bounds, 1-" RW_STR(RW_JOB_MAX_STALENESS) ", LO <= HI\n" \
+"  MS          evict a silent worker after MS ms; 0 never\n" \
+"  X           a finite number, sent as IEEE 754 single precision\n"
 
 /*
  * Parse one RW_CMD_JOB_GET / RW_CMD_JOB_NEW reply into @job (zeroed first).
@@ -165,5 +245,12 @@ void rwctl_job_explain(char *buf, size_t len, const char *cmd,
  */
 int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 			 char *msg, size_t msglen);
+
+/*
+ * The attributes of a "job add" or "policy set" request: the name, then
+ * the settings @a gives and nothing else (the module keeps the others).
+ * Returns 0, or -EMSGSIZE if they do not fit in @m.
+ */
+int rwctl_job_put_settings(struct nl_msg *m, const struct rwctl_job_add *a);
 
 #endif /* RWCTL_JOB_H */

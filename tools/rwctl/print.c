@@ -264,6 +264,64 @@ void rwctl_pr_float(struct rwctl_printer *p, const char *key, const char *fmt,
 	fputs(buf, p->f);
 }
 
+void rwctl_pr_bool(struct rwctl_printer *p, const char *key, const char *fmt,
+		   bool val)
+{
+	if (rwctl_pr_is_json(p)) {
+		rwctl_pr_json_lead(p, key);
+		fputs(val ? "true" : "false", p->f);
+	} else if (fmt) {
+		fprintf(p->f, fmt, val ? "yes" : "no");
+	}
+}
+
+/*
+ * @v in units of @step named @units (the first for @v < @step), with three
+ * significant digits once scaled: 999 B, 1.00 KiB, 10.0 KiB, 100 KiB.
+ */
+static const char *rwctl_pr_human(char buf[RWCTL_PR_HUMAN_LEN], uint64_t v,
+				  double step, const char *const *units,
+				  size_t nr_units)
+{
+	double x = (double)v;
+	size_t u = 0;
+
+	if (v < step) {
+		snprintf(buf, RWCTL_PR_HUMAN_LEN, "%" PRIu64 " %s", v, units[0]);
+		return buf;
+	}
+	while (u + 1 < nr_units && x >= step) {
+		x /= step;
+		u++;
+	}
+	/* Rounding may carry into the next unit: 1023.9 KiB is 1.00 MiB. */
+	if (x >= step - 0.5 && u + 1 < nr_units) {
+		x /= step;
+		u++;
+	}
+	snprintf(buf, RWCTL_PR_HUMAN_LEN, x < 9.995 ? "%.2f %s" :
+		 x < 99.95 ? "%.1f %s" : "%.0f %s", x, units[u]);
+	return buf;
+}
+
+const char *rwctl_pr_fmt_bytes(char buf[RWCTL_PR_HUMAN_LEN], uint64_t bytes)
+{
+	static const char *const units[] = {
+		"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB",
+	};
+
+	return rwctl_pr_human(buf, bytes, 1024.0, units,
+			      sizeof(units) / sizeof(units[0]));
+}
+
+const char *rwctl_pr_fmt_ns(char buf[RWCTL_PR_HUMAN_LEN], uint64_t ns)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+
+	return rwctl_pr_human(buf, ns, 1000.0, units,
+			      sizeof(units) / sizeof(units[0]));
+}
+
 void rwctl_pr_text(struct rwctl_printer *p, const char *fmt, ...)
 {
 	va_list ap;

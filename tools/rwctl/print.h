@@ -64,6 +64,10 @@ void rwctl_pr_s32(struct rwctl_printer *p, const char *key, const char *fmt,
 void rwctl_pr_float(struct rwctl_printer *p, const char *key, const char *fmt,
 		    float val);
 
+/* JSON true/false; text: @fmt gets "yes" or "no" (%s). */
+void rwctl_pr_bool(struct rwctl_printer *p, const char *key, const char *fmt,
+		   bool val);
+
 /* Text mode only. */
 void rwctl_pr_text(struct rwctl_printer *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -75,6 +79,15 @@ void rwctl_pr_nl(struct rwctl_printer *p);
  * stream failed (errno from the failing write is not preserved by stdio).
  */
 int rwctl_pr_end(struct rwctl_printer *p);
+
+/*
+ * For text a person reads: @bytes with a binary unit and three significant
+ * digits ("512 B", "1.50 MiB", "768 KiB"), @ns likewise ("850 ns",
+ * "12.0 ms", "3.20 s"). Returns @buf.
+ */
+#define RWCTL_PR_HUMAN_LEN	16
+const char *rwctl_pr_fmt_bytes(char buf[RWCTL_PR_HUMAN_LEN], uint64_t bytes);
+const char *rwctl_pr_fmt_ns(char buf[RWCTL_PR_HUMAN_LEN], uint64_t ns);
 
 /* Write @s as a JSON string literal, quotes included. */
 void rwctl_pr_json_string(FILE *f, const char *s);

@@ -9,11 +9,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct rwctl_status;
 struct rwctl_printer;
 struct rwctl_job_backend;
+struct rwctl_monitor_backend;
 
 /* Exit codes, as in iproute2. */
 enum {
@@ -34,8 +36,10 @@ struct rwctl {
 	FILE *out;			/* command output */
 	FILE *err;			/* diagnostics */
 	rwctl_fetch_fn fetch;
-	/* The job commands' module; NULL: generic netlink. */
+	/* The job, policy, topo and stats commands' module; NULL: netlink. */
 	const struct rwctl_job_backend *job_backend;
+	/* Where "monitor" reads events; NULL: the "events" multicast group. */
+	const struct rwctl_monitor_backend *monitor_backend;
 	bool json;			/* -j */
 	bool pretty;			/* -p; only affects JSON */
 };
@@ -56,20 +60,44 @@ struct rwctl_obj {
 	const char *name;
 	const char *help;		/* one line, for "rwctl help" */
 	const struct rwctl_cmd *cmds;	/* first is the default; NULL name ends */
+	/*
+	 * No command words: everything after OBJECT goes to cmds[0], whose
+	 * name is then not a word of the command line (rwctl monitor count 5).
+	 */
+	bool args_only;
 };
 
 extern const struct rwctl_obj rwctl_obj_status;
 extern const struct rwctl_obj rwctl_obj_dev;
 extern const struct rwctl_obj rwctl_obj_job;
+extern const struct rwctl_obj rwctl_obj_policy;
+extern const struct rwctl_obj rwctl_obj_topo;
+extern const struct rwctl_obj rwctl_obj_stats;
+extern const struct rwctl_obj rwctl_obj_monitor;
 
 /* Parse @argv (argv[0]: program name), run the command, return RWCTL_EXIT_*. */
 int rwctl_run(struct rwctl *ctl, int argc, char **argv);
 
 /*
- * For commands: fetch the status through ctl->fetch, print it with @print
- * on ctl->out in the requested mode (text or JSON from the same calls) and
- * return RWCTL_EXIT_*; errors have been reported.
+ * A usage error of object @obj (NULL: the top level): "rwctl: <message>"
+ * and where to find help on ctl->err. Returns RWCTL_EXIT_USAGE.
  */
+int rwctl_usage_error(struct rwctl *ctl, const char *obj, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * A decimal number in [@min, @max] for the argument @what: 0, or -EINVAL
+ * with a sentence in @msg ("count '0' is out of range (1..4294967295)").
+ */
+int rwctl_parse_u32(const char *what, const char *s, uint32_t min,
+		    uint32_t max, uint32_t *val, char *msg, size_t msglen);
+
+/*
+ * The module's status through ctl->fetch into @st (free it with
+ * rwctl_status_free() after RWCTL_EXIT_OK); failures are reported.
+ */
+int rwctl_fetch_status(struct rwctl *ctl, struct rwctl_status *st);
+
 /* Open the output of a command in the mode -j/-p asked for. */
 void rwctl_begin_output(struct rwctl *ctl, struct rwctl_printer *p);
 
@@ -79,6 +107,11 @@ void rwctl_begin_output(struct rwctl *ctl, struct rwctl_printer *p);
  */
 int rwctl_end_output(struct rwctl *ctl, struct rwctl_printer *p);
 
+/*
+ * For commands: fetch the status through ctl->fetch, print it with @print
+ * on ctl->out in the requested mode (text or JSON from the same calls) and
+ * return RWCTL_EXIT_*; errors have been reported.
+ */
 int rwctl_show(struct rwctl *ctl,
 	       void (*print)(struct rwctl_printer *p,
 			     const struct rwctl_status *st));

@@ -12,7 +12,9 @@
 RW_RWCTL_OUT	:= $(BUILD)/tools/rwctl
 RW_RWCTL_BIN	:= $(BUILD)/rwctl
 RW_RWCTL_LIB	:= $(RW_RWCTL_OUT)/librwctl.a
-RW_RWCTL_SRCS	:= cli.c dev.c genl.c job.c job-genl.c print.c status.c
+RW_RWCTL_SRCS	:= cli.c dev.c genl.c genl-req.c job.c job-args.c job-genl.c \
+		   monitor.c monitor-genl.c policy.c print.c stats.c \
+		   stats-genl.c status.c topo.c topo-genl.c
 RW_RWCTL_OBJS	:= $(addprefix $(RW_RWCTL_OUT)/,$(RW_RWCTL_SRCS:.c=.o))
 RW_RWCTL_MAIN	:= $(RW_RWCTL_OUT)/main.o
 
@@ -52,3 +54,7 @@ install-rwctl: rwctl
 install-user: install-rwctl
 
 -include $(RW_RWCTL_OBJS:.o=.d) $(RW_RWCTL_MAIN:.o=.d)
+
+# Tests of the commands added after the first four (user.mk names those).
+RW_UT_RWCTL_NAMES := test-rwctl-policy test-rwctl-topo test-rwctl-stats \
+		     test-rwctl-monitor

@@ -4,7 +4,7 @@
  * sees (online CPUs, NUMA nodes, RDMA devices).
  *
  *   rackweave 0.1.0 (abi 1)
- *   features: version-ioctl genl-status ib-client
+ *   features: version-ioctl genl-status ib-client jobs local-path events
  *   cpus: 2 online
  *   node 0: cpus 0 (1 cpu), 512 MiB
  *   devices: 1 (rxe0)
@@ -28,6 +28,9 @@ static const struct {
 	{ RW_FEAT_VERSION_IOCTL, "version-ioctl" },
 	{ RW_FEAT_GENL_STATUS, "genl-status" },
 	{ RW_FEAT_IB_CLIENT, "ib-client" },
+	{ RW_FEAT_JOBS, "jobs" },
+	{ RW_FEAT_LOCAL_PATH, "local-path" },
+	{ RW_FEAT_EVENTS, "events" },
 };
 
 int rwctl_status_fetch(struct rwctl_status *st, char *msg, size_t msglen)

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT
+/*
+ * softmax-trainer: one data-parallel worker of a RackWeave job that trains
+ * softmax regression on the 8x8 digits (examples/softmax.h).
+ *
+ *   softmax-trainer --job NAME --token-file PATH --rank R --workers W
+ *                   --data FILE [--epochs N] [--batch B] [--out FILE]
+ *                   [--timeout MS] [--device PATH] [--async] [--quiet]
+ *                   [--verbose]
+ *
+ * Start W of them (ranks 0..W-1) against a job created with as many
+ * workers; see examples/README.md. Each step a worker pulls every chunk,
+ * reads the parameters straight from the mapped parameter buffer, computes
+ * the mean gradient of its shard of the global batch straight into the
+ * mapped gradient buffer, and pushes every chunk. The box sums the W
+ * gradients in rank order, scales by 1/W and applies the job's optimizer.
+ * With --async the push and the next pull go through rw_pushpull_start()
+ * and rw_wait(), the way an event-driven trainer would; the result is the
+ * same.
+ *
+ * Exit status: 0 done, 1 error, 2 usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rackweave.h>
+
+#include "softmax.h"
+
+struct trainer_opts {
+	const char *job;
+	const char *token_file;
+	const char *data;
+	const char *out;
+	const char *device;
+	uint32_t rank;
+	uint32_t workers;
+	uint32_t epochs;
+	uint32_t batch;
+	uint32_t timeout_ms;
+	bool async;
+	bool quiet;
+	bool verbose;
+};
+
+static const char trainer_usage[] =
+"usage: softmax-trainer --job NAME --token-file PATH --rank R --workers W\n"
+"                       --data FILE [--epochs N] [--batch B] [--out FILE]\n"
+"                       [--timeout MS] [--device PATH] [--async] [--quiet]\n"
+"                       [--verbose]\n"
+"\n"
+"  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
+"  --token-file PATH   its token: 32 raw bytes or 64 hex digits\n"
+"  --rank R            this worker, 0..W-1\n"
+"  --workers W         the job's worker count (checked against the job)\n"
+"  --data FILE         samples written by examples/digits-export.py\n"
+"  --epochs N          passes over the data (default 10)\n"
+"  --batch B           global batch, a multiple of W (default 64)\n"
+"  --out FILE          write the final parameters: float32 W[10][64], b[10]\n"
+"  --timeout MS        give up on a push or pull after MS ms (default: never)\n"
+"  --device PATH       the RackWeave device (default " RW_DEV_PATH ")\n"
+"  --async             push and pull with rw_pushpull_start and rw_wait\n"
+"  --quiet             print nothing but errors\n"
+"  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
+
+static uint32_t trainer_rank_for_msgs;
+
+static void __attribute__((format(printf, 2, 3)))
+trainer_err(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "softmax-trainer: rank %" PRIu32 ": ",
+		trainer_rank_for_msgs);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, ": %s", rw_strerror(err));
+	fputc('\n', stderr);
+}
+
+static int trainer_u32(const char *s, const char *what, uint32_t min,
+		       uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v > UINT32_MAX || v < min) {
+		fprintf(stderr, "softmax-trainer: %s: '%s' is not a number >= %"
+			PRIu32 "\n", what, s, min);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "job", required_argument, NULL, 'j' },
+		{ "token-file", required_argument, NULL, 't' },
+		{ "rank", required_argument, NULL, 'r' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "data", required_argument, NULL, 'd' },
+		{ "epochs", required_argument, NULL, 'e' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "async", no_argument, NULL, 'a' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_rank = false;
+	int c, err = 0;
+
+	*o = (struct trainer_opts){ .epochs = 10, .batch = 64 };
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': o->job = optarg; break;
+		case 't': o->token_file = optarg; break;
+		case 'd': o->data = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'D': o->device = optarg; break;
+		case 'a': o->async = true; break;
+		case 'q': o->quiet = true; break;
+		case 'v': o->verbose = true; break;
+		case 'r':
+			err = trainer_u32(optarg, "--rank", 0, &o->rank);
+			have_rank = true;
+			break;
+		case 'w': err = trainer_u32(optarg, "--workers", 1, &o->workers); break;
+		case 'e': err = trainer_u32(optarg, "--epochs", 1, &o->epochs); break;
+		case 'b': err = trainer_u32(optarg, "--batch", 1, &o->batch); break;
+		case 'T': err = trainer_u32(optarg, "--timeout", 0, &o->timeout_ms); break;
+		case 'h':
+			fputs(trainer_usage, stdout);
+			exit(0);
+		default:
+			err = -EINVAL;
+		}
+		if (err)
+			return err;
+	}
+	if (optind != argc || !o->job || !o->token_file || !have_rank ||
+	    !o->workers || !o->data) {
+		fputs(trainer_usage, stderr);
+		return -EINVAL;
+	}
+	if (o->rank >= o->workers) {
+		fprintf(stderr, "softmax-trainer: --rank %" PRIu32
+			" must be below --workers %" PRIu32 "\n", o->rank,
+			o->workers);
+		return -EINVAL;
+	}
+	if (o->batch % o->workers) {
+		fprintf(stderr, "softmax-trainer: --batch %" PRIu32
+			" must be a multiple of --workers %" PRIu32 "\n",
+			o->batch, o->workers);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The job's shared buffers as this worker sees them. */
+struct trainer_model {
+	struct rw_tensor_view w, b;
+};
+
+/* Attach, declare, map and place this thread: everything before step 0. */
+static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
+			struct trainer_model *m)
+{
+	const struct rw_tensor_desc tensors[] = {
+		{ .key = SOFTMAX_KEY_W, .nelems = SOFTMAX_NW, .dtype = RW_DTYPE_F32 },
+		{ .key = SOFTMAX_KEY_B, .nelems = SOFTMAX_NB, .dtype = RW_DTYPE_F32 },
+	};
+	uint8_t token[RW_JOB_TOKEN_LEN];
+	struct rw_version_info info;
+	struct rw_setup s;
+	int err;
+
+	err = rw_ctx_version(ctx, &info);
+	if (err) {
+		trainer_err(err, "cannot talk to the module");
+		return err;
+	}
+	if (!(info.features & RW_FEAT_LOCAL_PATH)) {
+		trainer_err(0, "the loaded rackweave module has no push/pull "
+			    "(features 0x%llx): load a newer one",
+			    (unsigned long long)info.features);
+		return -EOPNOTSUPP;
+	}
+
+	err = rw_token_read(o->token_file, token);
+	if (err) {
+		trainer_err(err, "token file %s", o->token_file);
+		return err;
+	}
+	err = rw_attach(ctx, o->job, token, o->rank, 0);
+	explicit_bzero(token, sizeof(token));
+	if (err == -ENOENT) {
+		trainer_err(0, "no job named '%s' (rwctl job add %s workers %"
+			    PRIu32 " ...)", o->job, o->job, o->workers);
+		return err;
+	}
+	if (err) {
+		trainer_err(err, "cannot attach to job '%s'", o->job);
+		return err;
+	}
+	err = rw_declare(ctx, tensors, 2, 0);
+	if (err) {
+		trainer_err(err, "cannot declare the softmax model");
+		return err;
+	}
+	err = rw_map(ctx);
+	if (err) {
+		trainer_err(err, "cannot map the job's buffers");
+		return err;
+	}
+	err = rw_setup_get(ctx, &s);
+	if (err) {
+		trainer_err(err, "cannot read the job's setup");
+		return err;
+	}
+	if (s.nr_workers != o->workers) {
+		trainer_err(0, "job '%s' has %" PRIu32 " workers but --workers "
+			    "says %" PRIu32, o->job, s.nr_workers, o->workers);
+		return -EINVAL;
+	}
+	err = rw_bind_numa(ctx);
+	if (err && err != -ENOSYS)
+		trainer_err(err, "warning: staying off the job's NUMA node");
+	if (o->verbose)
+		fprintf(stderr, "rank %" PRIu32 ": %" PRIu32 " chunks of %" PRIu32
+			" bytes, model %llu bytes, node %d\n", o->rank,
+			s.nr_chunks, s.chunk_size,
+			(unsigned long long)s.model_bytes, s.node);
+
+	err = rw_tensor(ctx, SOFTMAX_KEY_W, &m->w);
+	if (!err)
+		err = rw_tensor(ctx, SOFTMAX_KEY_B, &m->b);
+	if (err)
+		trainer_err(err, "cannot find the model's tensors");
+	return err;
+}
+
+static int trainer_write(const char *path, const float *w, const float *b)
+{
+	FILE *f = fopen(path, "wb");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (fwrite(w, sizeof(*w), SOFTMAX_NW, f) != SOFTMAX_NW ||
+	    fwrite(b, sizeof(*b), SOFTMAX_NB, f) != SOFTMAX_NB)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+/*
+ * The end of one step and the start of the next: push every chunk, then
+ * pull every chunk, blocking or through the async calls.
+ */
+static int trainer_xfer(struct rw_ctx *ctx, const struct trainer_opts *o,
+			bool push, uint64_t step)
+{
+	int err;
+
+	if (!o->async) {
+		err = push ? rw_push(ctx, NULL, 0, 0) : 0;
+		if (err) {
+			trainer_err(err, "push at step %" PRIu64, step);
+			return err;
+		}
+		err = rw_pull(ctx, NULL, 0, 0);
+	} else {
+		err = push ? rw_pushpull_start(ctx, NULL, 0, 0) :
+			     rw_pull_start(ctx, NULL, 0, 0);
+		if (err == -EINPROGRESS)
+			err = rw_wait(ctx, o->timeout_ms ? (int)o->timeout_ms : -1);
+	}
+	if (err)
+		trainer_err(err, "%s at step %" PRIu64,
+			    push ? "push and pull" : "pull", step);
+	return err;
+}
+
+/*
+ * Pull; then steps 0 .. total-1 each compute, push and pull; the last
+ * pull gives the final parameters. The loss of epoch e is reported on the
+ * parameters pulled after step e * steps_per_epoch - 1, i.e. the ones the
+ * epoch produced.
+ */
+static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
+		       const struct trainer_model *m,
+		       const struct softmax_data *data)
+{
+	static float w[SOFTMAX_NW], b[SOFTMAX_NB];
+	struct softmax_plan plan;
+	uint64_t step, total;
+	bool report;
+	int err;
+
+	err = softmax_plan_init(&plan, data->n, o->batch, o->workers);
+	if (err) {
+		trainer_err(0, "--batch %" PRIu32 " does not fit %" PRIu32
+			    " samples", o->batch, data->n);
+		return err;
+	}
+	total = (uint64_t)o->epochs * plan.steps_per_epoch;
+	report = !o->quiet && (o->rank == 0 || o->verbose);
+
+	err = trainer_xfer(ctx, o, false, 0);
+	for (step = 0; !err; step++) {
+		/*
+		 * A private copy: the parameters stay put until this worker
+		 * pushes under BSP, but not under the other sync modes.
+		 */
+		memcpy(w, m->w.params, sizeof(w));
+		memcpy(b, m->b.params, sizeof(b));
+
+		if (step && step % plan.steps_per_epoch == 0 && report) {
+			if (o->rank)
+				printf("rank %" PRIu32 ": ", o->rank);
+			printf("epoch %" PRIu64 " loss %.6f\n",
+			       step / plan.steps_per_epoch,
+			       softmax_loss(w, b, data, 0, data->n));
+			fflush(stdout);
+		}
+		if (step == total)
+			break;
+
+		softmax_grad(w, b, data,
+			     softmax_shard_first(&plan, step, o->rank),
+			     plan.shard, m->w.grad, m->b.grad);
+		err = trainer_xfer(ctx, o, true, step);
+	}
+	if (err)
+		return err;
+
+	if (o->verbose)
+		fprintf(stderr, "rank %" PRIu32 ": accuracy %.4f on the data\n",
+			o->rank, softmax_accuracy(w, b, data, 0, data->n));
+	if (o->out) {
+		err = trainer_write(o->out, w, b);
+		if (err)
+			trainer_err(err, "cannot write %s", o->out);
+	}
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct softmax_data data = { 0 };
+	struct trainer_model model;
+	struct trainer_opts o;
+	struct rw_ctx *ctx = NULL;
+	const char *why;
+	int err;
+
+	if (trainer_parse(argc, argv, &o))
+		return 2;
+	trainer_rank_for_msgs = o.rank;
+
+	err = softmax_data_load(o.data, &data, &why);
+	if (err) {
+		if (why)
+			trainer_err(0, "%s: %s", o.data, why);
+		else
+			trainer_err(err, "%s", o.data);
+		return 1;
+	}
+	err = rw_ctx_open(&ctx, o.device);
+	if (err) {
+		trainer_err(err, "cannot open %s", o.device ? o.device : RW_DEV_PATH);
+		goto out;
+	}
+	if (o.timeout_ms)
+		rw_set_timeout(ctx, o.timeout_ms);
+	err = trainer_join(ctx, &o, &model);
+	if (!err)
+		err = trainer_run(ctx, &o, &model, &data);
+out:
+	rw_ctx_close(ctx);
+	softmax_data_free(&data);
+	return err ? 1 : 0;
+}

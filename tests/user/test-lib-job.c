@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rw_attach() and rw_declare() against the scripted module: what reaches
+ * RW_IOC_ATTACH and RW_IOC_DECLARE byte for byte, what the library refuses
+ * before asking, and that the module's errors come back unchanged and
+ * leave the context as it was.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "test-lib-mock.c"
+
+static const uint8_t rwt_token[RW_JOB_TOKEN_LEN] = {
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+	17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 0xff,
+};
+
+static int rwt_setup(void **state)
+{
+	struct rw_ctx *ctx;
+
+	rwm_reset();
+	if (rw_ctx_open(&ctx, "/dev/null"))
+		return -1;
+	*state = ctx;
+	return 0;
+}
+
+static int rwt_teardown(void **state)
+{
+	rw_ctx_close(*state);
+	return 0;
+}
+
+static void rwt_attach_ok(struct rw_ctx *ctx)
+{
+	rwm_expect(RW_IOC_ATTACH, 0, NULL);
+	assert_int_equal(rw_attach(ctx, "job-a", rwt_token, 2, 0), 0);
+}
+
+static void rwt_attach_request(void **state)
+{
+	struct rw_ctx *ctx = *state;
+	const struct rw_attach *a;
+
+	rwt_attach_ok(ctx);
+	assert_true(rwm_done());
+	assert_int_equal(rwm_ncalls(), 1);
+	assert_int_equal(rwm_call(0)->fd, rw_ctx_fd(ctx));
+	a = &rwm_call(0)->arg.attach;
+	assert_int_equal(a->size, RW_ATTACH_SIZE);
+	assert_int_equal(a->flags, 0);
+	assert_string_equal(a->job, "job-a");
+	/* The name is NUL-padded to the end: no stack garbage reaches the module. */
+	assert_true(rwm_zero(a->job + 5, sizeof(a->job) - 5));
+	assert_memory_equal(a->token, rwt_token, RW_JOB_TOKEN_LEN);
+	assert_int_equal(a->rank, 2);
+	assert_int_equal(a->reserved0, 0);
+	assert_true(rwm_zero(a->reserved, sizeof(a->reserved)));
+}
+
+static void rwt_attach_observer(void **state)
+{
+	struct rw_ctx *ctx = *state;
+
+	rwm_expect(RW_IOC_ATTACH, 0, NULL);
+	assert_int_equal(rw_attach(ctx, "j", rwt_token, 0, RW_ATTACH_OBSERVER), 0);
+	assert_int_equal(rwm_call(0)->arg.attach.flags, RW_ATTACH_OBSERVER);
+	assert_int_equal(rwm_call(0)->arg.attach.rank, 0);
+	assert_true(rwm_done());
+}
+
+/* Longest name that fits: RW_JOB_NAME_MAX - 1 bytes and the NUL. */
+static void rwt_attach_name_limits(void **state)
+{
+	char name[RW_JOB_NAME_MAX + 1];
+	struct rw_ctx *ctx = *state;
+
+	memset(name, 'n', sizeof(name));
+	name[RW_JOB_NAME_MAX] = 0;
+	assert_int_equal(rw_attach(ctx, name, rwt_token, 0, 0), -EINVAL);
+	name[RW_JOB_NAME_MAX - 1] = 0;
+	rwm_expect(RW_IOC_ATTACH, 0, NULL);
+	assert_int_equal(rw_attach(ctx, name, rwt_token, 0, 0), 0);
+	assert_int_equal(rwm_call(0)->arg.attach.job[RW_JOB_NAME_MAX - 1], 0);
+	assert_int_equal(strlen(rwm_call(0)->arg.attach.job), RW_JOB_NAME_MAX - 1);
+	assert_true(rwm_done());
+}
+
+static void rwt_attach_bad_args(void **state)
+{
+	struct rw_ctx *ctx = *state;
+
+	assert_int_equal(rw_attach(NULL, "j", rwt_token, 0, 0), -EINVAL);
+	assert_int_equal(rw_attach(ctx, NULL, rwt_token, 0, 0), -EINVAL);
+	assert_int_equal(rw_attach(ctx, "", rwt_token, 0, 0), -EINVAL);
+	assert_int_equal(rw_attach(ctx, "j", NULL, 0, 0), -EINVAL);
+	assert_int_equal(rw_attach(ctx, "j", rwt_token, 0, 1U << 1), -EINVAL);
+	assert_int_equal(rw_attach(ctx, "j", rwt_token, 0, 1U << 31), -EINVAL);
+	assert_int_equal(rwm_ncalls(), 0);
+}
+
+/* Each documented error comes back as is, and the context stays free. */
+static void rwt_attach_errors(void **state)
+{
+	static const int errs[] = {
+		-ENOENT, -EACCES, -ERANGE, -EADDRINUSE, -EISCONN, -EINVAL,
+	};
+	struct rw_ctx *ctx = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		rwm_expect(RW_IOC_ATTACH, errs[i], NULL);
+		assert_int_equal(rw_attach(ctx, "job", rwt_token, 1, 0), errs[i]);
+	}
+	/* None of those attached: a declare is refused locally. */
+	assert_int_equal(rw_declare(ctx, (struct rw_tensor_desc[]){ { 1, 1, 0, 0 } },
+				    1, 0), -ENOTCONN);
+	rwt_attach_ok(ctx);
+	assert_true(rwm_done());
+}
+
+/* EINTR before the module saw the request: attach is simply issued again. */
+static void rwt_attach_eintr(void **state)
+{
+	struct rw_ctx *ctx = *state;
+
+	rwm_expect(RW_IOC_ATTACH, -EINTR, NULL);
+	rwm_expect(RW_IOC_ATTACH, 0, NULL);
+	assert_int_equal(rw_attach(ctx, "job", rwt_token, 0, 0), 0);
+	assert_true(rwm_done());
+}
+
+static void rwt_attach_twice(void **state)
+{
+	struct rw_ctx *ctx = *state;
+
+	rwt_attach_ok(ctx);
+	assert_int_equal(rw_attach(ctx, "job-a", rwt_token, 2, 0), -EISCONN);
+	assert_int_equal(rwm_ncalls(), 1);
+}
+
+static void rwt_declare_request(void **state)
+{
+	/* Garbage in reserved: the library sends zeros. */
+	const struct rw_tensor_desc t[3] = {
+		{ .key = 7, .nelems = 640, .dtype = RW_DTYPE_F32, .reserved = 0xdead },
+		{ .key = 3, .nelems = 10, .dtype = RW_DTYPE_F16 },
+		{ .key = 1ULL << 40, .nelems = 1, .dtype = RW_DTYPE_BF16, .reserved = 1 },
+	};
+	struct rw_ctx *ctx = *state;
+	const struct rwm_call *c;
+	size_t i;
+
+	rwt_attach_ok(ctx);
+	rwm_expect(RW_IOC_DECLARE, 0, NULL);
+	assert_int_equal(rw_declare(ctx, t, 3, 0), 0);
+	assert_true(rwm_done());
+
+	c = rwm_call(1);
+	assert_int_equal(c->req, RW_IOC_DECLARE);
+	assert_int_equal(c->arg.declare.size, RW_DECLARE_SIZE);
+	assert_int_equal(c->arg.declare.flags, 0);
+	assert_int_equal(c->arg.declare.nr_tensors, 3);
+	assert_int_equal(c->arg.declare.reserved0, 0);
+	assert_true(rwm_zero(c->arg.declare.reserved, sizeof(c->arg.declare.reserved)));
+	assert_int_not_equal(c->arg.declare.tensors, 0);
+	/* A copy, not the caller's array (whose reserved fields are dirty). */
+	assert_int_not_equal(c->arg.declare.tensors, (uintptr_t)t);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(c->tensors[i].key, t[i].key);
+		assert_int_equal(c->tensors[i].nelems, t[i].nelems);
+		assert_int_equal(c->tensors[i].dtype, t[i].dtype);
+		assert_int_equal(c->tensors[i].reserved, 0);
+	}
+}
+
+static void rwt_declare_verify(void **state)
+{
+	const struct rw_tensor_desc t = { .key = 1, .nelems = 5 };
+	struct rw_ctx *ctx = *state;
+
+	rwt_attach_ok(ctx);
+	rwm_expect(RW_IOC_DECLARE, 0, NULL);
+	assert_int_equal(rw_declare(ctx, &t, 1, RW_DECLARE_VERIFY), 0);
+	assert_int_equal(rwm_call(1)->arg.declare.flags, RW_DECLARE_VERIFY);
+	assert_true(rwm_done());
+}
+
+/* Refused before the module is asked: nothing it could accept. */
+static void rwt_declare_local_checks(void **state)
+{
+	const struct rw_tensor_desc dup[2] = { { 5, 1, 0, 0 }, { 5, 2, 0, 0 } };
+	const struct rw_tensor_desc zero = { 1, 0, 0, 0 };
+	const struct rw_tensor_desc dtype = { 1, 4, 3, 0 };
+	const struct rw_tensor_desc huge = { 1, UINT64_MAX / 2, RW_DTYPE_F32, 0 };
+	const struct rw_tensor_desc ok = { 1, 4, 0, 0 };
+	struct rw_ctx *ctx = *state;
+
+	rwt_attach_ok(ctx);
+	assert_int_equal(rw_declare(NULL, &ok, 1, 0), -EINVAL);
+	assert_int_equal(rw_declare(ctx, NULL, 1, 0), -EINVAL);
+	assert_int_equal(rw_declare(ctx, &ok, 0, 0), -EINVAL);
+	assert_int_equal(rw_declare(ctx, &ok, 1, 1U << 1), -EINVAL);
+	assert_int_equal(rw_declare(ctx, dup, 2, 0), -EINVAL);
+	assert_int_equal(rw_declare(ctx, &zero, 1, 0), -EINVAL);
+	assert_int_equal(rw_declare(ctx, &dtype, 1, 0), -EINVAL);
+	assert_int_equal(rw_declare(ctx, &huge, 1, 0), -EOVERFLOW);
+	assert_int_equal(rw_declare(ctx, &ok, RW_MAX_TENSORS + 1, 0), -E2BIG);
+	assert_int_equal(rwm_ncalls(), 1);
+	assert_true(rwm_done());
+}
+
+static void rwt_declare_errors(void **state)
+{
+	static const int errs[] = {
+		-EEXIST, -ENOENT, -EOPNOTSUPP, -E2BIG, -EPERM, -ENOTCONN,
+	};
+	const struct rw_tensor_desc t = { .key = 1, .nelems = 5 };
+	struct rw_ctx *ctx = *state;
+	size_t i;
+
+	rwt_attach_ok(ctx);
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		rwm_expect(RW_IOC_DECLARE, errs[i], NULL);
+		assert_int_equal(rw_declare(ctx, &t, 1, 0), errs[i]);
+	}
+	assert_true(rwm_done());
+}
+
+/* An observer's layout is recorded without RW_IOC_DECLARE (EPERM there). */
+static void rwt_declare_observer(void **state)
+{
+	const struct rw_tensor_desc t = { .key = 1, .nelems = 5 };
+	struct rw_ctx *ctx = *state;
+
+	rwm_expect(RW_IOC_ATTACH, 0, NULL);
+	assert_int_equal(rw_attach(ctx, "j", rwt_token, 0, RW_ATTACH_OBSERVER), 0);
+	assert_int_equal(rw_declare(ctx, &t, 1, 0), 0);
+	assert_int_equal(rwm_ncalls(), 1);
+	assert_true(rwm_done());
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, rwt_setup, rwt_teardown)
+		T(rwt_attach_request),
+		T(rwt_attach_observer),
+		T(rwt_attach_name_limits),
+		T(rwt_attach_bad_args),
+		T(rwt_attach_errors),
+		T(rwt_attach_eintr),
+		T(rwt_attach_twice),
+		T(rwt_declare_request),
+		T(rwt_declare_verify),
+		T(rwt_declare_local_checks),
+		T(rwt_declare_errors),
+		T(rwt_declare_observer),
+#undef T
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests_name("librackweave attach and declare",
+					   tests, NULL, NULL);
+}

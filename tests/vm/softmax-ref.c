@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softmax-ref: what W softmax-trainer workers and a RackWeave box must
+ * produce, computed in one process without the box.
+ *
+ *   softmax-ref --workers W --data FILE [--epochs N] [--batch B] [--lr F]
+ *               [--chunk-size CS] [--impl NAME] [--optim NAME]
+ *               [--momentum F] [--weight-decay F] [--out FILE] [--quiet]
+ *
+ * Per step, each of the W shard gradients is computed by the trainer's own
+ * code (examples/softmax.c) from the same parameters, into its own flat
+ * gradient buffer laid out as the module lays out the job (weights at 0,
+ * bias at the next 64-byte boundary, the gap zero). Then, chunk by chunk,
+ * the module's aggregation code, built natively from kmod/agg, sums the W
+ * slots in rank order and applies the optimizer, exactly as the chunk
+ * engine does (kmod/engine.c, rw_engine_step): step t = the chunk's
+ * version + 1, the whole chunk including padding, FPU slices as
+ * kmod/agg/agg.c cuts them. Under BSP with the same optimizer, learning
+ * rate, chunk size and implementation (rwctl status names the box's), the
+ * final parameters are bit-identical to the trainers' --out file.
+ *
+ * Output: "epoch N loss X" after each epoch (as the trainer's rank 0) and,
+ * with --out, the raw float32 parameters: W[10][64] then b[10].
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg_impl.h"
+#include "softmax.h"
+
+/* The module's layout rule (kmod/chunk/layout.h) and chunk size limits. */
+#define REF_ALIGN		64U
+#define REF_CHUNK_MIN		4096U
+#define REF_CHUNK_MAX		(1U << 20)
+#define REF_CHUNK_DEFAULT	32768U
+
+/* kmod/agg/agg.c: FPU sections of about this much traffic, aligned. */
+#define REF_FPU_BUDGET		(1U << 20)
+#define REF_SLICE_ALIGN		1024U
+
+struct ref_opts {
+	const char *data;
+	const char *out;
+	const char *impl;
+	uint32_t workers;
+	uint32_t epochs;
+	uint32_t batch;
+	uint32_t chunk_size;
+	struct rw_agg_hparams hp;
+	bool quiet;
+};
+
+/* The flat buffers of one job: parameters, W gradient slots, state. */
+struct ref_job {
+	uint64_t total;			/* model bytes */
+	uint32_t bias_off;		/* bytes */
+	uint32_t chunk_size;
+	uint32_t nr_chunks;
+	float *params;
+	float **grad;			/* [workers] */
+	float *state[2];
+	uint64_t *version;		/* [nr_chunks] */
+};
+
+static const char ref_usage[] =
+"usage: softmax-ref --workers W --data FILE [--epochs N] [--batch B] [--lr F]\n"
+"                   [--chunk-size CS] [--impl NAME] [--optim NAME]\n"
+"                   [--momentum F] [--weight-decay F] [--out FILE] [--quiet]\n"
+"\n"
+"  defaults: --epochs 10 --batch 64 --lr 0.01 --chunk-size 32768\n"
+"            --impl scalar --optim sgd --momentum 0.9 --weight-decay 0\n"
+"  --impl    scalar, avx2 or avx512: what `rwctl status` reports for the box\n";
+
+static int ref_u32(const char *s, const char *what, uint32_t min, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v > UINT32_MAX || v < min) {
+		fprintf(stderr, "softmax-ref: %s: bad number '%s'\n", what, s);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* strtof, as rwctl parses the job's hyper-parameters. */
+static int ref_f32(const char *s, const char *what, float *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtof(s, &end);
+	if (errno || end == s || *end) {
+		fprintf(stderr, "softmax-ref: %s: bad number '%s'\n", what, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ref_optim(const char *s, uint32_t *optim)
+{
+	static const char *const names[] = {
+		[RW_AGG_SGD] = "sgd",
+		[RW_AGG_MOMENTUM] = "momentum",
+		[RW_AGG_NESTEROV] = "nesterov",
+		[RW_AGG_ADAM] = "adam",
+	};
+	uint32_t i;
+
+	for (i = 0; i < RW_AGG_OPTIM_COUNT; i++) {
+		if (!strcmp(s, names[i])) {
+			*optim = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "softmax-ref: --optim: sgd, momentum, nesterov or adam\n");
+	return -EINVAL;
+}
+
+static int ref_parse(int argc, char **argv, struct ref_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "workers", required_argument, NULL, 'w' },
+		{ "data", required_argument, NULL, 'd' },
+		{ "epochs", required_argument, NULL, 'e' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "lr", required_argument, NULL, 'l' },
+		{ "chunk-size", required_argument, NULL, 'c' },
+		{ "impl", required_argument, NULL, 'i' },
+		{ "optim", required_argument, NULL, 'O' },
+		{ "momentum", required_argument, NULL, 'm' },
+		{ "weight-decay", required_argument, NULL, 'W' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, err = 0;
+
+	/* The module's defaults (uapi RW_CMD_JOB_NEW). */
+	*o = (struct ref_opts){
+		.epochs = 10, .batch = 64, .chunk_size = REF_CHUNK_DEFAULT,
+		.impl = "scalar",
+		.hp = { .optim = RW_AGG_SGD, .lr = 0.01f, .momentum = 0.9f,
+			.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f },
+	};
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w': err = ref_u32(optarg, "--workers", 1, &o->workers); break;
+		case 'd': o->data = optarg; break;
+		case 'e': err = ref_u32(optarg, "--epochs", 1, &o->epochs); break;
+		case 'b': err = ref_u32(optarg, "--batch", 1, &o->batch); break;
+		case 'l': err = ref_f32(optarg, "--lr", &o->hp.lr); break;
+		case 'c': err = ref_u32(optarg, "--chunk-size", 1, &o->chunk_size); break;
+		case 'i': o->impl = optarg; break;
+		case 'O': err = ref_optim(optarg, &o->hp.optim); break;
+		case 'm': err = ref_f32(optarg, "--momentum", &o->hp.momentum); break;
+		case 'W': err = ref_f32(optarg, "--weight-decay", &o->hp.weight_decay); break;
+		case 'o': o->out = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'h':
+			fputs(ref_usage, stdout);
+			exit(0);
+		default:
+			err = -EINVAL;
+		}
+		if (err)
+			return err;
+	}
+	if (optind != argc || !o->workers || !o->data) {
+		fputs(ref_usage, stderr);
+		return -EINVAL;
+	}
+	if (o->workers > RW_AGG_MAX_SRCS) {
+		fprintf(stderr, "softmax-ref: at most %u workers\n", RW_AGG_MAX_SRCS);
+		return -EINVAL;
+	}
+	if (o->chunk_size < REF_CHUNK_MIN || o->chunk_size > REF_CHUNK_MAX ||
+	    (o->chunk_size & (o->chunk_size - 1))) {
+		fprintf(stderr, "softmax-ref: --chunk-size: a power of two, "
+			"%u..%u\n", REF_CHUNK_MIN, REF_CHUNK_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Zeroed, page-aligned as the module's arenas are. */
+static float *ref_alloc(size_t bytes)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, bytes))
+		return NULL;
+	memset(p, 0, bytes);
+	return p;
+}
+
+static void ref_job_free(struct ref_job *j, uint32_t workers)
+{
+	uint32_t k;
+
+	if (j->grad)
+		for (k = 0; k < workers; k++)
+			free(j->grad[k]);
+	free(j->grad);
+	free(j->params);
+	free(j->state[0]);
+	free(j->state[1]);
+	free(j->version);
+}
+
+static int ref_job_init(struct ref_job *j, const struct ref_opts *o)
+{
+	size_t bytes;
+	uint32_t k;
+
+	memset(j, 0, sizeof(*j));
+	j->bias_off = (SOFTMAX_NW * sizeof(float) + REF_ALIGN - 1) & ~(REF_ALIGN - 1);
+	j->total = j->bias_off + SOFTMAX_NB * sizeof(float);
+	j->chunk_size = o->chunk_size;
+	j->nr_chunks = (uint32_t)((j->total + o->chunk_size - 1) / o->chunk_size);
+	bytes = (size_t)j->nr_chunks * o->chunk_size;
+
+	j->params = ref_alloc(bytes);
+	j->state[0] = ref_alloc(bytes);
+	j->state[1] = ref_alloc(bytes);
+	j->grad = calloc(o->workers, sizeof(*j->grad));
+	j->version = calloc(j->nr_chunks, sizeof(*j->version));
+	if (!j->params || !j->state[0] || !j->state[1] || !j->grad || !j->version)
+		return -ENOMEM;
+	for (k = 0; k < o->workers; k++) {
+		j->grad[k] = ref_alloc(bytes);
+		if (!j->grad[k])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* kmod/agg/agg.c's rw_agg_slice for an update (6 non-slot arrays). */
+static unsigned int ref_slice(unsigned int nsrc)
+{
+	unsigned int slice = REF_FPU_BUDGET / ((nsrc + 6) * sizeof(float));
+
+	slice &= ~(REF_SLICE_ALIGN - 1);
+	return slice > REF_SLICE_ALIGN ? slice : REF_SLICE_ALIGN;
+}
+
+/* One optimizer step on chunk @c, as the engine's rw_engine_step. */
+static int ref_step_chunk(struct ref_job *j, const struct ref_opts *o,
+			  const struct rw_agg_impl *impl, uint32_t c,
+			  const void **src)
+{
+	uint64_t off = (uint64_t)c * j->chunk_size;
+	uint64_t end = off + j->chunk_size < j->total ? off + j->chunk_size : j->total;
+	size_t base = off / sizeof(float);
+	struct rw_agg_chunk chunk, part;
+	struct rw_agg_step st;
+	unsigned int done, slice = ref_slice(o->workers);
+	uint32_t k;
+	int err;
+
+	err = rw_agg_prepare(&st, &o->hp, o->workers, j->version[c] + 1);
+	if (err)
+		return err;
+	for (k = 0; k < o->workers; k++)
+		src[k] = j->grad[k] + base;
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.src = src;
+	chunk.nsrc = o->workers;
+	chunk.n = (unsigned int)((end - off) / sizeof(float));
+	chunk.dtype = RW_AGG_F32;
+	chunk.out = j->params + base;
+	chunk.state[0] = j->state[0] + base;
+	chunk.state[1] = j->state[1] + base;
+
+	part = chunk;
+	for (done = 0; done < chunk.n; done += part.n) {
+		part.off = chunk.off + done;
+		part.n = chunk.n - done < slice ? chunk.n - done : slice;
+		err = rw_agg_update(impl, &part, &st);
+		if (err)
+			return err;
+	}
+	j->version[c]++;
+	return 0;
+}
+
+static int ref_write(const char *path, const float *w, const float *b)
+{
+	FILE *f = fopen(path, "wb");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (fwrite(w, sizeof(*w), SOFTMAX_NW, f) != SOFTMAX_NW ||
+	    fwrite(b, sizeof(*b), SOFTMAX_NB, f) != SOFTMAX_NB)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+static int ref_run(const struct ref_opts *o, const struct softmax_data *data,
+		   const struct rw_agg_impl *impl)
+{
+	const void *src[RW_AGG_MAX_SRCS];
+	struct softmax_plan plan;
+	struct ref_job j;
+	uint64_t step, total;
+	float *w, *b;
+	uint32_t k, c;
+	int err;
+
+	err = softmax_plan_init(&plan, data->n, o->batch, o->workers);
+	if (err) {
+		fprintf(stderr, "softmax-ref: --batch %" PRIu32 " must be a "
+			"multiple of --workers and at most %" PRIu32 "\n",
+			o->batch, data->n);
+		return err;
+	}
+	err = ref_job_init(&j, o);
+	if (err) {
+		fprintf(stderr, "softmax-ref: out of memory\n");
+		goto out;
+	}
+	w = j.params;
+	b = j.params + j.bias_off / sizeof(float);
+	total = (uint64_t)o->epochs * plan.steps_per_epoch;
+
+	for (step = 0;; step++) {
+		if (step && step % plan.steps_per_epoch == 0 && !o->quiet)
+			printf("epoch %" PRIu64 " loss %.6f\n",
+			       step / plan.steps_per_epoch,
+			       softmax_loss(w, b, data, 0, data->n));
+		if (step == total)
+			break;
+		for (k = 0; k < o->workers; k++)
+			softmax_grad(w, b, data,
+				     softmax_shard_first(&plan, step, k),
+				     plan.shard, j.grad[k],
+				     j.grad[k] + j.bias_off / sizeof(float));
+		for (c = 0; c < j.nr_chunks; c++) {
+			err = ref_step_chunk(&j, o, impl, c, src);
+			if (err) {
+				fprintf(stderr, "softmax-ref: optimizer step: %s\n",
+					strerror(-err));
+				goto out;
+			}
+		}
+	}
+	if (o->out) {
+		err = ref_write(o->out, w, b);
+		if (err)
+			fprintf(stderr, "softmax-ref: %s: %s\n", o->out,
+				strerror(-err));
+	}
+out:
+	ref_job_free(&j, o->workers);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	const struct rw_agg_impl *impl;
+	struct softmax_data data;
+	struct rw_agg_step st;
+	struct ref_opts o;
+	const char *why;
+	int err;
+
+	if (ref_parse(argc, argv, &o))
+		return 2;
+	impl = rw_agg_impl_find(o.impl);
+	if (!impl) {
+		fprintf(stderr, "softmax-ref: --impl: no implementation '%s'\n",
+			o.impl);
+		return 2;
+	}
+	if (!impl->usable()) {
+		fprintf(stderr, "softmax-ref: this CPU cannot run '%s'\n", o.impl);
+		return 1;
+	}
+	if (rw_agg_prepare(&st, &o.hp, o.workers, 1)) {
+		fprintf(stderr, "softmax-ref: optimizer settings out of range\n");
+		return 2;
+	}
+	err = softmax_data_load(o.data, &data, &why);
+	if (err) {
+		fprintf(stderr, "softmax-ref: %s: %s\n", o.data,
+			why ? why : strerror(-err));
+		return 1;
+	}
+	err = ref_run(&o, &data, impl);
+	softmax_data_free(&data);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: --kernel test --smp 2 --timeout 1200
+#
+# Training through the box: 4 local workers (examples/softmax-trainer, one
+# process each) train softmax regression on scikit-learn's digits under BSP
+# and under SSP. BSP parameters must be bit-identical to the single-process
+# reference (tests/vm/softmax-ref: the same shards and gradients, summed
+# and applied by the module's own aggregation code); under both the loss
+# must fall. A read-only observer keeps the run alive and reads the
+# parameters the way a checkpointer would; topology and statistics are read
+# with rwctl while the run exists.
+. "$(dirname "$0")/lib.sh"
+
+TRAINER=$RW_TOP/build/examples/softmax-trainer
+REF=$RW_TOP/build/tests/vm/softmax-ref
+EPOCHS=3
+BATCH=64
+W=4
+
+t_ok "load ib_core and rackweave.ko" rw_load
+data=$RW_OUT/digits.bin
+t_ok "export the digits data set" /usr/bin/python3 "$RW_TOP/examples/digits-export.py" "$data" --shuffle 1
+impl=$("$RWCTL" -j status | jpy 'd["agg_impl"]')
+head -c 32 /dev/urandom >"$RW_OUT/token"
+
+# run_job NAME: train with W workers while an observer holds the run;
+# leaves the trainers' logs and outputs in $RW_OUT/NAME-*.
+run_job() {
+	local job=$1 r pids=() rc=0
+	rm -f "$RW_OUT/$job-go"
+	/usr/bin/python3 "$RW_TOP/tests/vm/observer.py" "$job" "$RW_OUT/token" \
+		"$RW_OUT/$job-go" "$RW_OUT/$job-observed.bin" >"$RW_OUT/$job-observer.log" 2>&1 &
+	obs=$!
+	for _ in $(seq 50); do
+		grep -q attached "$RW_OUT/$job-observer.log" && break
+		sleep 0.1
+	done
+	for r in $(seq 0 $((W - 1))); do
+		"$TRAINER" --job "$job" --token-file "$RW_OUT/token" --rank "$r" --workers $W \
+			--data "$data" --epochs $EPOCHS --batch $BATCH --verbose \
+			--out "$RW_OUT/$job-params-$r.bin" >"$RW_OUT/$job-rank$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for r in "${!pids[@]}"; do
+		wait "${pids[$r]}" || { rc=1; sed "s/^/#   rank $r: /" "$RW_OUT/$job-rank$r.log"; }
+	done
+	return $rc
+}
+
+# losses JOB: rank 0's epoch losses, one per line.
+losses() { sed -n 's/^epoch [0-9]* loss \([0-9.]*\)$/\1/p' "$RW_OUT/$1-rank0.log"; }
+
+# ---- BSP ----
+t_ok "job add bsp4: 4 workers, SGD lr 0.5, 4 KiB chunks" \
+	"$RWCTL" job add bsp4 workers $W lr 0.5 chunk-size 4096 token-file "$RW_OUT/token"
+t_ok "BSP: 4 workers train $EPOCHS epochs" run_job bsp4
+t_eq "BSP: rank 0 printed one loss per epoch" $EPOCHS "$(losses bsp4 | wc -l)"
+t_ok "BSP: the loss falls by a fifth or more" sh -c "sed -n 's/^epoch [0-9]* loss //p' '$RW_OUT/bsp4-rank0.log' | awk 'NR==1{f=\$1}{l=\$1}END{exit !(NR>=2 && l<0.8*f)}'"
+t_ok "BSP: every worker ends with the same parameters" \
+	sh -c "for r in 1 2 3; do cmp '$RW_OUT/bsp4-params-0.bin' \"$RW_OUT/bsp4-params-\$r.bin\" || exit 1; done"
+t_ok "BSP: the single-process reference ($impl kernels)" \
+	"$REF" --workers $W --data "$data" --epochs $EPOCHS --batch $BATCH --lr 0.5 \
+	--chunk-size 4096 --impl "$impl" --out "$RW_OUT/bsp4-ref.bin"
+t_ok "BSP: parameters bit-identical to the reference" cmp "$RW_OUT/bsp4-ref.bin" "$RW_OUT/bsp4-params-0.bin"
+
+# The run still exists: the observer holds it.
+topo=$("$RWCTL" -j topo show bsp4)
+t_eq "topo show -j: valid JSON with the job's one chunk" 1 \
+	"$(echo "$topo" | jpy 'sum(c["count"] for c in d["chunk_map"])')"
+t_ok "topo show: text lists the cores and the chunk map" sh -c "'$RWCTL' topo show bsp4 | grep -qi chunk"
+stats=$("$RWCTL" -j stats show bsp4)
+iters=$(echo "$stats" | jpy 'sorted(set(w["clock"] for w in d["workers"]))')
+t_ok "stats show -j: every rank completed the same number of iterations ($iters)" \
+	test "$(echo "$stats" | jpy 'len(set(w["clock"] for w in d["workers"])) == 1 and d["workers"][0]["clock"] > 0')" = True
+t_eq "stats show -j: 4 workers pushed gradients" 4 \
+	"$(echo "$stats" | jpy 'sum(1 for w in d["workers"] if w["bytes"] > 0)')"
+t_eq "job show -j: the run's layout (2 tensors, 2600 bytes)" '[2, 2600]' \
+	"$("$RWCTL" -j job show bsp4 | jpy '[d["jobs"][0][k] for k in ("tensors", "model_bytes")]')"
+t_fails "policy set while the run lives: refused" "$RWCTL" policy set bsp4 lr 0.1
+touch "$RW_OUT/bsp4-go"
+t_ok "observer: reads the parameters read-only" wait $obs
+t_ok "observer: its copy equals the trainers' parameters" cmp "$RW_OUT/bsp4-observed.bin" "$RW_OUT/bsp4-params-0.bin"
+t_eq "the run ended with its last user: no layout left" None \
+	"$("$RWCTL" -j job show bsp4 | jpy 'd["jobs"][0].get("tensors")')"
+t_ok "job del bsp4" "$RWCTL" job del bsp4
+
+# ---- SSP ----
+t_ok "job add ssp4: SSP with bound 2" \
+	"$RWCTL" job add ssp4 workers $W sync ssp 2 lr 0.5 chunk-size 4096 token-file "$RW_OUT/token"
+t_ok "SSP: 4 workers train $EPOCHS epochs" run_job ssp4
+t_ok "SSP: the loss falls by a fifth or more" sh -c "sed -n 's/^epoch [0-9]* loss //p' '$RW_OUT/ssp4-rank0.log' | awk 'NR==1{f=\$1}{l=\$1}END{exit !(NR>=2 && l<0.8*f)}'"
+t_ok "SSP: the gate kept every worker within 2 iterations" \
+	test "$("$RWCTL" -j stats show ssp4 | jpy 'd["job"]["max_skew"] <= 2')" = True
+touch "$RW_OUT/ssp4-go"
+t_ok "observer of the SSP run" wait $obs
+t_ok "job del ssp4" "$RWCTL" job del ssp4
+t_ok "rmmod rackweave" rmmod rackweave
+t_done
