@@ -16,3 +16,11 @@ $(VM_TEST_DIR)/ioctl-check: tests/vm/ioctl-check.c $(RW_UAPI_COPY)
 $(VM_TEST_DIR)/genl-check: tests/vm/genl-check.c $(RW_UAPI_COPY)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) $(NL_CFLAGS) -o $@ $< $(USER_LDFLAGS) $(NL_LIBS)
+
+# dev-check: the device's local path (attach, declare, mmap, push/pull).
+VM_TEST_BINS  += $(VM_TEST_DIR)/dev-check
+vm-tests: $(VM_TEST_DIR)/dev-check
+
+$(VM_TEST_DIR)/dev-check: tests/vm/dev-check.c uapi/rackweave_sizes.h $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< $(USER_LDFLAGS) -lm
