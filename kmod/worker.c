@@ -39,16 +39,26 @@
 #include "chunk/layout.h"
 #include "sync/sync.h"
 
+/*
+ * Two locks, so a transfer sleeping in the kernel never holds up setup or
+ * mmap on the same file: @setup serialises attach, declare, setup and
+ * mmap, and writes @job, @declared and what declare sets up (published by
+ * the release store of @declared); @lock serialises transfers and guards
+ * the iteration state below it.
+ */
 struct rw_worker {
-	struct mutex lock;		/* serialises the file's calls */
+	struct mutex setup;
 	struct rw_job *job;		/* set once at attach (a reference) */
 	u32 rank;
 	bool observer;
-	bool declared;			/* engine and sync below are set */
+	bool declared;			/* engine, sync and bitmaps are set */
 	bool evicted;			/* the gate dropped this worker */
+	bool apply_each;
+
+	struct mutex lock;
 	bool admitted;			/* inside an iteration */
 	bool pending;			/* a pull returned EAGAIN (poll) */
-	bool apply_each;
+	bool pp_pushed;			/* a PUSHPULL pushed, its pull did not end */
 	u32 epoch;
 	struct rw_engine *engine;	/* the job's, while this file lives */
 	struct rw_sync *sync;
@@ -57,6 +67,7 @@ struct rw_worker {
 	u32 cursor;			/* first chunk of sel not yet fresh */
 	unsigned long *pushed;		/* [nr_chunks] */
 	unsigned long *sel;		/* [nr_chunks]: the current call's */
+	unsigned long *prev;		/* [nr_chunks]: the previous call's */
 	u64 *snap;			/* apply_each: posted at pull start */
 };
 
@@ -64,8 +75,10 @@ struct rw_worker *rw_worker_new(void)
 {
 	struct rw_worker *w = kzalloc(sizeof(*w), GFP_KERNEL);
 
-	if (w)
+	if (w) {
+		mutex_init(&w->setup);
 		mutex_init(&w->lock);
+	}
 	return w;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_new);
@@ -92,7 +105,7 @@ int rw_worker_attach(struct rw_worker *w, const char *name, const u8 *token,
 
 	if (flags & ~RW_ATTACH_FLAGS_ALL || (observer && rank))
 		return -EINVAL;
-	mutex_lock(&w->lock);
+	mutex_lock(&w->setup);
 	ret = -EISCONN;
 	if (w->job)
 		goto out;
@@ -116,23 +129,30 @@ int rw_worker_attach(struct rw_worker *w, const char *name, const u8 *token,
 	rw_genl_event(RW_EVENT_ATTACHED, job->cfg.name, observer ? -1 : rank,
 		      NULL, GFP_KERNEL);
 out:
-	mutex_unlock(&w->lock);
+	mutex_unlock(&w->setup);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_attach);
 
-/* Whether the calls of an attached worker may go on. */
+/*
+ * Whether the calls of an attached worker may go on. Transfers call it
+ * without @setup: a declared worker's job and engine never change.
+ */
 static int rw_worker_ready(struct rw_worker *w, bool need_layout)
 {
-	if (!w->job)
+	/* Pairs with the release in rw_worker_declare(). */
+	bool declared = smp_load_acquire(&w->declared);
+	struct rw_job *job = READ_ONCE(w->job);
+
+	if (!job)
 		return -ENOTCONN;
-	if (READ_ONCE(w->job->deleted))
+	if (READ_ONCE(job->deleted))
 		return -ENODEV;
 	if (w->observer)
 		return -EPERM;
-	if (w->evicted)
+	if (READ_ONCE(w->evicted))
 		return -ESTALE;
-	if (need_layout && !w->declared)
+	if (need_layout && !declared)
 		return -ENOTCONN;
 	return 0;
 }
@@ -225,7 +245,7 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 		if (t[i].dtype != RW_DTYPE_F32)
 			return -EOPNOTSUPP;
 	}
-	mutex_lock(&w->lock);
+	mutex_lock(&w->setup);
 	ret = rw_worker_ready(w, false);
 	if (ret)
 		goto out;
@@ -251,10 +271,11 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 	ret = -ENOMEM;
 	w->pushed = bitmap_zalloc(nc, GFP_KERNEL);
 	w->sel = bitmap_zalloc(nc, GFP_KERNEL);
+	w->prev = bitmap_zalloc(nc, GFP_KERNEL);
 	w->apply_each = job->cfg.sync != RW_SYNC_BSP;
 	if (w->apply_each)
 		w->snap = kvcalloc(nc, sizeof(*w->snap), GFP_KERNEL);
-	if (!w->pushed || !w->sel || (w->apply_each && !w->snap))
+	if (!w->pushed || !w->sel || !w->prev || (w->apply_each && !w->snap))
 		goto unlock;
 	ret = rw_sync_enter(job->sync, w->rank, &w->epoch);
 	if (ret)
@@ -262,14 +283,17 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 	w->engine = job->engine;
 	w->sync = job->sync;
 	w->nr_chunks = nc;
-	w->declared = true;
+	/* Publish the above to transfers (rw_worker_ready). */
+	smp_store_release(&w->declared, true);
 unlock:
 	if (ret) {
 		bitmap_free(w->pushed);
 		bitmap_free(w->sel);
+		bitmap_free(w->prev);
 		kvfree(w->snap);
 		w->pushed = NULL;
 		w->sel = NULL;
+		w->prev = NULL;
 		w->snap = NULL;
 	}
 	mutex_unlock(&job->run_lock);
@@ -277,7 +301,7 @@ unlock:
 		rw_genl_event(RW_EVENT_DECLARED, job->cfg.name, w->rank, NULL,
 			      GFP_KERNEL);
 out:
-	mutex_unlock(&w->lock);
+	mutex_unlock(&w->setup);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_declare);
@@ -299,12 +323,12 @@ int rw_worker_setup(struct rw_worker *w, struct rw_setup *out)
 	struct rw_engine *e;
 	int ret = 0;
 
-	mutex_lock(&w->lock);
+	mutex_lock(&w->setup);
 	if (!w->job) {
 		ret = -ENOTCONN;
 	} else if (READ_ONCE(w->job->deleted)) {
 		ret = -ENODEV;
-	} else if (w->evicted) {
+	} else if (READ_ONCE(w->evicted)) {
 		ret = -ESTALE;
 	} else {
 		e = rw_worker_engine(w);
@@ -331,7 +355,7 @@ int rw_worker_setup(struct rw_worker *w, struct rw_setup *out)
 	out->node = rw_engine_home_node(e);
 	out->epoch = w->epoch;
 out:
-	mutex_unlock(&w->lock);
+	mutex_unlock(&w->setup);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_setup);
@@ -378,7 +402,7 @@ static int rw_worker_stale(struct rw_worker *w)
 	if (READ_ONCE(w->job->deleted))
 		return -ENODEV;
 	if (!w->evicted) {
-		w->evicted = true;
+		WRITE_ONCE(w->evicted, true);
 		w->admitted = false;
 		rw_job_drop_rank(w->job, w->rank, w, false);
 	}
@@ -489,12 +513,18 @@ static bool rw_worker_fresh(struct rw_worker *w)
 	return true;
 }
 
-static int rw_worker_pull(struct rw_worker *w, bool nonblock, long tmo)
+/*
+ * @again: the same pull as the last one, which did not finish (EAGAIN, a
+ * timeout or a signal): keep its snapshot, so retries after poll() wait
+ * for what the first attempt waited for instead of a moving target.
+ */
+static int rw_worker_pull(struct rw_worker *w, bool nonblock, long tmo,
+			  bool again)
 {
 	int ret;
 	u32 c;
 
-	if (w->snap)
+	if (w->snap && !again)
 		for_each_set_bit(c, w->sel, w->nr_chunks)
 			w->snap[c] = rw_engine_posted(w->engine, c);
 	w->cursor = 0;
@@ -505,7 +535,7 @@ static int rw_worker_pull(struct rw_worker *w, bool nonblock, long tmo)
 		else
 			ret = rw_worker_wait(w, rw_worker_fresh, tmo);
 	}
-	if (ret == -EAGAIN)
+	if (ret == -EAGAIN || ret == -ETIMEDOUT || ret == -ERESTARTSYS)
 		w->pending = true;
 	if (!ret)
 		atomic64_inc(&rw_worker_wc(w)->pulls);
@@ -518,6 +548,7 @@ int rw_worker_xfer(struct rw_worker *w, u32 op, const struct rw_range *r,
 	long tmo = timeout_ms ? (long)msecs_to_jiffies(timeout_ms) :
 			MAX_SCHEDULE_TIMEOUT;
 	bool nonblock = flags & RW_XFER_NONBLOCK;
+	bool same;
 	int ret;
 
 	if (flags & ~RW_XFER_FLAGS_ALL || !op || op & ~RW_XFER_BOTH)
@@ -529,13 +560,25 @@ int rw_worker_xfer(struct rw_worker *w, u32 op, const struct rw_range *r,
 	ret = rw_worker_ready(w, true);
 	if (ret)
 		goto out;
-	w->pending = false;
+	swap(w->sel, w->prev);
 	ret = rw_xfer_select(rw_engine_layout(w->engine), r, nr,
 			     flags & RW_XFER_KEYS, w->sel);
-	if (!ret && op & RW_XFER_PUSH)
+	same = !ret && w->pending &&
+	       bitmap_equal(w->sel, w->prev, w->nr_chunks);
+	w->pending = false;
+	/*
+	 * A PUSHPULL whose pull did not finish has pushed: issued again with
+	 * the same chunks (a restart after a signal, a retry after EAGAIN),
+	 * it only pulls.
+	 */
+	if (!ret && op & RW_XFER_PUSH && !(op == RW_XFER_BOTH && same &&
+					   w->pp_pushed))
 		ret = rw_worker_push(w, nonblock, tmo);
-	if (!ret && op & RW_XFER_PULL)
-		ret = rw_worker_pull(w, nonblock, tmo);
+	w->pp_pushed = false;
+	if (!ret && op & RW_XFER_PULL) {
+		ret = rw_worker_pull(w, nonblock, tmo, same);
+		w->pp_pushed = ret && op == RW_XFER_BOTH && w->pending;
+	}
 	if (ret && ret != -EAGAIN && ret != -ERESTARTSYS && ret != -ENODEV)
 		atomic64_inc(&rw_worker_wc(w)->errors);
 out:
@@ -554,8 +597,10 @@ __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
 {
 	__poll_t mask = 0;
 	bool in = true;
+	u32 c;
 
-	if (!READ_ONCE(w->declared) || READ_ONCE(w->evicted) ||
+	/* Pairs with the release in rw_worker_declare(). */
+	if (!smp_load_acquire(&w->declared) || READ_ONCE(w->evicted) ||
 	    READ_ONCE(w->job->deleted))
 		return EPOLLERR;
 	poll_wait(file, rw_engine_waitq(w->engine), pt);
@@ -569,18 +614,11 @@ __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
 	}
 	if (in)
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (mutex_trylock(&w->lock)) {
-		u32 c;
-		bool out = true;
-
-		for_each_set_bit(c, w->pushed, w->nr_chunks)
-			if (rw_engine_slot_busy(w->engine, w->rank, c))
-				out = false;
-		mutex_unlock(&w->lock);
-		if (out)
-			mask |= EPOLLOUT | EPOLLWRNORM;
-	}
-	return mask;
+	/* Writable: none of this worker's gradients is still being summed. */
+	for (c = 0; c < w->nr_chunks; c++)
+		if (rw_engine_slot_busy(w->engine, w->rank, c))
+			return mask;
+	return mask | EPOLLOUT | EPOLLWRNORM;
 }
 
 int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
@@ -591,12 +629,12 @@ int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
 	u64 blen;
 	int ret = 0;
 
-	mutex_lock(&w->lock);
+	mutex_lock(&w->setup);
 	if (!w->job) {
 		ret = -ENOTCONN;
 	} else if (READ_ONCE(w->job->deleted)) {
 		ret = -ENODEV;
-	} else if (w->evicted) {
+	} else if (READ_ONCE(w->evicted)) {
 		ret = -ESTALE;
 	} else {
 		e = rw_worker_engine(w);
@@ -636,7 +674,7 @@ int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
 	atomic_inc(&w->job->mappings);
 	*job = w->job;
 out:
-	mutex_unlock(&w->lock);
+	mutex_unlock(&w->setup);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_map);
@@ -683,6 +721,7 @@ void rw_worker_free(struct rw_worker *w)
 		rw_job_put(job);
 	}
 	kvfree(w->snap);
+	bitmap_free(w->prev);
 	bitmap_free(w->sel);
 	bitmap_free(w->pushed);
 	kfree(w);

@@ -26,7 +26,8 @@
  *   Errors: ENOENT (no such job), EACCES (wrong token), ERANGE (rank not
  *   below the job's worker count), EADDRINUSE (rank attached elsewhere),
  *   EISCONN (this file is attached already), EINVAL (size, flags, reserved
- *   bytes, or a job name that is not NUL-terminated).
+ *   bytes, an observer with a rank other than 0, or a job name that is
+ *   not NUL-terminated).
  *
  * RW_IOC_DECLARE (struct rw_declare, in) gives the model's tensor layout:
  *   @nr_tensors entries of struct rw_tensor_desc at @tensors, in the order
@@ -57,7 +58,11 @@
  *   closed, until munmap. Errors for mmap: EINVAL (unknown offset, beyond
  *   the buffer, MAP_PRIVATE of the gradient), EACCES (writable mapping of
  *   a read-only buffer; observers get no gradient buffer), ENOTCONN;
- *   mremap cannot grow a mapping.
+ *   mremap cannot grow a mapping. Errors for RW_IOC_SETUP: EINVAL (size,
+ *   flags, reserved), ENOTCONN (not attached, or no layout declared yet:
+ *   for an observer, no run yet), ENODEV (job deleted), ESTALE (evicted).
+ *   A run's buffers live as long as the run: a checkpointer attaches as
+ *   an observer while the workers train, and may read after they leave.
  *
  * RW_IOC_PUSH, RW_IOC_PULL, RW_IOC_PUSHPULL (struct rw_xfer, in) move a set
  *   of chunks: @nr struct rw_range at @ranges, each chunks [first, first +
@@ -70,11 +75,16 @@
  *   worker's next iteration and every chunk listed is fresh: under BSP,
  *   every worker's gradient of the last iteration applied; otherwise, this
  *   worker's own gradients and every gradient pushed before the pull
- *   began. PUSHPULL is a push, then a pull, of the same chunks.
- *   RW_XFER_NONBLOCK: return EAGAIN instead of waiting (a push then pushes
+ *   began. Ranges may overlap: a call moves the union of its chunks once.
+ *   PUSHPULL is a push, then a pull, of the same chunks; if its pull part
+ *   does not finish (EAGAIN, ETIMEDOUT, a signal), the push has happened,
+ *   and the same PUSHPULL issued again (or restarted) only pulls.
+ *   RW_XFER_NONBLOCK: return EAGAIN instead of waiting (a PUSH then pushes
  *   nothing); poll() on the file reports POLLIN once the last pull that
- *   returned EAGAIN would succeed, and POLLOUT when no pushed chunk is
- *   still in flight. @timeout_ms: 0 waits without limit, else ETIMEDOUT.
+ *   returned EAGAIN would succeed, POLLOUT when none of this worker's
+ *   gradients is still being summed, and POLLERR on a file that is not a
+ *   declared worker, or whose job is gone or which was evicted.
+ *   @timeout_ms: 0 waits without limit, else ETIMEDOUT.
  *   Errors: EINVAL (size, flags, reserved bytes, a range outside the model
  *   or an empty range), ENOENT (unknown tensor key), EALREADY (a chunk
  *   pushed twice in one iteration: nothing is pushed), E2BIG (more than

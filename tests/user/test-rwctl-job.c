@@ -756,6 +756,42 @@ static void rw_test_parse_token_length(void **state)
 	rw_assert_malformed(fx);
 }
 
+/* A running job's layout: whole, or the reply is malformed. */
+static void rw_test_parse_run(void **state)
+{
+	struct rw_fx *fx = *state;
+
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_false(fx->job.has_run);
+
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_JOB_A_MAPPINGS, 5), 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_JOB_A_TENSORS, 2), 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_JOB_A_CHUNKS, 3), 0);
+	assert_int_equal(nla_put_u64(fx->msg, RW_JOB_A_MODEL_BYTES, 1ULL << 33), 0);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_true(fx->job.has_run);
+	assert_int_equal(fx->job.mappings, 5);
+	assert_int_equal(fx->job.tensors, 2);
+	assert_int_equal(fx->job.chunks, 3);
+	assert_true(fx->job.model_bytes == 1ULL << 33);
+
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_JOB_A_TENSORS, 2), 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_JOB_A_CHUNKS, 3), 0);
+	rw_assert_malformed(fx);
+
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_JOB_A_TENSORS, 2), 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_JOB_A_CHUNKS, 3), 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_JOB_A_MODEL_BYTES, 7), 0);
+	rw_assert_malformed(fx);
+}
+
 static void rw_test_parse_int_lengths(void **state)
 {
 	struct rw_fx *fx = *state;
@@ -1060,6 +1096,7 @@ int main(void)
 		RW_M(rw_test_parse_reply),
 		RW_M(rw_test_parse_token),
 		RW_M(rw_test_parse_token_length),
+		RW_M(rw_test_parse_run),
 		RW_M(rw_test_parse_int_lengths),
 		RW_M(rw_test_parse_names),
 		RW_M(rw_test_parse_missing),

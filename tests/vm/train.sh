@@ -72,7 +72,7 @@ t_ok "topo show: text lists the cores and the chunk map" sh -c "'$RWCTL' topo sh
 stats=$("$RWCTL" -j stats show bsp4)
 iters=$(echo "$stats" | jpy 'sorted(set(w["clock"] for w in d["workers"]))')
 t_ok "stats show -j: every rank completed the same number of iterations ($iters)" \
-	test "$(echo "$stats" | jpy 'len(set(w["clock"] for w in d["workers"])) == 1 and d["workers"][0]["clock"] > 0')" = True
+	test "$(echo "$stats" | jpy 'len(set(w["clock"] for w in d["workers"])) == 1 and d["workers"][0]["clock"] > 0')" = true
 t_eq "stats show -j: 4 workers pushed gradients" 4 \
 	"$(echo "$stats" | jpy 'sum(1 for w in d["workers"] if w["bytes"] > 0)')"
 t_eq "job show -j: the run's layout (2 tensors, 2600 bytes)" '[2, 2600]' \
@@ -81,7 +81,7 @@ t_fails "policy set while the run lives: refused" "$RWCTL" policy set bsp4 lr 0.
 touch "$RW_OUT/bsp4-go"
 t_ok "observer: reads the parameters read-only" wait $obs
 t_ok "observer: its copy equals the trainers' parameters" cmp "$RW_OUT/bsp4-observed.bin" "$RW_OUT/bsp4-params-0.bin"
-t_eq "the run ended with its last user: no layout left" None \
+t_eq "the run ended with its last user: no layout left" null \
 	"$("$RWCTL" -j job show bsp4 | jpy 'd["jobs"][0].get("tensors")')"
 t_ok "job del bsp4" "$RWCTL" job del bsp4
 
@@ -91,7 +91,7 @@ t_ok "job add ssp4: SSP with bound 2" \
 t_ok "SSP: 4 workers train $EPOCHS epochs" run_job ssp4
 t_ok "SSP: the loss falls by a fifth or more" sh -c "sed -n 's/^epoch [0-9]* loss //p' '$RW_OUT/ssp4-rank0.log' | awk 'NR==1{f=\$1}{l=\$1}END{exit !(NR>=2 && l<0.8*f)}'"
 t_ok "SSP: the gate kept every worker within 2 iterations" \
-	test "$("$RWCTL" -j stats show ssp4 | jpy 'd["totals"]["max_skew"] <= 2')" = True
+	test "$("$RWCTL" -j stats show ssp4 | jpy 'd["totals"]["max_skew"] <= 2')" = true
 touch "$RW_OUT/ssp4-go"
 t_ok "observer of the SSP run" wait $obs
 t_ok "job del ssp4" "$RWCTL" job del ssp4

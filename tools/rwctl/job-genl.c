@@ -51,6 +51,10 @@ static const struct nla_policy rwctl_job_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_EPS]		= RWCTL_JOB_U32,
 	[RW_JOB_A_FLAGS]	= RWCTL_JOB_U32,
 	[RW_JOB_A_ATTACHED]	= RWCTL_JOB_U32,
+	[RW_JOB_A_MAPPINGS]	= RWCTL_JOB_U32,
+	[RW_JOB_A_TENSORS]	= RWCTL_JOB_U32,
+	[RW_JOB_A_CHUNKS]	= RWCTL_JOB_U32,
+	[RW_JOB_A_MODEL_BYTES]	= { .type = NLA_U64, .minlen = 8, .maxlen = 8 },
 };
 
 /* Attribute of each enum rwctl_job_hp. */
@@ -116,6 +120,21 @@ int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 	job->evict_ms = nla_get_u32(tb[RW_JOB_A_EVICT_MS]);
 	job->optim = nla_get_u32(tb[RW_JOB_A_OPTIM]);
 	job->attached = nla_get_u32(tb[RW_JOB_A_ATTACHED]);
+	if (tb[RW_JOB_A_MAPPINGS])
+		job->mappings = nla_get_u32(tb[RW_JOB_A_MAPPINGS]);
+	/* A run's layout comes whole or not at all. */
+	if (tb[RW_JOB_A_TENSORS] || tb[RW_JOB_A_CHUNKS] ||
+	    tb[RW_JOB_A_MODEL_BYTES]) {
+		if (!tb[RW_JOB_A_TENSORS] || !tb[RW_JOB_A_CHUNKS] ||
+		    !tb[RW_JOB_A_MODEL_BYTES])
+			return rwctl_job_bad(msg, msglen,
+					     "job '%s' with part of its layout",
+					     job->name);
+		job->has_run = true;
+		job->tensors = nla_get_u32(tb[RW_JOB_A_TENSORS]);
+		job->chunks = nla_get_u32(tb[RW_JOB_A_CHUNKS]);
+		job->model_bytes = nla_get_u64(tb[RW_JOB_A_MODEL_BYTES]);
+	}
 
 	switch (job->sync) {
 	case RW_SYNC_SSP:

@@ -11,6 +11,7 @@
  * reporting and the job list fetch here serve policy, topo and stats too.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,14 @@ static void rwctl_job_print_one(struct rwctl_printer *p,
 	rwctl_pr_text(p, "    ");
 	rwctl_job_print_optim(p, j);
 	rwctl_pr_nl(p);
+
+	if (j->has_run) {
+		rwctl_pr_u32(p, "tensors", "    running: %u tensors", j->tensors);
+		rwctl_pr_u64(p, "model_bytes", ", %" PRIu64 " bytes", j->model_bytes);
+		rwctl_pr_u32(p, "chunks", " in %u chunks", j->chunks);
+		rwctl_pr_u32(p, "mappings", ", %u mappings", j->mappings);
+		rwctl_pr_nl(p);
+	}
 
 	if (j->has_token) {
 		rwctl_job_format_token(token, j->token);

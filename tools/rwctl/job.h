@@ -55,6 +55,11 @@ struct rwctl_job {
 	unsigned int hp_mask;		/* bit per enum rwctl_job_hp reported */
 	float hp[RWCTL_NR_HP];
 	uint32_t attached;
+	uint32_t mappings;		/* live mmaps of its buffers */
+	bool has_run;			/* a layout is declared: the three below */
+	uint32_t tensors;
+	uint32_t chunks;
+	uint64_t model_bytes;
 	bool has_token;			/* only in a RW_CMD_JOB_NEW reply */
 	uint8_t token[RW_JOB_TOKEN_LEN];
 };
