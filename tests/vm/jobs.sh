@@ -43,6 +43,39 @@ t_ok "unprivileged job show works" setpriv --reuid=65534 --regid=65534 --clear-g
 	"$RWCTL" job show
 t_eq "refusals created nothing" 2 "$("$RWCTL" -j job show | jpy 'len(d["jobs"])')"
 
+# Policy: changed between runs, shown by policy show and job show.
+t_ok "policy set: train2 to SSP 4 with lr 0.25" "$RWCTL" policy set train2 sync ssp 4 lr 0.25
+t_eq "policy show -j: the new settings" '["ssp", 4, 0.25]' \
+	"$("$RWCTL" -j policy show train2 | jpy '[d["jobs"][0][k] for k in ("sync", "staleness", "lr")]')"
+t_eq "policy set kept what it was not given" '[2, 65536]' \
+	"$("$RWCTL" -j job show train2 | jpy '[d["jobs"][0][k] for k in ("workers", "chunk_size")]')"
+"$RWCTL" policy set train2 sync adaptive 9 3 >/dev/null 2>&1
+t_eq "policy set with an inverted band: usage error" 2 "$?"
+msg=$("$RWCTL" policy set nosuch lr 0.1 2>&1)
+t_eq "policy set of an unknown job: exit 1" 1 "$?"
+t_ok "policy set of an unknown job: says so" sh -c "echo '$msg' | grep -qi 'no job'"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$RWCTL" policy set train2 lr 0.5 >/dev/null 2>&1
+t_eq "unprivileged policy set: exit 1" 1 "$?"
+t_eq "refused policy changes changed nothing" '["ssp", 4, 0.25]' \
+	"$("$RWCTL" -j policy show train2 | jpy '[d["jobs"][0][k] for k in ("sync", "staleness", "lr")]')"
+t_eq "topo show -j before any run: valid JSON, no layout" '[false, 0]' \
+	"$("$RWCTL" -j topo show train2 | jpy '[d["declared"], len(d["chunk_map"])]')"
+t_eq "stats show -j before any run: 2 ranks, none attached" '[2, 0]' \
+	"$("$RWCTL" -j stats show train2 | jpy '[len(d["workers"]), sum(w["attached"] for w in d["workers"])]')"
+
+# Events: an admin's monitor sees jobs come and go; others may not listen.
+"$RWCTL" -j monitor count 2 timeout 20 >"$RW_OUT/events" 2>&1 &
+mon=$!
+sleep 1
+"$RWCTL" job add evjob workers 1 >/dev/null
+"$RWCTL" job del evjob
+t_ok "monitor: exits after its 2 events" wait $mon
+t_eq "monitor -j: job-new then job-del of evjob" '[["job-new", "evjob"], ["job-del", "evjob"]]' \
+	"$(python3 -c 'import json, sys; print(json.dumps([[e["event"], e["job"]] for e in map(json.loads, open(sys.argv[1]))]))' "$RW_OUT/events")"
+msg=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$RWCTL" monitor count 1 timeout 2 2>&1)
+t_eq "unprivileged monitor: exit 1" 1 "$?"
+t_ok "unprivileged monitor: says it needs CAP_NET_ADMIN" sh -c "echo '$msg' | grep -q CAP_NET_ADMIN"
+
 t_ok "job del train1" "$RWCTL" job del train1
 "$RWCTL" job del train1 >/dev/null 2>&1
 t_eq "job del of a deleted job: exit 1" 1 "$?"
