@@ -179,7 +179,7 @@ static int rw_put_job_stats(struct sk_buff *skb, struct rw_job *job)
 		v[2] += atomic64_read(&wc->bytes);
 		v[7] += atomic64_read(&wc->errors);
 		if (job->sync && !rw_sync_worker_stats(job->sync, r, &gs, &clock))
-			v[10] += gs.evictions;
+			v[10] += gs.evictions - atomic64_read(&wc->leaves);
 	}
 	v[0] = es.pushes;
 	v[3] = es.pushes;
@@ -229,7 +229,7 @@ static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job)
 		v[4] = atomic64_read(&wc->chunks);
 		v[5] = gs.parks;
 		v[6] = gs.parked_ns;
-		v[7] = gs.evictions;
+		v[7] = job->sync ? gs.evictions - atomic64_read(&wc->leaves) : 0;
 		v[8] = atomic64_read(&wc->errors);
 		e = nla_nest_start(skb, RW_JOB_A_ENTRY);
 		if (!e || nla_put_u32(skb, RW_STAT_A_RANK, r) ||

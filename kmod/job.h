@@ -38,6 +38,7 @@ struct rw_worker_counters {
 	atomic64_t bytes;		/* gradient bytes pushed */
 	atomic64_t chunks;		/* chunks pushed */
 	atomic64_t errors;		/* calls refused */
+	atomic64_t leaves;		/* gate evictions that were detaches */
 };
 
 /*

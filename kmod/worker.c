@@ -712,9 +712,14 @@ void rw_worker_free(struct rw_worker *w)
 	if (job) {
 		bool held = rw_job_drop_rank(job, w->rank, w, w->observer);
 
-		/* Nobody waits for a worker that has gone. */
-		if (held && w->declared)
-			rw_sync_evict(w->sync, w->rank);
+		/*
+		 * Nobody waits for a worker that has gone. The gate counts
+		 * it as an eviction; statistics report it as a departure.
+		 */
+		if (held && w->declared &&
+		    rw_sync_worker_live(w->sync, w->rank) &&
+		    !rw_sync_evict(w->sync, w->rank))
+			atomic64_inc(&job->wc[w->rank].leaves);
 		rw_genl_event(RW_EVENT_DETACHED, job->cfg.name,
 			      w->observer ? -1 : w->rank, NULL, GFP_KERNEL);
 		rw_job_release_user(job);
