@@ -20,24 +20,33 @@ static struct netlink_range_validation rw_chunk_range = {
 	.min = RW_CHUNK_SIZE_MIN, .max = RW_CHUNK_SIZE_MAX,
 };
 
+/* The settings of a job: what RW_CMD_JOB_NEW and _POLICY_SET both take. */
+#define RW_JOB_SETTINGS_POLICY						\
+	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,		\
+				    .len = RW_JOB_NAME_MAX - 1 },	\
+	[RW_JOB_A_WORKERS]	= NLA_POLICY_RANGE(NLA_U32, 1,		\
+						   RW_JOB_MAX_WORKERS),	\
+	[RW_JOB_A_CHUNK_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32,	\
+							&rw_chunk_range), \
+	[RW_JOB_A_SYNC]		= NLA_POLICY_MAX(NLA_U32, __RW_SYNC_MAX - 1), \
+	[RW_JOB_A_STALENESS]	= NLA_POLICY_RANGE(NLA_U32, 1,		\
+						   RW_JOB_MAX_STALENESS), \
+	[RW_JOB_A_STALENESS_LO]	= NLA_POLICY_RANGE(NLA_U32, 1,		\
+						   RW_JOB_MAX_STALENESS), \
+	[RW_JOB_A_STALENESS_HI]	= NLA_POLICY_RANGE(NLA_U32, 1,		\
+						   RW_JOB_MAX_STALENESS), \
+	[RW_JOB_A_EVICT_MS]	= { .type = NLA_U32 },			\
+	[RW_JOB_A_OPTIM]	= NLA_POLICY_MAX(NLA_U32, __RW_OPTIM_MAX - 1), \
+	[RW_JOB_A_LR]		= { .type = NLA_U32 },			\
+	[RW_JOB_A_MOMENTUM]	= { .type = NLA_U32 },			\
+	[RW_JOB_A_WEIGHT_DECAY]	= { .type = NLA_U32 },			\
+	[RW_JOB_A_BETA1]	= { .type = NLA_U32 },			\
+	[RW_JOB_A_BETA2]	= { .type = NLA_U32 },			\
+	[RW_JOB_A_EPS]		= { .type = NLA_U32 }
+
 const struct nla_policy rw_job_new_policy[RW_JOB_A_MAX + 1] = {
-	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,
-				    .len = RW_JOB_NAME_MAX - 1 },
-	[RW_JOB_A_WORKERS]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_WORKERS),
-	[RW_JOB_A_CHUNK_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &rw_chunk_range),
+	RW_JOB_SETTINGS_POLICY,
 	[RW_JOB_A_TOKEN]	= NLA_POLICY_EXACT_LEN(RW_JOB_TOKEN_LEN),
-	[RW_JOB_A_SYNC]		= NLA_POLICY_MAX(NLA_U32, __RW_SYNC_MAX - 1),
-	[RW_JOB_A_STALENESS]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
-	[RW_JOB_A_STALENESS_LO]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
-	[RW_JOB_A_STALENESS_HI]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
-	[RW_JOB_A_EVICT_MS]	= { .type = NLA_U32 },
-	[RW_JOB_A_OPTIM]	= NLA_POLICY_MAX(NLA_U32, __RW_OPTIM_MAX - 1),
-	[RW_JOB_A_LR]		= { .type = NLA_U32 },
-	[RW_JOB_A_MOMENTUM]	= { .type = NLA_U32 },
-	[RW_JOB_A_WEIGHT_DECAY]	= { .type = NLA_U32 },
-	[RW_JOB_A_BETA1]	= { .type = NLA_U32 },
-	[RW_JOB_A_BETA2]	= { .type = NLA_U32 },
-	[RW_JOB_A_EPS]		= { .type = NLA_U32 },
 };
 EXPORT_SYMBOL_IF_KUNIT(rw_job_new_policy);
 
@@ -50,22 +59,7 @@ EXPORT_SYMBOL_IF_KUNIT(rw_job_del_policy);
 
 /* What RW_CMD_JOB_NEW takes, less the token. */
 const struct nla_policy rw_policy_set_policy[RW_JOB_A_MAX + 1] = {
-	[RW_JOB_A_NAME]		= { .type = NLA_NUL_STRING,
-				    .len = RW_JOB_NAME_MAX - 1 },
-	[RW_JOB_A_WORKERS]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_WORKERS),
-	[RW_JOB_A_CHUNK_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &rw_chunk_range),
-	[RW_JOB_A_SYNC]		= NLA_POLICY_MAX(NLA_U32, __RW_SYNC_MAX - 1),
-	[RW_JOB_A_STALENESS]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
-	[RW_JOB_A_STALENESS_LO]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
-	[RW_JOB_A_STALENESS_HI]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_JOB_MAX_STALENESS),
-	[RW_JOB_A_EVICT_MS]	= { .type = NLA_U32 },
-	[RW_JOB_A_OPTIM]	= NLA_POLICY_MAX(NLA_U32, __RW_OPTIM_MAX - 1),
-	[RW_JOB_A_LR]		= { .type = NLA_U32 },
-	[RW_JOB_A_MOMENTUM]	= { .type = NLA_U32 },
-	[RW_JOB_A_WEIGHT_DECAY]	= { .type = NLA_U32 },
-	[RW_JOB_A_BETA1]	= { .type = NLA_U32 },
-	[RW_JOB_A_BETA2]	= { .type = NLA_U32 },
-	[RW_JOB_A_EPS]		= { .type = NLA_U32 },
+	RW_JOB_SETTINGS_POLICY,
 };
 EXPORT_SYMBOL_IF_KUNIT(rw_policy_set_policy);
 

@@ -47,7 +47,7 @@
  * the iteration state below it.
  */
 struct rw_worker {
-	struct mutex setup;
+	struct mutex setup;		/* attach, declare, setup, mmap */
 	struct rw_job *job;		/* set once at attach (a reference) */
 	u32 rank;
 	bool observer;
@@ -55,7 +55,7 @@ struct rw_worker {
 	bool evicted;			/* the gate dropped this worker */
 	bool apply_each;
 
-	struct mutex lock;
+	struct mutex lock;		/* transfers and the fields below */
 	bool admitted;			/* inside an iteration */
 	bool pending;			/* a pull returned EAGAIN (poll) */
 	bool pp_pushed;			/* a PUSHPULL pushed, its pull did not end */
@@ -306,35 +306,37 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_declare);
 
-/* An observer sees the job's engine once some worker has started a run. */
-static struct rw_engine *rw_worker_engine(struct rw_worker *w)
+/*
+ * The engine whose buffers setup and mmap describe (@setup held): a
+ * worker's once it has declared, an observer's once some worker has
+ * started a run.
+ */
+static int rw_worker_mapped_engine(struct rw_worker *w, struct rw_engine **e)
 {
+	lockdep_assert_held(&w->setup);
+	if (!w->job)
+		return -ENOTCONN;
+	if (READ_ONCE(w->job->deleted))
+		return -ENODEV;
+	if (READ_ONCE(w->evicted))
+		return -ESTALE;
 	if (!w->engine && w->observer) {
 		mutex_lock(&w->job->run_lock);
 		w->engine = w->job->engine;
 		mutex_unlock(&w->job->run_lock);
 	}
-	return w->engine;
+	*e = w->engine;
+	return *e && (w->observer || w->declared) ? 0 : -ENOTCONN;
 }
 
 int rw_worker_setup(struct rw_worker *w, struct rw_setup *out)
 {
 	const struct rw_layout *l;
 	struct rw_engine *e;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&w->setup);
-	if (!w->job) {
-		ret = -ENOTCONN;
-	} else if (READ_ONCE(w->job->deleted)) {
-		ret = -ENODEV;
-	} else if (READ_ONCE(w->evicted)) {
-		ret = -ESTALE;
-	} else {
-		e = rw_worker_engine(w);
-		if (!e || (!w->observer && !w->declared))
-			ret = -ENOTCONN;
-	}
+	ret = rw_worker_mapped_engine(w, &e);
 	if (ret)
 		goto out;
 	l = rw_engine_layout(e);
@@ -630,17 +632,7 @@ int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
 	int ret = 0;
 
 	mutex_lock(&w->setup);
-	if (!w->job) {
-		ret = -ENOTCONN;
-	} else if (READ_ONCE(w->job->deleted)) {
-		ret = -ENODEV;
-	} else if (READ_ONCE(w->evicted)) {
-		ret = -ESTALE;
-	} else {
-		e = rw_worker_engine(w);
-		if (!e || (!w->observer && !w->declared))
-			ret = -ENOTCONN;
-	}
+	ret = rw_worker_mapped_engine(w, &e);
 	if (ret)
 		goto out;
 	if (off < RW_MMAP_PARAMS) {

@@ -346,6 +346,21 @@ static void rw_wt_bsp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&job->wc[0].chunks), 12LL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&job->wc[1].bytes), 3LL * 12448);
 
+	/*
+	 * A PUSHPULL whose pull part cannot finish has pushed; issued again
+	 * it only pulls (no EALREADY, no second gradient in the step).
+	 */
+	KUNIT_EXPECT_EQ(test, rw_worker_xfer(a, RW_XFER_BOTH, NULL, 0,
+					     RW_XFER_NONBLOCK, 0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, rw_worker_xfer(a, RW_XFER_BOTH, NULL, 0,
+					     RW_XFER_NONBLOCK, 0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&job->wc[0].pushes), 10LL);
+	KUNIT_ASSERT_EQ(test, rw_worker_xfer(b, RW_XFER_BOTH, NULL, 0, 0, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, rw_worker_xfer(a, RW_XFER_BOTH, NULL, 0, 0, 1000),
+			0);
+	KUNIT_EXPECT_EQ(test, rw_engine_version(job->engine, 0), 4ULL);
+
 	/* Forced deletion: the workers learn it, nothing else breaks. */
 	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-bsp", 0), -EBUSY);
 	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-bsp", RW_JOB_DEL_FORCE), 0);
