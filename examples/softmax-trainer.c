@@ -256,21 +256,6 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 	return err;
 }
 
-static int trainer_write(const char *path, const float *w, const float *b)
-{
-	FILE *f = fopen(path, "wb");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (fwrite(w, sizeof(*w), SOFTMAX_NW, f) != SOFTMAX_NW ||
-	    fwrite(b, sizeof(*b), SOFTMAX_NB, f) != SOFTMAX_NB)
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	return err;
-}
-
 /*
  * The end of one step and the start of the next: push every chunk, then
  * pull every chunk, blocking or through the async calls.
@@ -356,7 +341,7 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 		fprintf(stderr, "rank %" PRIu32 ": accuracy %.4f on the data\n",
 			o->rank, softmax_accuracy(w, b, data, 0, data->n));
 	if (o->out) {
-		err = trainer_write(o->out, w, b);
+		err = softmax_params_write(o->out, w, b);
 		if (err)
 			trainer_err(err, "cannot write %s", o->out);
 	}

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -121,6 +122,21 @@ void softmax_data_free(struct softmax_data *d)
 	free(d->x);
 	free(d->y);
 	memset(d, 0, sizeof(*d));
+}
+
+int softmax_params_write(const char *path, const float *w, const float *b)
+{
+	FILE *f = fopen(path, "wb");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (fwrite(w, sizeof(*w), SOFTMAX_NW, f) != SOFTMAX_NW ||
+	    fwrite(b, sizeof(*b), SOFTMAX_NB, f) != SOFTMAX_NB)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
 }
 
 /*

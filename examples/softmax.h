@@ -58,6 +58,13 @@ int softmax_data_load(const char *path, struct softmax_data *d,
 		      const char **why);
 void softmax_data_free(struct softmax_data *d);
 
+/*
+ * Write the parameters to @path: W then b, raw f32 in host order, as the
+ * trainers and the reference leave them for comparison bit for bit.
+ * 0 or -errno (-EIO for a short write).
+ */
+int softmax_params_write(const char *path, const float *w, const float *b);
+
 /* Class probabilities of one sample. */
 void softmax_forward(const float *w, const float *b, const float *x,
 		     float p[SOFTMAX_CLASSES]);

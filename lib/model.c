@@ -7,6 +7,10 @@
  * each next tensor at the first multiple of 64 bytes at or after the end
  * of the previous one. rw_map() cross-checks the result against the
  * module's model_bytes.
+ *
+ * The rule is restated here rather than kmod/chunk/layout.c compiled in:
+ * that file is GPL-2.0 only, and linking it would take away the MIT choice
+ * this library offers to the programs that link it.
  */
 #include <errno.h>
 #include <stdlib.h>

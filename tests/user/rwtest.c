@@ -1,17 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fixtures shared by the rwctl tests. Failing to set one up is a broken test
- * host, so they abort with a message rather than return errors.
+ * Fixtures and checks shared by the rwctl tests. Failing to set a fixture
+ * up is a broken test host, so they abort with a message rather than
+ * return errors; the checks fail the running cmocka test.
  */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cmocka.h>
+
+#include <netlink/attr.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
 #include <rackweave.h>
 
 #include "genl.h"
+#include "jsoncheck.h"
+#include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
 
@@ -78,6 +89,41 @@ void rw_capture_free(struct rw_capture *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void rw_render_begin(struct rw_capture *c, struct rwctl_printer *p,
+		     unsigned int flags)
+{
+	rw_capture_open(c);
+	rwctl_pr_init(p, c->f, flags);
+}
+
+char *rw_render_end(struct rw_capture *c, struct rwctl_printer *p)
+{
+	char *out;
+
+	assert_int_equal(rwctl_pr_end(p), 0);
+	rw_capture_str(c);
+	out = c->buf;
+	c->buf = NULL;
+	rw_capture_free(c);
+	return out;
+}
+
+void rw_assert_json(const char *text)
+{
+	size_t off = 0;
+
+	if (!rw_json_valid(text, &off))
+		fail_msg("invalid JSON at offset %zu: %s", off, text);
+}
+
+void rw_assert_malformed_why(int err, const char *why, const char *kind,
+			     const char *what)
+{
+	assert_int_equal(err, -EPROTO);
+	if (!strstr(why, kind) || (what && !strstr(why, what)))
+		fail_msg("want '%s' in: %s", what ? what : kind, why);
+}
+
 void rw_result_free(struct rw_result *res)
 {
 	free(res->out);
@@ -117,6 +163,31 @@ int rw_test_rwctl(struct rw_result *res, const struct rwctl *tmpl,
 	return res->rc;
 }
 
+int rw_test_no_fetch(struct rwctl_status *st, char *msg, size_t msglen)
+{
+	(void)st;
+	snprintf(msg, msglen, "status must not be fetched");
+	return -EIO;
+}
+
+void rw_assert_exit(const struct rw_result *res, int rc, const char *what)
+{
+	if (res->rc != rc || !strstr(res->err, what))
+		fail_msg("want exit %d and '%s', got %d: %s", rc, what, res->rc,
+			 res->err);
+	assert_string_equal(res->out, "");
+}
+
+void rw_assert_usage_of(const struct rw_result *res, const char *obj,
+			const char *what)
+{
+	char hint[64];
+
+	rw_assert_exit(res, RWCTL_EXIT_USAGE, what);
+	snprintf(hint, sizeof(hint), "Try 'rwctl %s help'.", obj);
+	assert_non_null(strstr(res->err, hint));
+}
+
 struct nl_msg *rw_test_genl_msg(int family, int cmd)
 {
 	struct nl_msg *m = nlmsg_alloc();
@@ -127,6 +198,20 @@ struct nl_msg *rw_test_genl_msg(int family, int cmd)
 		abort();
 	}
 	return m;
+}
+
+void rw_test_put_u32(struct nl_msg *m, unsigned int skip, int type,
+		     uint32_t v)
+{
+	if (!(skip & (1U << type)))
+		assert_int_equal(nla_put_u32(m, type, v), 0);
+}
+
+void rw_test_put_u64(struct nl_msg *m, unsigned int skip, int type,
+		     uint64_t v)
+{
+	if (!(skip & (1U << type)))
+		assert_int_equal(nla_put_u64(m, type, v), 0);
 }
 
 void rw_test_genl_cut(struct nl_msg *m, unsigned int bytes)

@@ -15,23 +15,6 @@
 
 #define NB	RW_XFER_NONBLOCK
 
-static int rwt_setup(void **state)
-{
-	struct rw_ctx *ctx;
-
-	rwm_reset();
-	if (rw_ctx_open(&ctx, "/dev/null"))
-		return -1;
-	*state = ctx;
-	return 0;
-}
-
-static int rwt_teardown(void **state)
-{
-	rw_ctx_close(*state);
-	return 0;
-}
-
 static void rwt_check(unsigned int i, unsigned long req, uint32_t flags,
 		      uint32_t nr)
 {
@@ -353,7 +336,8 @@ static void rwt_close_pending(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, rwt_setup, rwt_teardown)
+#define T(f) \
+	cmocka_unit_test_setup_teardown(f, rwm_ctx_setup, rwm_ctx_teardown)
 		T(rwt_pull_done_at_once),
 		T(rwt_pull_eagain_poll),
 		T(rwt_pull_spurious),

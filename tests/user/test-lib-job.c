@@ -18,23 +18,6 @@ static const uint8_t rwt_token[RW_JOB_TOKEN_LEN] = {
 	17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 0xff,
 };
 
-static int rwt_setup(void **state)
-{
-	struct rw_ctx *ctx;
-
-	rwm_reset();
-	if (rw_ctx_open(&ctx, "/dev/null"))
-		return -1;
-	*state = ctx;
-	return 0;
-}
-
-static int rwt_teardown(void **state)
-{
-	rw_ctx_close(*state);
-	return 0;
-}
-
 static void rwt_attach_ok(struct rw_ctx *ctx)
 {
 	rwm_expect(RW_IOC_ATTACH, 0, NULL);
@@ -247,7 +230,8 @@ static void rwt_declare_observer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, rwt_setup, rwt_teardown)
+#define T(f) \
+	cmocka_unit_test_setup_teardown(f, rwm_ctx_setup, rwm_ctx_teardown)
 		T(rwt_attach_request),
 		T(rwt_attach_observer),
 		T(rwt_attach_name_limits),

@@ -21,24 +21,6 @@ static const struct rw_tensor_desc rwt_softmax[] = {
 	{ .key = 2, .nelems = 10, .dtype = RW_DTYPE_F32 },
 };
 
-static int rwt_setup(void **state)
-{
-	struct rw_ctx *ctx;
-
-	rwm_reset();
-	if (rw_ctx_open(&ctx, "/dev/null"))
-		return -1;
-	*state = ctx;
-	return 0;
-}
-
-static int rwt_teardown(void **state)
-{
-	rw_ctx_close(*state);
-	rwm_reset();
-	return 0;
-}
-
 static void rwt_join(struct rw_ctx *ctx, uint32_t flags,
 		     const struct rw_tensor_desc *t, uint32_t n)
 {
@@ -389,7 +371,8 @@ static void rwt_setup_get(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, rwt_setup, rwt_teardown)
+#define T(f) \
+	cmocka_unit_test_setup_teardown(f, rwm_ctx_setup, rwm_ctx_teardown)
 		T(rwt_map_request),
 		T(rwt_map_observer),
 		T(rwt_map_bad_setup),

@@ -160,6 +160,8 @@ void rwm_fill_setup(struct rw_setup *s, uint32_t chunk_size,
 		    uint32_t nr_chunks, uint32_t nr_tensors,
 		    uint64_t model_bytes);
 bool rwm_zero(const void *p, size_t len);
+int rwm_ctx_setup(void **state);
+int rwm_ctx_teardown(void **state);
 
 void rwm_reset(void)
 {
@@ -502,4 +504,27 @@ void __wrap_numa_set_preferred(int node)
 {
 	rwm.numa_calls++;
 	rwm.numa_pref_node = node;
+}
+
+/*
+ * cmocka fixtures of a test with one context: a fresh script and a context
+ * open on /dev/null in *@state; then the context closed and the script
+ * reset, unmapping what the library left mapped.
+ */
+int rwm_ctx_setup(void **state)
+{
+	struct rw_ctx *ctx;
+
+	rwm_reset();
+	if (rw_ctx_open(&ctx, "/dev/null"))
+		return -1;
+	*state = ctx;
+	return 0;
+}
+
+int rwm_ctx_teardown(void **state)
+{
+	rw_ctx_close(*state);
+	rwm_reset();
+	return 0;
 }

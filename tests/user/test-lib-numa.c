@@ -12,23 +12,6 @@
 
 #include "test-lib-mock.c"
 
-static int rwt_setup(void **state)
-{
-	struct rw_ctx *ctx;
-
-	rwm_reset();
-	if (rw_ctx_open(&ctx, "/dev/null"))
-		return -1;
-	*state = ctx;
-	return 0;
-}
-
-static int rwt_teardown(void **state)
-{
-	rw_ctx_close(*state);
-	return 0;
-}
-
 static void rwt_expect_node(struct rw_setup *s, int node)
 {
 	rwm_fill_setup(s, 4096, 1, 2, 2600);
@@ -112,7 +95,8 @@ static void rwt_setup_fails(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, rwt_setup, rwt_teardown)
+#define T(f) \
+	cmocka_unit_test_setup_teardown(f, rwm_ctx_setup, rwm_ctx_teardown)
 		T(rwt_bind),
 		T(rwt_bind_node0),
 		T(rwt_no_preference),

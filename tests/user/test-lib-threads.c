@@ -30,26 +30,18 @@ static int rwt_setup(void **state)
 	struct rw_ctx *ctx;
 	struct rw_setup s;
 
-	rwm_reset();
-	if (rw_ctx_open(&ctx, "/dev/null"))
+	if (rwm_ctx_setup(state))
 		return -1;
+	ctx = *state;
 	rwm_fill_setup(&s, 4096, 1, 2, 2600);
 	rwm_expect(RW_IOC_ATTACH, 0, NULL);
 	rwm_expect(RW_IOC_DECLARE, 0, NULL);
 	rwm_expect(RW_IOC_SETUP, 0, &s);
 	if (rw_attach(ctx, "job", rwt_token, 0, 0) ||
 	    rw_declare(ctx, rwt_model, 2, 0) || rw_map(ctx) || !rwm_done()) {
-		rw_ctx_close(ctx);
+		rwm_ctx_teardown(state);
 		return -1;
 	}
-	*state = ctx;
-	return 0;
-}
-
-static int rwt_teardown(void **state)
-{
-	rw_ctx_close(*state);
-	rwm_reset();
 	return 0;
 }
 
@@ -240,7 +232,7 @@ static void rwt_one_async_slot(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, rwt_setup, rwt_teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, rwt_setup, rwm_ctx_teardown)
 		T(rwt_pull_does_not_block_others),
 		T(rwt_two_threads),
 		T(rwt_one_async_slot),

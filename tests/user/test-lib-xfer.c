@@ -27,23 +27,6 @@ static const struct {
 
 #define RWT_NOPS	(sizeof(rwt_ops) / sizeof(rwt_ops[0]))
 
-static int rwt_setup(void **state)
-{
-	struct rw_ctx *ctx;
-
-	rwm_reset();
-	if (rw_ctx_open(&ctx, "/dev/null"))
-		return -1;
-	*state = ctx;
-	return 0;
-}
-
-static int rwt_teardown(void **state)
-{
-	rw_ctx_close(*state);
-	return 0;
-}
-
 static void rwt_check_xfer(const struct rwm_call *c, unsigned long req,
 			   uint32_t flags, uint32_t nr, uint32_t timeout)
 {
@@ -201,7 +184,8 @@ static void rwt_eintr(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, rwt_setup, rwt_teardown)
+#define T(f) \
+	cmocka_unit_test_setup_teardown(f, rwm_ctx_setup, rwm_ctx_teardown)
 		T(rwt_all_chunks),
 		T(rwt_ranges),
 		T(rwt_flags),

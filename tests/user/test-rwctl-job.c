@@ -26,7 +26,6 @@
 #include <rackweave.h>
 
 #include "job.h"
-#include "jsoncheck.h"
 #include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
@@ -39,14 +38,6 @@ static uint32_t rw_bits(float f)
 
 	memcpy(&b, &f, sizeof(b));
 	return b;
-}
-
-static void rw_assert_json(const char *text)
-{
-	size_t off = 0;
-
-	if (!rw_json_valid(text, &off))
-		fail_msg("invalid JSON at offset %zu: %s", off, text);
 }
 
 /* ---- scripted backend ---- */
@@ -165,24 +156,12 @@ static const struct rwctl_job_backend rw_test_backend = {
 
 static struct rw_result rw_last;
 
-static int rw_no_fetch(struct rwctl_status *st, char *msg, size_t msglen)
-{
-	(void)st;
-	snprintf(msg, msglen, "status must not be fetched");
-	return -EIO;
-}
+static const struct rwctl rw_tmpl = {
+	.fetch = rw_test_no_fetch,
+	.job_backend = &rw_test_backend,
+};
 
-static int rw_run_v(const char *const *args)
-{
-	const struct rwctl tmpl = {
-		.fetch = rw_no_fetch,
-		.job_backend = &rw_test_backend,
-	};
-
-	return rw_test_rwctl(&rw_last, &tmpl, args);
-}
-
-#define RUN(...) rw_run_v((const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(...) RW_RUN(&rw_last, &rw_tmpl, __VA_ARGS__)
 
 static int rw_setup(void **state)
 {
@@ -193,20 +172,13 @@ static int rw_setup(void **state)
 
 static void rw_assert_usage(const char *what)
 {
-	if (rw_last.rc != RWCTL_EXIT_USAGE || !strstr(rw_last.err, what))
-		fail_msg("want exit 2 and '%s', got %d: %s", what, rw_last.rc,
-			 rw_last.err);
-	assert_string_equal(rw_last.out, "");
-	assert_non_null(strstr(rw_last.err, "Try 'rwctl job help'."));
+	rw_assert_usage_of(&rw_last, "job", what);
 	assert_int_equal(rw_be.add_calls + rw_be.del_calls + rw_be.get_calls, 0);
 }
 
 static void rw_assert_error(const char *what)
 {
-	if (rw_last.rc != RWCTL_EXIT_ERR || !strstr(rw_last.err, what))
-		fail_msg("want exit 1 and '%s', got %d: %s", what, rw_last.rc,
-			 rw_last.err);
-	assert_string_equal(rw_last.out, "");
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR, what);
 }
 
 /* ---- argument parsing ---- */
@@ -360,7 +332,7 @@ static void rw_test_add_usage_errors(void **state)
 		for (n = 0; bad[i].args[n]; n++)
 			args[n + 2] = bad[i].args[n];
 		args[n + 2] = NULL;
-		rw_run_v(args);
+		rw_test_rwctl(&rw_last, &rw_tmpl, args);
 		rw_assert_usage(bad[i].why);
 	}
 
@@ -663,8 +635,8 @@ static int rw_parse(struct rw_fx *fx)
 
 static void rw_assert_malformed(struct rw_fx *fx)
 {
-	assert_int_equal(rw_parse(fx), -EPROTO);
-	assert_non_null(strstr(fx->why, "malformed job reply"));
+	rw_assert_malformed_why(rw_parse(fx), fx->why, "malformed job reply",
+				NULL);
 }
 
 #define SKIP(a)	(1U << (a))
@@ -672,8 +644,7 @@ static void rw_assert_malformed(struct rw_fx *fx)
 /* A job as the module sends it; attributes in @skip are left out. */
 static void rw_put_job(struct nl_msg *m, uint32_t sync, unsigned int skip)
 {
-#define PUT32(a, v) \
-	do { if (!(skip & SKIP(a))) assert_int_equal(nla_put_u32(m, a, v), 0); } while (0)
+#define PUT32(a, v)	rw_test_put_u32(m, skip, a, v)
 	if (!(skip & SKIP(RW_JOB_A_NAME)))
 		assert_int_equal(nla_put_string(m, RW_JOB_A_NAME, "train1"), 0);
 	PUT32(RW_JOB_A_ID, 7);
@@ -894,14 +865,9 @@ static char *rw_render(const struct rwctl_job *jobs, size_t nr,
 	struct rw_capture c;
 	char *out;
 
-	rw_capture_open(&c);
-	rwctl_pr_init(&p, c.f, flags);
+	rw_render_begin(&c, &p, flags);
 	rwctl_job_print(&p, jobs, nr);
-	assert_int_equal(rwctl_pr_end(&p), 0);
-	rw_capture_str(&c);
-	out = c.buf;
-	c.buf = NULL;
-	rw_capture_free(&c);
+	out = rw_render_end(&c, &p);
 	return out;
 }
 

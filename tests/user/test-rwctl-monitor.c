@@ -31,21 +31,12 @@
 #include <rackweave.h>
 
 #include "job.h"
-#include "jsoncheck.h"
 #include "monitor.h"
 #include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
 
 #define RW_TEST_FAMILY	0x21
-
-static void rw_assert_json(const char *text)
-{
-	size_t off = 0;
-
-	if (!rw_json_valid(text, &off))
-		fail_msg("invalid JSON at offset %zu: %s", off, text);
-}
 
 /* Every line of @text (each ending in '\n') is one JSON document. */
 static size_t rw_assert_json_lines(const char *text)
@@ -220,14 +211,9 @@ static char *rw_render(const struct rwctl_event *ev, unsigned int flags)
 	struct rw_capture c;
 	char *out;
 
-	rw_capture_open(&c);
-	rwctl_pr_init(&p, c.f, flags);
+	rw_render_begin(&c, &p, flags);
 	rwctl_monitor_print(&p, ev);
-	assert_int_equal(rwctl_pr_end(&p), 0);
-	rw_capture_str(&c);
-	out = c.buf;
-	c.buf = NULL;
-	rw_capture_free(&c);
+	out = rw_render_end(&c, &p);
 	return out;
 }
 
@@ -391,14 +377,9 @@ static const struct rwctl_monitor_backend rw_test_source = {
 
 static struct rw_result rw_last;
 
-static int rw_run_v(const char *const *args)
-{
-	const struct rwctl tmpl = { .monitor_backend = &rw_test_source };
+static const struct rwctl rw_tmpl = { .monitor_backend = &rw_test_source };
 
-	return rw_test_rwctl(&rw_last, &tmpl, args);
-}
-
-#define RUN(...) rw_run_v((const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(...) RW_RUN(&rw_last, &rw_tmpl, __VA_ARGS__)
 
 static int rw_setup(void **state)
 {
@@ -549,7 +530,7 @@ static void rw_test_usage(void **state)
 		for (n = 0; n < 5 && bad[i].args[n]; n++)
 			args[n + 1] = bad[i].args[n];
 		args[n + 1] = NULL;
-		rw_run_v(args);
+		rw_test_rwctl(&rw_last, &rw_tmpl, args);
 		if (rw_last.rc != RWCTL_EXIT_USAGE ||
 		    !strstr(rw_last.err, bad[i].why) ||
 		    !strstr(rw_last.err, "Try 'rwctl monitor help'."))

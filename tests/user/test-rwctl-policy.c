@@ -25,19 +25,10 @@
 #include <rackweave.h>
 
 #include "job.h"
-#include "jsoncheck.h"
 #include "policy.h"
 #include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
-
-static void rw_assert_json(const char *text)
-{
-	size_t off = 0;
-
-	if (!rw_json_valid(text, &off))
-		fail_msg("invalid JSON at offset %zu: %s", off, text);
-}
 
 static uint32_t rw_bits(float f)
 {
@@ -193,24 +184,12 @@ static const struct rwctl_job_backend rw_test_backend = {
 
 static struct rw_result rw_last;
 
-static int rw_no_fetch(struct rwctl_status *st, char *msg, size_t msglen)
-{
-	(void)st;
-	snprintf(msg, msglen, "status must not be fetched");
-	return -EIO;
-}
+static const struct rwctl rw_tmpl = {
+	.fetch = rw_test_no_fetch,
+	.job_backend = &rw_test_backend,
+};
 
-static int rw_run_v(const char *const *args)
-{
-	const struct rwctl tmpl = {
-		.fetch = rw_no_fetch,
-		.job_backend = &rw_test_backend,
-	};
-
-	return rw_test_rwctl(&rw_last, &tmpl, args);
-}
-
-#define RUN(...) rw_run_v((const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(...) RW_RUN(&rw_last, &rw_tmpl, __VA_ARGS__)
 
 static int rw_setup(void **state)
 {
@@ -221,21 +200,14 @@ static int rw_setup(void **state)
 
 static void rw_assert_usage(const char *what)
 {
-	if (rw_last.rc != RWCTL_EXIT_USAGE || !strstr(rw_last.err, what))
-		fail_msg("want exit 2 and '%s', got %d: %s", what, rw_last.rc,
-			 rw_last.err);
-	assert_string_equal(rw_last.out, "");
-	assert_non_null(strstr(rw_last.err, "Try 'rwctl policy help'."));
+	rw_assert_usage_of(&rw_last, "policy", what);
 	assert_int_equal(rw_be.policy_calls + rw_be.get_calls +
 			 rw_be.other_calls, 0);
 }
 
 static void rw_assert_error(const char *what)
 {
-	if (rw_last.rc != RWCTL_EXIT_ERR || !strstr(rw_last.err, what))
-		fail_msg("want exit 1 and '%s', got %d: %s", what, rw_last.rc,
-			 rw_last.err);
-	assert_string_equal(rw_last.out, "");
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR, what);
 }
 
 /* ---- parsing ---- */
@@ -354,7 +326,7 @@ static void rw_test_set_usage_errors(void **state)
 		for (n = 0; bad[i].args[n]; n++)
 			args[n + 2] = bad[i].args[n];
 		args[n + 2] = NULL;
-		rw_run_v(args);
+		rw_test_rwctl(&rw_last, &rw_tmpl, args);
 		rw_assert_usage(bad[i].why);
 	}
 }

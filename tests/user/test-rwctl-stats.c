@@ -23,7 +23,6 @@
 #include <rackweave.h>
 
 #include "job.h"
-#include "jsoncheck.h"
 #include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
@@ -31,14 +30,6 @@
 
 #define RW_TEST_FAMILY	0x20
 #define BIT(a)		(1U << (a))
-
-static void rw_assert_json(const char *text)
-{
-	size_t off = 0;
-
-	if (!rw_json_valid(text, &off))
-		fail_msg("invalid JSON at offset %zu: %s", off, text);
-}
 
 /* ---- the reply parser ---- */
 
@@ -84,10 +75,8 @@ static int rw_parse(struct rw_fx *fx)
 
 static void rw_assert_malformed(struct rw_fx *fx, const char *what)
 {
-	assert_int_equal(rw_parse(fx), -EPROTO);
-	if (!strstr(fx->why, "malformed statistics reply") ||
-	    (what && !strstr(fx->why, what)))
-		fail_msg("want '%s' in: %s", what ? what : "", fx->why);
+	rw_assert_malformed_why(rw_parse(fx), fx->why,
+				"malformed statistics reply", what);
 }
 
 static bool rw_is_u32(int a)
@@ -378,14 +367,9 @@ static char *rw_render(const struct rwctl_stats *s, unsigned int flags)
 	struct rw_capture c;
 	char *out;
 
-	rw_capture_open(&c);
-	rwctl_pr_init(&p, c.f, flags);
+	rw_render_begin(&c, &p, flags);
 	rwctl_stats_print(&p, s);
-	assert_int_equal(rwctl_pr_end(&p), 0);
-	rw_capture_str(&c);
-	out = c.buf;
-	c.buf = NULL;
-	rw_capture_free(&c);
+	out = rw_render_end(&c, &p);
 	return out;
 }
 
@@ -536,26 +520,14 @@ static const struct rwctl_job_backend rw_test_backend = {
 	.stats = rw_be_stats,
 };
 
-static int rw_no_fetch(struct rwctl_status *st, char *msg, size_t msglen)
-{
-	(void)st;
-	snprintf(msg, msglen, "status must not be fetched");
-	return -EIO;
-}
-
 static struct rw_result rw_last;
 
-static int rw_run_v(const char *const *args)
-{
-	const struct rwctl tmpl = {
-		.fetch = rw_no_fetch,
-		.job_backend = &rw_test_backend,
-	};
+static const struct rwctl rw_tmpl = {
+	.fetch = rw_test_no_fetch,
+	.job_backend = &rw_test_backend,
+};
 
-	return rw_test_rwctl(&rw_last, &tmpl, args);
-}
-
-#define RUN(...) rw_run_v((const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(...) RW_RUN(&rw_last, &rw_tmpl, __VA_ARGS__)
 
 static int rw_setup(void **state)
 {

@@ -26,21 +26,12 @@
 
 #include "genl.h"
 #include "job.h"
-#include "jsoncheck.h"
 #include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
 #include "topo.h"
 
 #define RW_TEST_FAMILY	0x1f
-
-static void rw_assert_json(const char *text)
-{
-	size_t off = 0;
-
-	if (!rw_json_valid(text, &off))
-		fail_msg("invalid JSON at offset %zu: %s", off, text);
-}
 
 /* ---- the reply parser ---- */
 
@@ -86,10 +77,8 @@ static int rw_parse(struct rw_fx *fx)
 
 static void rw_assert_malformed(struct rw_fx *fx, const char *what)
 {
-	assert_int_equal(rw_parse(fx), -EPROTO);
-	if (!strstr(fx->why, "malformed topology reply") ||
-	    (what && !strstr(fx->why, what)))
-		fail_msg("want '%s' in: %s", what ? what : "", fx->why);
+	rw_assert_malformed_why(rw_parse(fx), fx->why,
+				"malformed topology reply", what);
 }
 
 #define BIT(a)	(1U << (a))
@@ -109,16 +98,12 @@ static void rw_put_core(struct nl_msg *m, uint32_t cpu, uint32_t node,
 	struct nlattr *e = nla_nest_start(m, RW_JOB_A_ENTRY);
 
 	assert_non_null(e);
-	if (!(skip & BIT(RW_TOPO_A_CPU)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_CPU, cpu), 0);
-	if (!(skip & BIT(RW_TOPO_A_NODE)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_NODE, node), 0);
-	if (!(skip & BIT(RW_TOPO_A_CHUNKS)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_CHUNKS, chunks), 0);
+	rw_test_put_u32(m, skip, RW_TOPO_A_CPU, cpu);
+	rw_test_put_u32(m, skip, RW_TOPO_A_NODE, node);
+	rw_test_put_u32(m, skip, RW_TOPO_A_CHUNKS, chunks);
 	if (!(skip & BIT(RW_TOPO_A_BYTES)))
 		rw_put_u64_pad(m, RW_TOPO_A_BYTES, bytes);
-	if (!(skip & BIT(RW_TOPO_A_BUSY_NS)))
-		assert_int_equal(nla_put_u64(m, RW_TOPO_A_BUSY_NS, busy), 0);
+	rw_test_put_u64(m, skip, RW_TOPO_A_BUSY_NS, busy);
 	nla_nest_end(m, e);
 }
 
@@ -128,14 +113,10 @@ static void rw_put_nic(struct nl_msg *m, uint32_t nic, uint32_t node,
 	struct nlattr *e = nla_nest_start(m, RW_JOB_A_ENTRY);
 
 	assert_non_null(e);
-	if (!(skip & BIT(RW_TOPO_A_NIC)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_NIC, nic), 0);
-	if (!(skip & BIT(RW_TOPO_A_NODE)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_NODE, node), 0);
-	if (!(skip & BIT(RW_TOPO_A_CHUNKS)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_CHUNKS, chunks), 0);
-	if (!(skip & BIT(RW_TOPO_A_BYTES)))
-		assert_int_equal(nla_put_u64(m, RW_TOPO_A_BYTES, bytes), 0);
+	rw_test_put_u32(m, skip, RW_TOPO_A_NIC, nic);
+	rw_test_put_u32(m, skip, RW_TOPO_A_NODE, node);
+	rw_test_put_u32(m, skip, RW_TOPO_A_CHUNKS, chunks);
+	rw_test_put_u64(m, skip, RW_TOPO_A_BYTES, bytes);
 	nla_nest_end(m, e);
 }
 
@@ -146,16 +127,11 @@ static void rw_put_run(struct nl_msg *m, uint32_t first, uint32_t count,
 	struct nlattr *e = nla_nest_start(m, RW_JOB_A_ENTRY);
 
 	assert_non_null(e);
-	if (!(skip & BIT(RW_TOPO_A_FIRST)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_FIRST, first), 0);
-	if (!(skip & BIT(RW_TOPO_A_COUNT)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_COUNT, count), 0);
-	if (!(skip & BIT(RW_TOPO_A_CPU)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_CPU, cpu), 0);
-	if (!(skip & BIT(RW_TOPO_A_NIC)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_NIC, nic), 0);
-	if (!(skip & BIT(RW_TOPO_A_NODE)))
-		assert_int_equal(nla_put_u32(m, RW_TOPO_A_NODE, node), 0);
+	rw_test_put_u32(m, skip, RW_TOPO_A_FIRST, first);
+	rw_test_put_u32(m, skip, RW_TOPO_A_COUNT, count);
+	rw_test_put_u32(m, skip, RW_TOPO_A_CPU, cpu);
+	rw_test_put_u32(m, skip, RW_TOPO_A_NIC, nic);
+	rw_test_put_u32(m, skip, RW_TOPO_A_NODE, node);
 	nla_nest_end(m, e);
 }
 
@@ -521,14 +497,9 @@ static char *rw_render(const struct rwctl_topo *t, unsigned int flags)
 	char *out;
 
 	rw_test_status_fill(&st);
-	rw_capture_open(&c);
-	rwctl_pr_init(&p, c.f, flags);
+	rw_render_begin(&c, &p, flags);
 	rwctl_topo_print(&p, &st, t);
-	assert_int_equal(rwctl_pr_end(&p), 0);
-	rw_capture_str(&c);
-	out = c.buf;
-	c.buf = NULL;
-	rw_capture_free(&c);
+	out = rw_render_end(&c, &p);
 	rwctl_status_free(&st);
 	return out;
 }
@@ -844,17 +815,12 @@ static int rw_fetch(struct rwctl_status *st, char *msg, size_t msglen)
 
 static struct rw_result rw_last;
 
-static int rw_run_v(const char *const *args)
-{
-	const struct rwctl tmpl = {
-		.fetch = rw_fetch,
-		.job_backend = &rw_test_backend,
-	};
+static const struct rwctl rw_tmpl = {
+	.fetch = rw_fetch,
+	.job_backend = &rw_test_backend,
+};
 
-	return rw_test_rwctl(&rw_last, &tmpl, args);
-}
-
-#define RUN(...) rw_run_v((const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(...) RW_RUN(&rw_last, &rw_tmpl, __VA_ARGS__)
 
 static int rw_setup(void **state)
 {
@@ -904,7 +870,7 @@ static void rw_test_show_usage(void **state)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memcpy(args, bad[i], sizeof(bad[i]));
 		args[4] = NULL;
-		rw_run_v(args);
+		rw_test_rwctl(&rw_last, &rw_tmpl, args);
 		if (rw_last.rc != RWCTL_EXIT_USAGE || !strstr(rw_last.err, why[i]) ||
 		    !strstr(rw_last.err, "Try 'rwctl topo help'."))
 			fail_msg("case %zu: %d %s", i, rw_last.rc, rw_last.err);

@@ -293,21 +293,6 @@ static int ref_step_chunk(struct ref_job *j, const struct ref_opts *o,
 	return 0;
 }
 
-static int ref_write(const char *path, const float *w, const float *b)
-{
-	FILE *f = fopen(path, "wb");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (fwrite(w, sizeof(*w), SOFTMAX_NW, f) != SOFTMAX_NW ||
-	    fwrite(b, sizeof(*b), SOFTMAX_NB, f) != SOFTMAX_NB)
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	return err;
-}
-
 static int ref_run(const struct ref_opts *o, const struct softmax_data *data,
 		   const struct rw_agg_impl *impl)
 {
@@ -357,7 +342,7 @@ static int ref_run(const struct ref_opts *o, const struct softmax_data *data,
 		}
 	}
 	if (o->out) {
-		err = ref_write(o->out, w, b);
+		err = softmax_params_write(o->out, w, b);
 		if (err)
 			fprintf(stderr, "softmax-ref: %s: %s\n", o->out,
 				strerror(-err));

@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RW_CMD_STATUS_GET over generic netlink: resolve the "rackweave" family,
- * send the request, parse the reply into struct rwctl_status.
+ * RW_CMD_STATUS_GET over generic netlink: the socket and family every
+ * command shares, and the status reply parsed into struct rwctl_status.
+ * The exchange itself (send, read to the ack or error) is genl-req.c's.
  *
  * The parser trusts nothing: libnl's policies only check minimum lengths, so
  * every fixed-size attribute here states minlen and maxlen alike, and every
  * string a maxlen equal to the buffer it is copied into. Attribute types
  * newer than this rwctl are ignored, as the append-only uapi allows.
- *
- * The request asks for an ack (libnl's default), so the reply is always
- * followed by an ack or an error; reading until one of them arrives keeps
- * the socket in step without relying on how the kernel batches messages.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -30,6 +27,7 @@
 #include <netlink/socket.h>
 
 #include "genl.h"
+#include "job.h"
 
 #define RWCTL_U32_POLICY	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
 #define RWCTL_U64_POLICY	{ .type = NLA_U64, .minlen = 8, .maxlen = 8 }
@@ -261,40 +259,6 @@ int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 	return rwctl_genl_parse_devs(tb[RW_A_DEVICES], st, msg, msglen);
 }
 
-/* State of one request, shared by the receive callbacks. */
-struct rwctl_genl_req {
-	struct rwctl_status *st;
-	char *msg;
-	size_t msglen;
-	bool done;		/* ack or error seen: the exchange is over */
-	bool replied;		/* a status reply has been parsed */
-	int parse_err;		/* result of parsing that reply */
-	int kernel_err;		/* negative errno from an NLMSG_ERROR */
-	char extack[256];	/* the kernel's extended ack message, if any */
-};
-
-static int rwctl_genl_on_reply(struct nl_msg *m, void *arg)
-{
-	struct rwctl_genl_req *req = arg;
-
-	/* A second reply would be a module bug; keep the first. */
-	if (req->replied)
-		return NL_SKIP;
-	req->replied = true;
-	req->parse_err = rwctl_genl_parse_status(nlmsg_hdr(m), req->st,
-						 req->msg, req->msglen);
-	return NL_OK;
-}
-
-static int rwctl_genl_on_ack(struct nl_msg *m, void *arg)
-{
-	struct rwctl_genl_req *req = arg;
-
-	(void)m;
-	req->done = true;
-	return NL_STOP;
-}
-
 /*
  * The text of NLMSGERR_ATTR_MSG, which the kernel appends after the error
  * (and after the echoed request unless NETLINK_CAP_ACK capped it).
@@ -320,66 +284,6 @@ void rwctl_genl_extack(const struct nlmsgerr *e, char *buf, size_t len)
 		return;
 	if (tb[NLMSGERR_ATTR_MSG])
 		nla_strlcpy(buf, tb[NLMSGERR_ATTR_MSG], len);
-}
-
-static int rwctl_genl_on_error(struct sockaddr_nl *who, struct nlmsgerr *e,
-			       void *arg)
-{
-	struct rwctl_genl_req *req = arg;
-
-	(void)who;
-	req->done = true;
-	req->kernel_err = e->error < 0 ? e->error : -EPROTO;
-	rwctl_genl_extack(e, req->extack, sizeof(req->extack));
-	return NL_STOP;
-}
-
-static int rwctl_genl_exchange(struct nl_sock *sk, int family,
-			       struct rwctl_genl_req *req)
-{
-	struct nl_msg *m = NULL;
-	struct nl_cb *cb = NULL;
-	int err;
-
-	m = nlmsg_alloc();
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!m || !cb) {
-		err = rwctl_genl_fail(req->msg, req->msglen, -ENOMEM,
-				      "out of memory");
-		goto out;
-	}
-	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0,
-			 RW_CMD_STATUS_GET, RW_GENL_VERSION)) {
-		err = rwctl_genl_fail(req->msg, req->msglen, -ENOMEM,
-				      "out of memory");
-		goto out;
-	}
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, rwctl_genl_on_reply, req);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, rwctl_genl_on_ack, req);
-	nl_cb_err(cb, NL_CB_CUSTOM, rwctl_genl_on_error, req);
-
-	err = nl_send_auto(sk, m);
-	if (err < 0) {
-		err = rwctl_genl_fail(req->msg, req->msglen, -EIO,
-				      "cannot send to the rackweave module: %s",
-				      nl_geterror(err));
-		goto out;
-	}
-
-	while (!req->done) {
-		err = nl_recvmsgs(sk, cb);
-		if (err < 0 && !req->done) {
-			err = rwctl_genl_fail(req->msg, req->msglen, -EIO,
-					      "no answer from the rackweave module: %s",
-					      nl_geterror(err));
-			goto out;
-		}
-	}
-	err = 0;
-out:
-	nl_cb_put(cb);
-	nlmsg_free(m);
-	return err;
 }
 
 int rwctl_genl_open(struct nl_sock **skp, int *family, char *msg,
@@ -427,31 +331,41 @@ fail:
 	return err;
 }
 
+/* The status request's reply: parsed once; a second would be a module bug. */
+struct rwctl_genl_status_reply {
+	struct rwctl_status *st;
+	bool replied;
+};
+
+static int rwctl_genl_on_status(struct nlmsghdr *nlh, void *arg, char *msg,
+				size_t msglen)
+{
+	struct rwctl_genl_status_reply *r = arg;
+
+	if (r->replied)
+		return 0;
+	r->replied = true;
+	return rwctl_genl_parse_status(nlh, r->st, msg, msglen);
+}
+
 int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen)
 {
-	struct rwctl_genl_req req = { .st = st, .msg = msg, .msglen = msglen };
-	struct nl_sock *sk;
-	int family, err;
+	struct rwctl_genl_status_reply r = { .st = st };
+	struct rwctl_job_err e;
+	int err;
 
-	err = rwctl_genl_open(&sk, &family, msg, msglen);
+	memset(&e, 0, sizeof(e));
+	err = rwctl_genl_request(RW_CMD_STATUS_GET, false, NULL, NULL,
+				 rwctl_genl_on_status, &r, &e);
+	if (err && e.kernel)
+		return rwctl_genl_fail(msg, msglen, err,
+				       "the rackweave module refused the status request: %s%s%s",
+				       strerror(-err), e.extack[0] ? ": " : "",
+				       e.extack);
 	if (err)
-		return err;
-
-	err = rwctl_genl_exchange(sk, family, &req);
-	if (err)
-		goto out;
-
-	if (req.kernel_err)
-		err = rwctl_genl_fail(msg, msglen, req.kernel_err,
-				      "the rackweave module refused the status request: %s%s%s",
-				      strerror(-req.kernel_err),
-				      req.extack[0] ? ": " : "", req.extack);
-	else if (!req.replied)
-		err = rwctl_genl_fail(msg, msglen, -EPROTO,
-				      "the rackweave module acknowledged the status request without a reply");
-	else
-		err = req.parse_err;	/* @msg already says what was wrong */
-out:
-	nl_socket_free(sk);
-	return err;
+		return rwctl_genl_fail(msg, msglen, err, "%s", e.msg);
+	if (!r.replied)
+		return rwctl_genl_fail(msg, msglen, -EPROTO,
+				       "the rackweave module acknowledged the status request without a reply");
+	return 0;
 }

@@ -59,6 +59,14 @@ void rwctl_job_print_sync(struct rwctl_printer *p, const struct rwctl_job *j)
 	}
 }
 
+void rwctl_job_print_evict(struct rwctl_printer *p, const struct rwctl_job *j)
+{
+	rwctl_pr_u32(p, "evict_ms", j->evict_ms ? "  evict-ms %u" : NULL,
+		     j->evict_ms);
+	if (!j->evict_ms)
+		rwctl_pr_text(p, "  evict-ms 0 (never)");
+}
+
 void rwctl_job_print_optim(struct rwctl_printer *p, const struct rwctl_job *j)
 {
 	char label[32], other[16];
@@ -90,10 +98,7 @@ static void rwctl_job_print_one(struct rwctl_printer *p,
 	rwctl_pr_u32(p, "workers", "    workers %u", j->workers);
 	rwctl_pr_u32(p, "attached", " (%u attached)", j->attached);
 	rwctl_pr_u32(p, "chunk_size", "  chunk-size %u", j->chunk_size);
-	rwctl_pr_u32(p, "evict_ms", j->evict_ms ? "  evict-ms %u" : NULL,
-		     j->evict_ms);
-	if (!j->evict_ms)
-		rwctl_pr_text(p, "  evict-ms 0 (never)");
+	rwctl_job_print_evict(p, j);
 	rwctl_pr_nl(p);
 
 	rwctl_pr_text(p, "    ");
@@ -229,17 +234,18 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 	return RWCTL_EXIT_OK;
 }
 
-static int rwctl_job_output(struct rwctl *ctl, const struct rwctl_job *jobs,
-			    size_t nr)
+int rwctl_job_output(struct rwctl *ctl, rwctl_job_print_fn print,
+		     const struct rwctl_job *jobs, size_t nr)
 {
 	struct rwctl_printer p;
 
 	rwctl_begin_output(ctl, &p);
-	rwctl_job_print(&p, jobs, nr);
+	print(&p, jobs, nr);
 	return rwctl_end_output(ctl, &p);
 }
 
-static int rwctl_job_show(struct rwctl *ctl, int argc, char **argv)
+int rwctl_job_show_with(struct rwctl *ctl, const char *obj, const char *cmd,
+			int argc, char **argv, rwctl_job_print_fn print)
 {
 	struct rwctl_job_list list = { 0 };
 	const char *name = argc ? argv[0] : NULL;
@@ -247,12 +253,18 @@ static int rwctl_job_show(struct rwctl *ctl, int argc, char **argv)
 	int ret;
 
 	if (name && rwctl_job_check_name(name, msg, sizeof(msg)))
-		return rwctl_job_usage(ctl, "job", msg);
-	ret = rwctl_job_fetch(ctl, "job show", name, &list);
+		return rwctl_job_usage(ctl, obj, msg);
+	ret = rwctl_job_fetch(ctl, cmd, name, &list);
 	if (!ret)
-		ret = rwctl_job_output(ctl, list.jobs, list.nr);
+		ret = rwctl_job_output(ctl, print, list.jobs, list.nr);
 	rwctl_job_list_free(&list);
 	return ret;
+}
+
+static int rwctl_job_show(struct rwctl *ctl, int argc, char **argv)
+{
+	return rwctl_job_show_with(ctl, "job", "job show", argc, argv,
+				   rwctl_job_print);
 }
 
 static int rwctl_job_add(struct rwctl *ctl, int argc, char **argv)
@@ -282,7 +294,7 @@ static int rwctl_job_add(struct rwctl *ctl, int argc, char **argv)
 	memset(a.token, 0, sizeof(a.token));
 	if (err)
 		return rwctl_job_report(ctl, "job add", a.name, err, &e, NULL);
-	ret = rwctl_job_output(ctl, &job, 1);
+	ret = rwctl_job_output(ctl, rwctl_job_print, &job, 1);
 	memset(job.token, 0, sizeof(job.token));
 	return ret;
 }
@@ -324,9 +336,7 @@ static const struct rwctl_cmd rwctl_job_cmds[] = {
 		.help = "create a job (needs CAP_NET_ADMIN)",
 		.details =
 "job add NAME workers N [ chunk-size BYTES ]\n"
-"        [ sync { bsp | asp | ssp S | adaptive LO HI } ] [ evict-ms MS ]\n"
-"        [ optim { sgd | momentum | nesterov | adam } ] [ lr X ]\n"
-"        [ momentum X ] [ weight-decay X ] [ beta1 X ] [ beta2 X ] [ eps X ]\n"
+RWCTL_JOB_SETTINGS_SYNOPSIS
 "        [ token-file PATH ]\n"
 "  NAME        1-31 characters of A-Z a-z 0-9 . _ -\n"
 RWCTL_JOB_SETTINGS_HELP

@@ -196,6 +196,25 @@ void rwctl_job_print(struct rwctl_printer *p, const struct rwctl_job *jobs,
 void rwctl_job_print_sync(struct rwctl_printer *p, const struct rwctl_job *j);
 void rwctl_job_print_optim(struct rwctl_printer *p, const struct rwctl_job *j);
 
+/* "  evict-ms 5000" or "  evict-ms 0 (never)" (key evict_ms), no newline. */
+void rwctl_job_print_evict(struct rwctl_printer *p, const struct rwctl_job *j);
+
+/* A printer of a job list: rwctl_job_print() or one of a part of it. */
+typedef void (*rwctl_job_print_fn)(struct rwctl_printer *p,
+				   const struct rwctl_job *jobs, size_t nr);
+
+/* @jobs through @print on ctl->out as the options ask. RWCTL_EXIT_*. */
+int rwctl_job_output(struct rwctl *ctl, rwctl_job_print_fn print,
+		     const struct rwctl_job *jobs, size_t nr);
+
+/*
+ * "@obj show [NAME]" for @cmd ("job show", "policy show"): check the name,
+ * fetch every job or the one named and print them with @print. Returns
+ * RWCTL_EXIT_*, failures reported.
+ */
+int rwctl_job_show_with(struct rwctl *ctl, const char *obj, const char *cmd,
+			int argc, char **argv, rwctl_job_print_fn print);
+
 /*
  * The user's sentence for the module's refusal @err of @cmd ("job add",
  * "topo show", ...) on job @name: @why if not NULL, else what @err means
@@ -231,9 +250,15 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 int rwctl_job_usage(struct rwctl *ctl, const char *obj, const char *msg);
 
 /*
- * The settings of "job add" and "policy set" for their help text, each
- * line indented by two spaces.
+ * The settings of "job add" and "policy set" for their help text: their
+ * synopsis after the command's own words, then what each value may be,
+ * each line indented by two spaces.
  */
+#define RWCTL_JOB_SETTINGS_SYNOPSIS \
+"        [ sync { bsp | asp | ssp S | adaptive LO HI } ] [ evict-ms MS ]\n" \
+"        [ optim { sgd | momentum | nesterov | adam } ] [ lr X ]\n" \
+"        [ momentum X ] [ weight-decay X ] [ beta1 X ] [ beta2 X ] [ eps X ]\n"
+
 #define RWCTL_JOB_SETTINGS_HELP \
 "  N           workers, 1-" RW_STR(RW_JOB_MAX_WORKERS) "\n" \
 "  BYTES       a power of two, 4096-1048576 (default: the module's chunk_size)\n" \

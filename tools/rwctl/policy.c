@@ -27,10 +27,7 @@ static void rwctl_policy_print_one(struct rwctl_printer *p,
 
 	rwctl_pr_text(p, "    ");
 	rwctl_job_print_sync(p, j);
-	rwctl_pr_u32(p, "evict_ms", j->evict_ms ? "  evict-ms %u" : NULL,
-		     j->evict_ms);
-	if (!j->evict_ms)
-		rwctl_pr_text(p, "  evict-ms 0 (never)");
+	rwctl_job_print_evict(p, j);
 	rwctl_pr_nl(p);
 
 	rwctl_pr_text(p, "    ");
@@ -55,28 +52,13 @@ void rwctl_policy_print(struct rwctl_printer *p, const struct rwctl_job *jobs,
 
 static int rwctl_policy_show(struct rwctl *ctl, int argc, char **argv)
 {
-	struct rwctl_job_list list = { 0 };
-	const char *name = argc ? argv[0] : NULL;
-	struct rwctl_printer p;
-	char msg[256];
-	int ret;
-
-	if (name && rwctl_job_check_name(name, msg, sizeof(msg)))
-		return rwctl_job_usage(ctl, "policy", msg);
-	ret = rwctl_job_fetch(ctl, "policy show", name, &list);
-	if (!ret) {
-		rwctl_begin_output(ctl, &p);
-		rwctl_policy_print(&p, list.jobs, list.nr);
-		ret = rwctl_end_output(ctl, &p);
-	}
-	rwctl_job_list_free(&list);
-	return ret;
+	return rwctl_job_show_with(ctl, "policy", "policy show", argc, argv,
+				   rwctl_policy_print);
 }
 
 static int rwctl_policy_set(struct rwctl *ctl, int argc, char **argv)
 {
 	const struct rwctl_job_backend *be = rwctl_job_backend(ctl);
-	struct rwctl_printer p;
 	struct rwctl_job_add a;
 	struct rwctl_job_err e;
 	struct rwctl_job job;
@@ -107,9 +89,7 @@ static int rwctl_policy_set(struct rwctl *ctl, int argc, char **argv)
 					err == -EBUSY && !e.extack[0] ?
 					busy : NULL);
 	}
-	rwctl_begin_output(ctl, &p);
-	rwctl_job_print(&p, &job, 1);
-	return rwctl_end_output(ctl, &p);
+	return rwctl_job_output(ctl, rwctl_job_print, &job, 1);
 }
 
 static const struct rwctl_cmd rwctl_policy_cmds[] = {
@@ -127,9 +107,7 @@ static const struct rwctl_cmd rwctl_policy_cmds[] = {
 		.help = "change a job's settings (needs CAP_NET_ADMIN)",
 		.details =
 "policy set JOB [ workers N ] [ chunk-size BYTES ]\n"
-"        [ sync { bsp | asp | ssp S | adaptive LO HI } ] [ evict-ms MS ]\n"
-"        [ optim { sgd | momentum | nesterov | adam } ] [ lr X ]\n"
-"        [ momentum X ] [ weight-decay X ] [ beta1 X ] [ beta2 X ] [ eps X ]\n"
+RWCTL_JOB_SETTINGS_SYNOPSIS
 RWCTL_JOB_SETTINGS_HELP
 "  At least one setting; the others keep their values. Refused while the job\n"
 "  is in use (workers attached, buffers mapped); a declared layout fixes\n"

@@ -57,26 +57,29 @@ static unsigned int rwctl_topo_digits(uint32_t v)
 	return n;
 }
 
+/* Widen @w to fit one core's or NIC's id and chunk count. */
+static void rwctl_topo_widen(struct rwctl_topo_widths *w, uint32_t id,
+			     uint32_t chunks)
+{
+	unsigned int d;
+
+	d = rwctl_topo_digits(id);
+	w->id = d > w->id ? d : w->id;
+	d = rwctl_topo_digits(chunks);
+	w->chunks = d > w->chunks ? d : w->chunks;
+}
+
 static void rwctl_topo_widths(const struct rwctl_topo *t,
 			      struct rwctl_topo_widths *w)
 {
-	unsigned int d;
 	size_t i;
 
 	w->id = 1;
 	w->chunks = 1;
-	for (i = 0; i < t->nr_cores; i++) {
-		d = rwctl_topo_digits(t->cores[i].cpu);
-		w->id = d > w->id ? d : w->id;
-		d = rwctl_topo_digits(t->cores[i].chunks);
-		w->chunks = d > w->chunks ? d : w->chunks;
-	}
-	for (i = 0; i < t->nr_nics; i++) {
-		d = rwctl_topo_digits(t->nics[i].nic);
-		w->id = d > w->id ? d : w->id;
-		d = rwctl_topo_digits(t->nics[i].chunks);
-		w->chunks = d > w->chunks ? d : w->chunks;
-	}
+	for (i = 0; i < t->nr_cores; i++)
+		rwctl_topo_widen(w, t->cores[i].cpu, t->cores[i].chunks);
+	for (i = 0; i < t->nr_nics; i++)
+		rwctl_topo_widen(w, t->nics[i].nic, t->nics[i].chunks);
 }
 
 /* "  48 chunks (50%)": the count (both modes) and its share (text). */
@@ -98,20 +101,37 @@ static void rwctl_topo_print_chunks(struct rwctl_printer *p,
 	rwctl_pr_text(p, " %-6s", share);
 }
 
+/*
+ * "    cpu 3   48 chunks (50%)   1.5 MiB": opens the object of a core or a
+ * NIC (@kind is its id's key and word) with what both report; the caller
+ * adds its own fields and closes it.
+ */
+static void rwctl_topo_print_dev(struct rwctl_printer *p,
+				 const struct rwctl_topo *t,
+				 const struct rwctl_topo_widths *w,
+				 const char *kind, uint32_t id, uint32_t node,
+				 uint32_t chunks, uint64_t bytes)
+{
+	char fmt[32], human[RWCTL_PR_HUMAN_LEN];
+
+	rwctl_pr_obj_open(p, NULL);
+	snprintf(fmt, sizeof(fmt), "    %s %%-%uu", kind, w->id);
+	rwctl_pr_u32(p, kind, fmt, id);
+	rwctl_pr_u32(p, "node", NULL, node);
+	rwctl_topo_print_chunks(p, t, w, chunks);
+	rwctl_pr_u64(p, "bytes", NULL, bytes);
+	rwctl_pr_text(p, "  %8s", rwctl_pr_fmt_bytes(human, bytes));
+}
+
 static void rwctl_topo_print_core(struct rwctl_printer *p,
 				  const struct rwctl_topo *t,
 				  const struct rwctl_topo_widths *w,
 				  const struct rwctl_topo_core *c)
 {
-	char fmt[32], human[RWCTL_PR_HUMAN_LEN];
+	char human[RWCTL_PR_HUMAN_LEN];
 
-	rwctl_pr_obj_open(p, NULL);
-	snprintf(fmt, sizeof(fmt), "    cpu %%-%uu", w->id);
-	rwctl_pr_u32(p, "cpu", fmt, c->cpu);
-	rwctl_pr_u32(p, "node", NULL, c->node);
-	rwctl_topo_print_chunks(p, t, w, c->chunks);
-	rwctl_pr_u64(p, "bytes", NULL, c->bytes);
-	rwctl_pr_text(p, "  %8s", rwctl_pr_fmt_bytes(human, c->bytes));
+	rwctl_topo_print_dev(p, t, w, "cpu", c->cpu, c->node, c->chunks,
+			     c->bytes);
 	rwctl_pr_u64(p, "busy_ns", NULL, c->busy_ns);
 	rwctl_pr_text(p, "  busy %s", rwctl_pr_fmt_ns(human, c->busy_ns));
 	rwctl_pr_obj_close(p);
@@ -123,15 +143,8 @@ static void rwctl_topo_print_nic(struct rwctl_printer *p,
 				 const struct rwctl_topo_widths *w,
 				 const struct rwctl_topo_nic *n)
 {
-	char fmt[32], human[RWCTL_PR_HUMAN_LEN];
-
-	rwctl_pr_obj_open(p, NULL);
-	snprintf(fmt, sizeof(fmt), "    nic %%-%uu", w->id);
-	rwctl_pr_u32(p, "nic", fmt, n->nic);
-	rwctl_pr_u32(p, "node", NULL, n->node);
-	rwctl_topo_print_chunks(p, t, w, n->chunks);
-	rwctl_pr_u64(p, "bytes", NULL, n->bytes);
-	rwctl_pr_text(p, "  %8s", rwctl_pr_fmt_bytes(human, n->bytes));
+	rwctl_topo_print_dev(p, t, w, "nic", n->nic, n->node, n->chunks,
+			     n->bytes);
 	rwctl_pr_obj_close(p);
 	rwctl_pr_nl(p);
 }
