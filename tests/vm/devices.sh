@@ -44,7 +44,13 @@ t_eq "dev show: node matches sysfs for rxe0" "$(cat /sys/class/infiniband/rxe0/d
 t_ok "dev show: text output names both devices" \
 	sh -c "'$RWCTL' dev show | grep -q rxe0 && '$RWCTL' dev show | grep -q rxe1"
 
+"$RWCTL" -j monitor count 1 timeout 20 >"$RW_OUT/events" 2>&1 &
+mon=$!
+sleep 1
 t_ok "rdma link delete rxe1" rdma link delete rxe1
+t_ok "monitor: an event arrives" wait $mon
+t_eq "monitor -j: device-gone rxe1" '{"event": "device-gone", "dev": "rxe1"}' \
+	"$(jpy '{"event": d["event"], "dev": d["dev"]}' <"$RW_OUT/events")"
 t_eq "dev show: only rxe0 left" '["rxe0"]' \
 	"$("$RWCTL" -j dev show | jpy 'sorted(x["name"] for x in d["devices"])')"
 

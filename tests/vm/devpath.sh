@@ -143,8 +143,33 @@ blocked_delete() {
 	grep -E '^(ok|not ok) ' "$log"
 }
 
+# Silent workers: the gate evicts them after evict-ms (rank 0 never came,
+# rank 1 attaches and then says nothing), rwctl monitor hears of it, and
+# the statistics count the evictions.
+silent_worker() {
+	local ev=$RW_OUT/events
+	t_ok "job add $JOB with evict-ms 300" \
+		"$RWCTL" job add "$JOB" workers 2 chunk-size 4096 evict-ms 300 token-file "$TOKEN"
+	"$RWCTL" -j monitor count 4 timeout 30 >"$ev" 2>&1 &
+	local mon=$!
+	sleep 1
+	start_holder "$RW_OUT/hold-silent.log" 1
+	[ -n "$holder" ] || { kill "$mon"; return; }
+	t_ok "monitor: four events arrive" wait $mon
+	t_eq "monitor -j: rank 1 attaches and declares; ranks 0 and 1 are evicted" \
+		'[["attached", 1], ["declared", 1], ["evicted", 0], ["evicted", 1]]' \
+		"$(python3 -c 'import json, sys; e = [[e["event"], e.get("rank")] for e in map(json.loads, open(sys.argv[1]))]; print(json.dumps(e[:2] + sorted(e[2:])))' "$ev")"
+	t_eq "stats show -j: each rank evicted once, none live" '[[1, false], [1, false]]' \
+		"$("$RWCTL" -j stats show "$JOB" | jpy '[[w[k] for k in ("evictions", "live")] for w in d["workers"]]')"
+	kill -9 "$holder"
+	wait "$holder" 2>/dev/null
+	holder=
+	t_ok "job del $JOB" "$RWCTL" job del "$JOB"
+}
+
 plain_delete
 forced_delete
 blocked_delete
+silent_worker
 t_ok "rmmod rackweave" rmmod rackweave
 t_done
