@@ -64,6 +64,27 @@ static long rw_ioctl_attach(struct rw_worker *w, void __user *uarg)
 	return ret;
 }
 
+/*
+ * Copy an array from user space, charged to the caller's memory cgroup,
+ * only for a file attached to a job: the device is open to every user.
+ */
+static void *rw_copy_array(struct rw_worker *w, u64 uptr, u32 n, size_t size)
+{
+	size_t bytes = array_size(n, size);
+	void *p;
+
+	if (!rw_worker_job(w))
+		return ERR_PTR(-ENOTCONN);
+	p = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(p, u64_to_user_ptr(uptr), bytes)) {
+		kvfree(p);
+		return ERR_PTR(-EFAULT);
+	}
+	return p;
+}
+
 static long rw_ioctl_declare(struct rw_worker *w, void __user *uarg)
 {
 	struct rw_tensor_desc *t;
@@ -77,8 +98,7 @@ static long rw_ioctl_declare(struct rw_worker *w, void __user *uarg)
 		return -EINVAL;
 	if (d.nr_tensors > RW_MAX_TENSORS)
 		return -E2BIG;
-	t = vmemdup_user(u64_to_user_ptr(d.tensors),
-			 array_size(d.nr_tensors, sizeof(*t)));
+	t = rw_copy_array(w, d.tensors, d.nr_tensors, sizeof(*t));
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	ret = rw_worker_declare(w, t, d.nr_tensors, d.flags);
@@ -118,8 +138,7 @@ static long rw_ioctl_xfer(struct rw_worker *w, u32 op, void __user *uarg)
 	if (x.nr > RW_XFER_MAX_RANGES)
 		return -E2BIG;
 	if (x.nr) {
-		r = vmemdup_user(u64_to_user_ptr(x.ranges),
-				 array_size(x.nr, sizeof(*r)));
+		r = rw_copy_array(w, x.ranges, x.nr, sizeof(*r));
 		if (IS_ERR(r))
 			return PTR_ERR(r);
 	}
@@ -222,7 +241,7 @@ static int rw_chardev_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	ret = rw_worker_map(file->private_data, off,
 			    vma->vm_end - vma->vm_start,
-			    vma->vm_flags & VM_WRITE, vma->vm_flags & VM_SHARED,
+			    vma->vm_flags & VM_WRITE, vma->vm_flags & VM_MAYSHARE,
 			    &buf, &base, &job);
 	if (ret)
 		return ret;

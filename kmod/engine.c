@@ -539,6 +539,8 @@ static void rw_engine_free(struct rw_engine *e)
 				if (ev->type == RW_EV_MIGRATE)
 					kfree(container_of(ev, struct rw_migrate,
 							   ev));
+		for (i = 0; i < e->map.nr.nr_cores; i++)
+			rw_core_put(&e->cores[i].core);
 	}
 	if (e->arenas)
 		for (i = 0; i < e->map.nr.nr_nodes; i++)

@@ -73,6 +73,8 @@ VISIBLE_IF_KUNIT int rw_job_check_config(const struct rw_job_config *cfg,
 	else if (cs && (cs < RW_CHUNK_SIZE_MIN || cs > RW_CHUNK_SIZE_MAX ||
 			!is_power_of_2(cs)))
 		*msg = "chunk size must be a power of two from 4096 to 1048576";
+	else if ((cs ? cs : rw_params_chunk_size()) < PAGE_SIZE)
+		*msg = "chunk size must be at least the page size";
 	else if (cfg->sync >= __RW_SYNC_MAX)
 		*msg = "unknown sync mode";
 	else if (cfg->sync == RW_SYNC_SSP &&
@@ -237,7 +239,7 @@ static void rw_job_unlist(struct rw_job *job, u32 *ranks_out)
 		}
 	}
 	job->attached = 0;
-	if (ranks_out && n < job->cfg.workers)
+	if (ranks_out && n < RW_JOB_MAX_WORKERS)
 		ranks_out[n] = U32_MAX;
 }
 
@@ -252,7 +254,8 @@ int rw_job_del(const char *name, u32 flags)
 	job = rw_job_get(name);
 	if (!job)
 		return -ENOENT;
-	gone = kvcalloc(job->cfg.workers, sizeof(*gone), GFP_KERNEL);
+	/* Sized for any worker count: policy set may change it meanwhile. */
+	gone = kcalloc(RW_JOB_MAX_WORKERS, sizeof(*gone), GFP_KERNEL);
 	if (!gone) {
 		rw_job_put(job);
 		return -ENOMEM;
@@ -274,7 +277,7 @@ int rw_job_del(const char *name, u32 flags)
 			      GFP_KERNEL);
 		rw_job_put(job);	/* the registry's */
 	}
-	kvfree(gone);
+	kfree(gone);
 	rw_job_put(job);
 	return ret;
 }

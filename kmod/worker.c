@@ -221,6 +221,9 @@ static int rw_worker_start_run(struct rw_job *job,
 	rw_sync_set_notify(s, rw_worker_evict_notify, job);
 	job->engine = e;
 	job->sync = s;
+	/* Departures are counted per run, as the new gate counts evictions. */
+	for (i = 0; i < c->workers; i++)
+		atomic64_set(&job->wc[i].leaves, 0);
 	WRITE_ONCE(job->run_tensors, n);
 	WRITE_ONCE(job->run_chunks, rw_engine_nr_chunks(e));
 	WRITE_ONCE(job->run_bytes, rw_engine_layout(e)->geom.total_bytes);
@@ -297,7 +300,7 @@ unlock:
 		w->snap = NULL;
 	}
 	mutex_unlock(&job->run_lock);
-	if (started)
+	if (started && !ret)
 		rw_genl_event(RW_EVENT_DECLARED, job->cfg.name, w->rank, NULL,
 			      GFP_KERNEL);
 out:
@@ -398,16 +401,17 @@ VISIBLE_IF_KUNIT int rw_xfer_select(const struct rw_layout *l,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_xfer_select);
 
-/* The gate dropped this worker: its rank is free for a new attach. */
+/*
+ * The gate dropped this worker. It keeps its rank until the file is
+ * released: its mappings still reach the rank's gradient slots, so no
+ * other worker may take the rank (and push from those slots) before then.
+ */
 static int rw_worker_stale(struct rw_worker *w)
 {
 	if (READ_ONCE(w->job->deleted))
 		return -ENODEV;
-	if (!w->evicted) {
-		WRITE_ONCE(w->evicted, true);
-		w->admitted = false;
-		rw_job_drop_rank(w->job, w->rank, w, false);
-	}
+	WRITE_ONCE(w->evicted, true);
+	w->admitted = false;
 	return -ESTALE;
 }
 
@@ -601,18 +605,29 @@ __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
 	bool in = true;
 	u32 c;
 
+	__poll_t gate;
+
 	/* Pairs with the release in rw_worker_declare(). */
-	if (!smp_load_acquire(&w->declared) || READ_ONCE(w->evicted) ||
-	    READ_ONCE(w->job->deleted))
+	if (!smp_load_acquire(&w->declared))
 		return EPOLLERR;
+	/*
+	 * Register on both queues every time: epoll registers only once,
+	 * and whichever wakes next (a step, a gate release, an eviction)
+	 * must reach us.
+	 */
 	poll_wait(file, rw_engine_waitq(w->engine), pt);
+	gate = rw_sync_poll(w->sync, w->rank, file, pt);
+	if (READ_ONCE(w->evicted) || READ_ONCE(w->job->deleted) ||
+	    !rw_sync_worker_live(w->sync, w->rank))
+		return EPOLLERR;
 	if (!READ_ONCE(w->admitted))
-		in = rw_sync_poll(w->sync, w->rank, file, pt) & EPOLLIN;
-	if (in && READ_ONCE(w->pending) && mutex_trylock(&w->lock)) {
-		in = rw_worker_fresh(w);
-		mutex_unlock(&w->lock);
-	} else if (READ_ONCE(w->pending)) {
-		in = false;
+		in = gate & EPOLLIN;
+	if (in && READ_ONCE(w->pending)) {
+		/* Busy: a transfer is running; say ready, the retry tells. */
+		if (mutex_trylock(&w->lock)) {
+			in = rw_worker_fresh(w);
+			mutex_unlock(&w->lock);
+		}
 	}
 	if (in)
 		mask |= EPOLLIN | EPOLLRDNORM;
@@ -673,7 +688,7 @@ EXPORT_SYMBOL_IF_KUNIT(rw_worker_map);
 
 struct rw_job *rw_worker_job(struct rw_worker *w)
 {
-	return w->job;
+	return READ_ONCE(w->job);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_job);
 
@@ -691,7 +706,7 @@ void rw_worker_job_gone(struct rw_job *job, const u32 *ranks)
 
 	lockdep_assert_held(&job->run_lock);
 	if (job->sync)
-		for (i = 0; i < job->cfg.workers && ranks[i] != U32_MAX; i++)
+		for (i = 0; i < RW_JOB_MAX_WORKERS && ranks[i] != U32_MAX; i++)
 			rw_sync_evict(job->sync, ranks[i]);
 	if (job->engine)
 		wake_up_all(rw_engine_waitq(job->engine));
@@ -702,16 +717,20 @@ void rw_worker_free(struct rw_worker *w)
 	struct rw_job *job = w->job;
 
 	if (job) {
-		bool held = rw_job_drop_rank(job, w->rank, w, w->observer);
-
 		/*
-		 * Nobody waits for a worker that has gone. The gate counts
-		 * it as an eviction; statistics report it as a departure.
+		 * Nobody waits for a worker that has gone: leave the gate,
+		 * then give the rank back, both under run_lock so a worker
+		 * taking the rank next joins the gate after this one left.
+		 * The gate counts the leave as an eviction; statistics
+		 * report it as a departure.
 		 */
-		if (held && w->declared &&
+		mutex_lock(&job->run_lock);
+		if (w->declared && !w->evicted && !READ_ONCE(job->deleted) &&
 		    rw_sync_worker_live(w->sync, w->rank) &&
 		    !rw_sync_evict(w->sync, w->rank))
 			atomic64_inc(&job->wc[w->rank].leaves);
+		rw_job_drop_rank(job, w->rank, w, w->observer);
+		mutex_unlock(&job->run_lock);
 		rw_genl_event(RW_EVENT_DETACHED, job->cfg.name,
 			      w->observer ? -1 : w->rank, NULL, GFP_KERNEL);
 		rw_job_release_user(job);

@@ -75,7 +75,10 @@
  *   worker's next iteration and every chunk listed is fresh: under BSP,
  *   every worker's gradient of the last iteration applied; otherwise, this
  *   worker's own gradients and every gradient pushed before the pull
- *   began. Ranges may overlap: a call moves the union of its chunks once.
+ *   began. Under BSP a step sums exactly one gradient of every rank: if a
+ *   worker leaves or is evicted, the others' pulls wait (use @timeout_ms)
+ *   until a worker attaches with that rank and pushes.
+ *   Ranges may overlap: a call moves the union of its chunks once.
  *   PUSHPULL is a push, then a pull, of the same chunks; if its pull part
  *   does not finish (EAGAIN, ETIMEDOUT, a signal), the push has happened,
  *   and the same PUSHPULL issued again (or restarted) only pulls.
@@ -89,7 +92,8 @@
  *   or an empty range), ENOENT (unknown tensor key), EALREADY (a chunk
  *   pushed twice in one iteration: nothing is pushed), E2BIG (more than
  *   RW_XFER_MAX_RANGES ranges), ENOTCONN (not attached or no layout yet),
- *   ESTALE (evicted: attach again), ENODEV (the job was deleted),
+ *   ESTALE (evicted: close the file, unmap its buffers and attach again;
+ *   the rank stays held until then), ENODEV (the job was deleted),
  *   EPERM (observer), EINTR.
  *
  * Generic netlink family "rackweave" (RW_GENL_NAME, version RW_GENL_VERSION)
@@ -120,8 +124,9 @@
  *     RW_JOB_A_NAME         string  required; 1..RW_JOB_NAME_MAX-1 bytes of
  *                                   [A-Za-z0-9._-]; unique on the box
  *     RW_JOB_A_WORKERS      u32     required; 1..RW_JOB_MAX_WORKERS
- *     RW_JOB_A_CHUNK_SIZE   u32     power of two, 4096..1048576; default: the
- *                                   module's chunk_size parameter
+ *     RW_JOB_A_CHUNK_SIZE   u32     power of two, 4096..1048576 and at least
+ *                                   the page size; default: the module's
+ *                                   chunk_size parameter
  *     RW_JOB_A_TOKEN        binary  RW_JOB_TOKEN_LEN bytes; absent: the module
  *                                   generates one and returns it, once, in
  *                                   the reply

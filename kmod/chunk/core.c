@@ -21,6 +21,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 
 #include "core.h"
 
@@ -33,8 +34,12 @@ static void rw_core_drain(struct rw_core *core)
 	list = llist_reverse_order(llist_del_all(&core->queue));
 	t0 = ktime_get_ns();
 	llist_for_each_entry_safe(ev, next, list, node) {
+		/*
+		 * Counted before it is handled: whoever sees the effect of an
+		 * event (a new version) also sees it counted.
+		 */
+		WRITE_ONCE(core->events, core->events + 1);
 		core->handle(core, ev);
-		core->events++;
 	}
 	atomic64_add(ktime_get_ns() - t0, &core->busy_ns);
 }
@@ -72,6 +77,8 @@ int rw_core_start(struct rw_core *core, const char *job_name)
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	kthread_bind(t, core->cpu);
+	/* Held until rw_core_put(): producers may wake it until then. */
+	get_task_struct(t);
 	core->thread = t;
 	wake_up_process(t);
 	return 0;
@@ -83,12 +90,20 @@ int rw_core_start(struct rw_core *core, const char *job_name)
  */
 void rw_core_stop(struct rw_core *core)
 {
-	struct task_struct *t = core->thread;
+	if (core->thread)
+		kthread_stop(core->thread);
+}
 
-	if (!t)
-		return;
-	kthread_stop(t);
-	WRITE_ONCE(core->thread, NULL);
+/*
+ * Drop the thread once every core of the engine has stopped: until then a
+ * stopping core may still forward an event and wake this one's (exited,
+ * still referenced) task, which is harmless.
+ */
+void rw_core_put(struct rw_core *core)
+{
+	if (core->thread)
+		put_task_struct(core->thread);
+	core->thread = NULL;
 }
 
 /*
@@ -98,11 +113,6 @@ void rw_core_stop(struct rw_core *core)
  */
 void rw_core_post(struct rw_core *core, struct rw_event *ev)
 {
-	struct task_struct *t;
-
-	if (llist_add(&ev->node, &core->queue)) {
-		t = READ_ONCE(core->thread);
-		if (t)
-			wake_up_process(t);
-	}
+	if (llist_add(&ev->node, &core->queue) && core->thread)
+		wake_up_process(core->thread);
 }

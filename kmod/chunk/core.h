@@ -52,6 +52,7 @@ struct rw_core {
 
 int rw_core_start(struct rw_core *core, const char *job_name);
 void rw_core_stop(struct rw_core *core);
+void rw_core_put(struct rw_core *core);
 
 /* Queue @ev on @core and wake its thread if the queue was empty. */
 void rw_core_post(struct rw_core *core, struct rw_event *ev);

@@ -209,7 +209,8 @@ u32 rw_sync_expire(struct rw_sync *s)
 	if (n)
 		wake = rw_sync_after_evict(s, s->scratch, n, now);
 	spin_unlock_bh(&s->lock);
-	if (wake)
+	/* Pollers of an idle evicted worker learn of it too. */
+	if (wake || n)
 		wake_up_all(&s->wq);
 	return n;
 }
