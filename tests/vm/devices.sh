@@ -44,13 +44,14 @@ t_eq "dev show: node matches sysfs for rxe0" "$(cat /sys/class/infiniband/rxe0/d
 t_ok "dev show: text output names both devices" \
 	sh -c "'$RWCTL' dev show | grep -q rxe0 && '$RWCTL' dev show | grep -q rxe1"
 
-"$RWCTL" -j monitor count 1 timeout 20 >"$RW_OUT/events" 2>&1 &
-mon=$!
-sleep 1
+mon_start "$RW_OUT/events"
+
+t_eq "monitor: listening" 0 "$?"
 t_ok "rdma link delete rxe1" rdma link delete rxe1
-t_ok "monitor: an event arrives" wait $mon
-t_eq "monitor -j: device-gone rxe1" '{"event": "device-gone", "dev": "rxe1"}' \
-	"$(jpy '{"event": d["event"], "dev": d["dev"]}' <"$RW_OUT/events")"
+t_ok "monitor: hears of it" mon_until "$RW_OUT/events" '"device-gone"'
+mon_stop
+t_eq "monitor -j: device-gone rxe1" '[["device-gone", "rxe1"]]' \
+	"$(mon_events "$RW_OUT/events" '[e["event"], e["dev"]]')"
 t_eq "dev show: only rxe0 left" '["rxe0"]' \
 	"$("$RWCTL" -j dev show | jpy 'sorted(x["name"] for x in d["devices"])')"
 

@@ -17,7 +17,7 @@ TOKEN=$RW_OUT/devpath.token
 holder=
 
 # A holder left running by a failed check must not outlive the script.
-trap '[ -n "$holder" ] && kill -9 "$holder" 2>/dev/null' EXIT
+trap '[ -n "$holder" ] && kill -9 "$holder" 2>/dev/null; [ -n "${mon_pid:-}" ] && kill "$mon_pid" 2>/dev/null' EXIT
 
 job_add() {
 	"$RWCTL" job add "$JOB" workers 2 chunk-size 4096 token-file "$TOKEN"
@@ -150,15 +150,16 @@ silent_worker() {
 	local ev=$RW_OUT/events
 	t_ok "job add $JOB with evict-ms 300" \
 		"$RWCTL" job add "$JOB" workers 2 chunk-size 4096 evict-ms 300 token-file "$TOKEN"
-	"$RWCTL" -j monitor count 4 timeout 30 >"$ev" 2>&1 &
-	local mon=$!
-	sleep 1
+	mon_start "$ev"
+	t_eq "monitor: listening" 0 "$?"
 	start_holder "$RW_OUT/hold-silent.log" 1
-	[ -n "$holder" ] || { kill "$mon"; return; }
-	t_ok "monitor: four events arrive" wait $mon
+	[ -n "$holder" ] || { mon_stop; return; }
+	t_ok "monitor: both ranks evicted" mon_until "$ev" '"evicted".*"rank":0|"rank":0.*"evicted"'
+	t_ok "monitor: rank 1 evicted" mon_until "$ev" '"evicted".*"rank":1|"rank":1.*"evicted"'
+	mon_stop
 	t_eq "monitor -j: rank 1 attaches and declares; ranks 0 and 1 are evicted" \
 		'[["attached", 1], ["declared", 1], ["evicted", 0], ["evicted", 1]]' \
-		"$(python3 -c 'import json, sys; e = [[e["event"], e.get("rank")] for e in map(json.loads, open(sys.argv[1]))]; print(json.dumps(e[:2] + sorted(e[2:])))' "$ev")"
+		"$(mon_events "$ev" '[e["event"], e.get("rank")]' | jpy 'd[:2] + sorted(d[2:])')"
 	t_eq "stats show -j: each rank evicted once, none live" '[[1, false], [1, false]]' \
 		"$("$RWCTL" -j stats show "$JOB" | jpy '[[w[k] for k in ("evictions", "live")] for w in d["workers"]]')"
 	kill -9 "$holder"

@@ -64,14 +64,16 @@ t_eq "stats show -j before any run: 2 ranks, none attached" '[2, 0]' \
 	"$("$RWCTL" -j stats show train2 | jpy '[len(d["workers"]), sum(w["attached"] for w in d["workers"])]')"
 
 # Events: an admin's monitor sees jobs come and go; others may not listen.
-"$RWCTL" -j monitor count 2 timeout 20 >"$RW_OUT/events" 2>&1 &
-mon=$!
-sleep 1
+mon_start "$RW_OUT/events"
+t_eq "monitor: listening" 0 "$?"
 "$RWCTL" job add evjob workers 1 >/dev/null
 "$RWCTL" job del evjob
-t_ok "monitor: exits after its 2 events" wait $mon
+t_ok "monitor: hears the job go" mon_until "$RW_OUT/events" '"job-del".*"evjob"'
+mon_stop
 t_eq "monitor -j: job-new then job-del of evjob" '[["job-new", "evjob"], ["job-del", "evjob"]]' \
-	"$(python3 -c 'import json, sys; print(json.dumps([[e["event"], e["job"]] for e in map(json.loads, open(sys.argv[1]))]))' "$RW_OUT/events")"
+	"$(mon_events "$RW_OUT/events" '[e["event"], e["job"]]')"
+"$RWCTL" -j monitor count 1 timeout 1 >/dev/null
+t_eq "monitor with a timeout and no event: exit 0" 0 "$?"
 msg=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$RWCTL" monitor count 1 timeout 2 2>&1)
 t_eq "unprivileged monitor: exit 1" 1 "$?"
 t_ok "unprivileged monitor: says it needs CAP_NET_ADMIN" sh -c "echo '$msg' | grep -q CAP_NET_ADMIN"

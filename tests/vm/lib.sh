@@ -89,6 +89,47 @@ rw_load() {
 	rw_modprobe ib_core && insmod "$(rw_module_path)" "$@"
 }
 
+# mon_start FILE: `rwctl -j monitor` in the background, writing FILE; returns
+# once it demonstrably listens (it has heard a throw-away job "rw-ping" come
+# and go), so no later event can be missed. mon_stop ends it.
+mon_start() {
+	local _
+	"$RWCTL" -j monitor timeout 300 >"$1" 2>&1 &
+	mon_pid=$!
+	for _ in $(seq 100); do
+		"$RWCTL" job add rw-ping workers 1 >/dev/null 2>&1
+		"$RWCTL" job del rw-ping >/dev/null 2>&1
+		grep -q '"rw-ping"' "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# mon_until FILE PATTERN: wait (20 s at most) for a line of FILE matching
+# PATTERN (grep -E).
+mon_until() {
+	local _
+	for _ in $(seq 100); do
+		grep -qE "$2" "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+mon_stop() {
+	kill "$mon_pid" 2>/dev/null
+	wait "$mon_pid" 2>/dev/null
+	mon_pid=
+}
+
+# mon_events FILE EXPR: EXPR (Python, over e: one event) for each event of
+# FILE not about rw-ping, as a JSON list.
+mon_events() {
+	python3 -c 'import json, sys
+ev = [e for e in map(json.loads, open(sys.argv[1])) if e.get("job") != "rw-ping"]
+print(json.dumps([eval(sys.argv[2]) for e in ev]))' "$1" "$2"
+}
+
 t_done() {
 	exit "$t_failed"
 }

@@ -79,7 +79,8 @@ t_eq "job show -j: the run's layout (2 tensors, 2600 bytes)" '[2, 2600]' \
 	"$("$RWCTL" -j job show bsp4 | jpy '[d["jobs"][0][k] for k in ("tensors", "model_bytes")]')"
 t_fails "policy set while the run lives: refused" "$RWCTL" policy set bsp4 lr 0.1
 touch "$RW_OUT/bsp4-go"
-t_ok "observer: reads the parameters read-only" wait $obs
+wait $obs
+t_eq "observer: reads the parameters read-only" 0 "$?"
 t_ok "observer: its copy equals the trainers' parameters" cmp "$RW_OUT/bsp4-observed.bin" "$RW_OUT/bsp4-params-0.bin"
 t_eq "the run ended with its last user: no layout left" null \
 	"$("$RWCTL" -j job show bsp4 | jpy 'd["jobs"][0].get("tensors")')"
@@ -93,7 +94,8 @@ t_ok "SSP: the loss falls by a fifth or more" sh -c "sed -n 's/^epoch [0-9]* los
 t_ok "SSP: the gate kept every worker within 2 iterations" \
 	test "$("$RWCTL" -j stats show ssp4 | jpy 'd["totals"]["max_skew"] <= 2')" = true
 touch "$RW_OUT/ssp4-go"
-t_ok "observer of the SSP run" wait $obs
+wait $obs
+t_eq "observer of the SSP run" 0 "$?"
 t_ok "job del ssp4" "$RWCTL" job del ssp4
 t_ok "rmmod rackweave" rmmod rackweave
 t_done
