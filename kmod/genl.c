@@ -14,6 +14,7 @@
 #include <linux/mmzone.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
@@ -222,7 +223,11 @@ static const struct genl_multicast_group rw_genl_mcgrps[] = {
 	{ .name = RW_GENL_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
-/* Events are dropped outside the family's registered life. */
+/*
+ * Events are dropped outside the family's registered life: senders check
+ * this under rcu_read_lock(), and exit waits for them (synchronize_rcu)
+ * before the family goes.
+ */
 static bool rw_genl_live;
 
 struct genl_family rw_genl_family __ro_after_init = {
@@ -243,8 +248,7 @@ void rw_genl_event(u32 event, const char *job, int rank, const char *dev,
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!READ_ONCE(rw_genl_live) ||
-	    !genl_has_listeners(&rw_genl_family, &init_net, 0))
+	if (!READ_ONCE(rw_genl_live))
 		return;
 	skb = genlmsg_new(NLMSG_GOODSIZE, gfp);
 	if (!skb)
@@ -258,7 +262,13 @@ void rw_genl_event(u32 event, const char *job, int rank, const char *dev,
 		return;
 	}
 	genlmsg_end(skb, hdr);
-	genlmsg_multicast(&rw_genl_family, skb, 0, 0, gfp);
+	rcu_read_lock();
+	if (READ_ONCE(rw_genl_live) &&
+	    genl_has_listeners(&rw_genl_family, &init_net, 0))
+		genlmsg_multicast(&rw_genl_family, skb, 0, 0, GFP_ATOMIC);
+	else
+		nlmsg_free(skb);
+	rcu_read_unlock();
 }
 
 int rw_genl_init(void)
@@ -273,5 +283,6 @@ int rw_genl_init(void)
 void rw_genl_exit(void)
 {
 	WRITE_ONCE(rw_genl_live, false);
+	synchronize_rcu();
 	genl_unregister_family(&rw_genl_family);
 }
