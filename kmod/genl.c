@@ -5,8 +5,10 @@
  * Declarative on purpose: attribute policies do the validation, and since
  * the family leaves resv_start_op at 0, every command gets strict parsing
  * and a command without a policy rejects any attribute at all. Read-only
- * commands need no privilege; mutations (later) carry GENL_ADMIN_PERM.
- * The layout of every message is documented in uapi/rackweave.h.
+ * commands (status, job get, topology, statistics) need no privilege;
+ * mutations (job new and del, policy set) carry GENL_ADMIN_PERM, and the
+ * "events" group needs CAP_NET_ADMIN to join. The layout of every message
+ * is documented in uapi/rackweave.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
