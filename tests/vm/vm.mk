@@ -18,9 +18,17 @@ $(VM_TEST_DIR)/genl-check: tests/vm/genl-check.c $(RW_UAPI_COPY)
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) $(NL_CFLAGS) -o $@ $< $(USER_LDFLAGS) $(NL_LIBS)
 
 # dev-check: the device's local path (attach, declare, mmap, push/pull).
+# main and dispatch, shared helpers, then one file per group of subcommands.
+VM_DEV_CHECK_SRCS := dev-check.c dev-common.c dev-bad-input.c dev-hold.c
+VM_DEV_CHECK_OBJS := $(addprefix $(VM_TEST_DIR)/obj/,$(VM_DEV_CHECK_SRCS:.c=.o))
 VM_TEST_BINS  += $(VM_TEST_DIR)/dev-check
 vm-tests: $(VM_TEST_DIR)/dev-check
 
-$(VM_TEST_DIR)/dev-check: tests/vm/dev-check.c uapi/rackweave_sizes.h $(RW_UAPI_COPY)
+$(VM_TEST_DIR)/obj/dev-%.o: tests/vm/dev-%.c tests/vm/dev-check.h \
+		uapi/rackweave_sizes.h $(RW_UAPI_COPY)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< $(USER_LDFLAGS) -lm
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -c -o $@ $<
+
+$(VM_TEST_DIR)/dev-check: $(VM_DEV_CHECK_OBJS)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $^ $(USER_LDFLAGS) -lm
