@@ -173,21 +173,6 @@ static long rw_chardev_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
-/* Which buffer a file offset falls in: the offsets are fixed (uapi). */
-static enum rw_engine_buf rw_mmap_buf(u64 off, u64 *base)
-{
-	if (off < RW_MMAP_PARAMS) {
-		*base = RW_MMAP_GRAD;
-		return RW_BUF_GRAD;
-	}
-	if (off < RW_MMAP_VERSIONS) {
-		*base = RW_MMAP_PARAMS;
-		return RW_BUF_PARAMS;
-	}
-	*base = RW_MMAP_VERSIONS;
-	return RW_BUF_VERSIONS;
-}
-
 /*
  * Each mapping (and each piece a split or a fork makes of one) holds a
  * reference to the job, so the job outlives its last mapping even after it
@@ -212,7 +197,7 @@ static void rw_vm_close(struct vm_area_struct *vma)
 static vm_fault_t rw_vm_fault(struct vm_fault *vmf)
 {
 	u64 base, off = (u64)vmf->pgoff << PAGE_SHIFT;
-	enum rw_engine_buf buf = rw_mmap_buf(off, &base);
+	enum rw_engine_buf buf = rw_worker_buf_at(off, &base);
 	struct page *page;
 
 	page = rw_worker_page(vmf->vma->vm_private_data, buf, off - base);

@@ -151,55 +151,18 @@ static int rw_put_u64s(struct sk_buff *skb, const u32 *attrs, const u64 *v,
 	return 0;
 }
 
-static int rw_put_job_stats(struct sk_buff *skb, struct rw_job *job)
-{
-	static const u32 attrs[] = {
-		RW_STAT_A_PUSHES, RW_STAT_A_PULLS, RW_STAT_A_BYTES,
-		RW_STAT_A_CHUNKS, RW_STAT_A_STEPS, RW_STAT_A_BUSY,
-		RW_STAT_A_MIGRATIONS, RW_STAT_A_ERRORS, RW_STAT_A_MIN_CLOCK,
-		RW_STAT_A_MAX_SKEW, RW_STAT_A_EVICTIONS,
-	};
-	struct rw_engine_stats es = {};
-	struct rw_sync_info si = {};
-	u64 v[ARRAY_SIZE(attrs)] = {};
-	struct nlattr *nest;
-	u32 r;
+/* What the job's totals add up from its ranks. */
+struct rw_rank_sums {
+	u64 pulls, bytes, errors, evictions;
+};
 
-	lockdep_assert_held(&job->run_lock);
-	if (job->engine)
-		rw_engine_get_stats(job->engine, &es);
-	if (job->sync)
-		rw_sync_info(job->sync, &si);
-	for (r = 0; r < job->cfg.workers; r++) {
-		struct rw_worker_counters *wc = &job->wc[r];
-		struct rw_gate_stats gs = {};
-		u64 clock;
-
-		v[1] += atomic64_read(&wc->pulls);
-		v[2] += atomic64_read(&wc->bytes);
-		v[7] += atomic64_read(&wc->errors);
-		if (job->sync && !rw_sync_worker_stats(job->sync, r, &gs, &clock))
-			v[10] += gs.evictions - atomic64_read(&wc->leaves);
-	}
-	v[0] = es.pushes;
-	v[3] = es.pushes;
-	v[4] = es.steps;
-	v[5] = es.busy;
-	v[6] = es.migrations;
-	v[7] += es.errors;
-	v[8] = si.min_clock;
-	v[9] = si.max_skew;
-	nest = nla_nest_start(skb, RW_JOB_A_STATS);
-	if (!nest || rw_put_u64s(skb, attrs, v, ARRAY_SIZE(attrs)) ||
-	    nla_put_u32(skb, RW_STAT_A_EPOCH, si.epoch) ||
-	    nla_put_u32(skb, RW_STAT_A_LIVE, si.nr_live) ||
-	    nla_put_u32(skb, RW_STAT_A_PARKED, si.nr_parked))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job)
+/*
+ * One entry per rank, read once each; their sums go to *@sum for the
+ * job's totals. Evictions are the gate's less the departures it counted
+ * as evictions.
+ */
+static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job,
+			       struct rw_rank_sums *sum)
 {
 	static const u32 attrs[] = {
 		RW_STAT_A_CLOCK, RW_STAT_A_PUSHES, RW_STAT_A_PULLS,
@@ -220,8 +183,9 @@ static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job)
 		bool live = false;
 		u64 v[ARRAY_SIZE(attrs)];
 
-		if (job->sync && !rw_sync_worker_stats(job->sync, r, &gs, &clock))
-			live = rw_sync_worker_live(job->sync, r);
+		if (job->sync &&
+		    !rw_sync_worker_stats(job->sync, r, &gs, &clock, &live))
+			gs.evictions -= atomic64_read(&wc->leaves);
 		v[0] = clock;
 		v[1] = atomic64_read(&wc->pushes);
 		v[2] = atomic64_read(&wc->pulls);
@@ -229,8 +193,12 @@ static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job)
 		v[4] = atomic64_read(&wc->chunks);
 		v[5] = gs.parks;
 		v[6] = gs.parked_ns;
-		v[7] = job->sync ? gs.evictions - atomic64_read(&wc->leaves) : 0;
+		v[7] = gs.evictions;
 		v[8] = atomic64_read(&wc->errors);
+		sum->pulls += v[2];
+		sum->bytes += v[3];
+		sum->evictions += v[7];
+		sum->errors += v[8];
 		e = nla_nest_start(skb, RW_JOB_A_ENTRY);
 		if (!e || nla_put_u32(skb, RW_STAT_A_RANK, r) ||
 		    nla_put_u32(skb, RW_STAT_A_ATTACHED,
@@ -244,8 +212,49 @@ static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job)
 	return 0;
 }
 
+static int rw_put_job_stats(struct sk_buff *skb, struct rw_job *job,
+			    const struct rw_rank_sums *sum)
+{
+	static const u32 attrs[] = {
+		RW_STAT_A_PUSHES, RW_STAT_A_PULLS, RW_STAT_A_BYTES,
+		RW_STAT_A_CHUNKS, RW_STAT_A_STEPS, RW_STAT_A_BUSY,
+		RW_STAT_A_MIGRATIONS, RW_STAT_A_ERRORS, RW_STAT_A_MIN_CLOCK,
+		RW_STAT_A_MAX_SKEW, RW_STAT_A_EVICTIONS,
+	};
+	struct rw_engine_stats es = {};
+	struct rw_sync_info si = {};
+	struct nlattr *nest;
+	u64 v[ARRAY_SIZE(attrs)];
+
+	lockdep_assert_held(&job->run_lock);
+	if (job->engine)
+		rw_engine_get_stats(job->engine, &es);
+	if (job->sync)
+		rw_sync_info(job->sync, &si);
+	v[0] = es.pushes;
+	v[1] = sum->pulls;
+	v[2] = sum->bytes;
+	v[3] = es.pushes;
+	v[4] = es.steps;
+	v[5] = es.busy;
+	v[6] = es.migrations;
+	v[7] = sum->errors + es.errors;
+	v[8] = si.min_clock;
+	v[9] = si.max_skew;
+	v[10] = sum->evictions;
+	nest = nla_nest_start(skb, RW_JOB_A_STATS);
+	if (!nest || rw_put_u64s(skb, attrs, v, ARRAY_SIZE(attrs)) ||
+	    nla_put_u32(skb, RW_STAT_A_EPOCH, si.epoch) ||
+	    nla_put_u32(skb, RW_STAT_A_LIVE, si.nr_live) ||
+	    nla_put_u32(skb, RW_STAT_A_PARKED, si.nr_parked))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 int rw_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
+	struct rw_rank_sums sum = {};
 	struct sk_buff *msg;
 	struct rw_job *job;
 	void *hdr;
@@ -263,8 +272,10 @@ int rw_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&job->run_lock);
 	hdr = genlmsg_put_reply(msg, info, &rw_genl_family, 0,
 				RW_CMD_STATS_GET);
+	/* Ranks first: the job's totals are their sums (order is free). */
 	if (hdr && !nla_put_string(msg, RW_JOB_A_NAME, job->cfg.name) &&
-	    !rw_put_job_stats(msg, job) && !rw_put_worker_stats(msg, job))
+	    !rw_put_worker_stats(msg, job, &sum) &&
+	    !rw_put_job_stats(msg, job, &sum))
 		ret = 0;
 	mutex_unlock(&job->run_lock);
 	if (ret) {

@@ -134,6 +134,18 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_attach);
 
+/* Attached, its job not deleted, not evicted: 0 or the errno saying which. */
+static int rw_worker_live(struct rw_worker *w, struct rw_job *job)
+{
+	if (!job)
+		return -ENOTCONN;
+	if (READ_ONCE(job->deleted))
+		return -ENODEV;
+	if (READ_ONCE(w->evicted))
+		return -ESTALE;
+	return 0;
+}
+
 /*
  * Whether the calls of an attached worker may go on. Transfers call it
  * without @setup: a declared worker's job and engine never change.
@@ -142,16 +154,12 @@ static int rw_worker_ready(struct rw_worker *w, bool need_layout)
 {
 	/* Pairs with the release in rw_worker_declare(). */
 	bool declared = smp_load_acquire(&w->declared);
-	struct rw_job *job = READ_ONCE(w->job);
+	int ret = rw_worker_live(w, READ_ONCE(w->job));
 
-	if (!job)
-		return -ENOTCONN;
-	if (READ_ONCE(job->deleted))
-		return -ENODEV;
+	if (ret)
+		return ret;
 	if (w->observer)
 		return -EPERM;
-	if (READ_ONCE(w->evicted))
-		return -ESTALE;
 	if (need_layout && !declared)
 		return -ENOTCONN;
 	return 0;
@@ -316,13 +324,12 @@ EXPORT_SYMBOL_IF_KUNIT(rw_worker_declare);
  */
 static int rw_worker_mapped_engine(struct rw_worker *w, struct rw_engine **e)
 {
+	int ret;
+
 	lockdep_assert_held(&w->setup);
-	if (!w->job)
-		return -ENOTCONN;
-	if (READ_ONCE(w->job->deleted))
-		return -ENODEV;
-	if (READ_ONCE(w->evicted))
-		return -ESTALE;
+	ret = rw_worker_live(w, w->job);
+	if (ret)
+		return ret;
 	if (!w->engine && w->observer) {
 		mutex_lock(&w->job->run_lock);
 		w->engine = w->job->engine;
@@ -450,14 +457,21 @@ static int rw_worker_wait(struct rw_worker *w,
 	return READ_ONCE(w->job->deleted) ? -ENODEV : 0;
 }
 
-static bool rw_worker_slots_free(struct rw_worker *w)
+/* None of this worker's gradients in @set (NULL: every chunk) in flight. */
+static bool rw_worker_idle(struct rw_worker *w, const unsigned long *set)
 {
 	u32 c;
 
-	for_each_set_bit(c, w->sel, w->nr_chunks)
+	for (c = set ? find_first_bit(set, w->nr_chunks) : 0; c < w->nr_chunks;
+	     c = set ? find_next_bit(set, w->nr_chunks, c + 1) : c + 1)
 		if (rw_engine_slot_busy(w->engine, w->rank, c))
 			return false;
 	return true;
+}
+
+static bool rw_worker_slots_free(struct rw_worker *w)
+{
+	return rw_worker_idle(w, w->sel);
 }
 
 static int rw_worker_push(struct rw_worker *w, bool nonblock, long tmo)
@@ -601,11 +615,8 @@ EXPORT_SYMBOL_IF_KUNIT(rw_worker_xfer);
 __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
 			poll_table *pt)
 {
-	__poll_t mask = 0;
+	__poll_t mask = 0, gate;
 	bool in = true;
-	u32 c;
-
-	__poll_t gate;
 
 	/* Pairs with the release in rw_worker_declare(). */
 	if (!smp_load_acquire(&w->declared))
@@ -632,10 +643,24 @@ __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
 	if (in)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	/* Writable: none of this worker's gradients is still being summed. */
-	for (c = 0; c < w->nr_chunks; c++)
-		if (rw_engine_slot_busy(w->engine, w->rank, c))
-			return mask;
-	return mask | EPOLLOUT | EPOLLWRNORM;
+	if (rw_worker_idle(w, NULL))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+/* Which buffer a file offset falls in: the offsets are fixed (uapi). */
+enum rw_engine_buf rw_worker_buf_at(u64 off, u64 *base)
+{
+	if (off < RW_MMAP_PARAMS) {
+		*base = RW_MMAP_GRAD;
+		return RW_BUF_GRAD;
+	}
+	if (off < RW_MMAP_VERSIONS) {
+		*base = RW_MMAP_PARAMS;
+		return RW_BUF_PARAMS;
+	}
+	*base = RW_MMAP_VERSIONS;
+	return RW_BUF_VERSIONS;
 }
 
 int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
@@ -650,16 +675,7 @@ int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
 	ret = rw_worker_mapped_engine(w, &e);
 	if (ret)
 		goto out;
-	if (off < RW_MMAP_PARAMS) {
-		*buf = RW_BUF_GRAD;
-		*base = RW_MMAP_GRAD;
-	} else if (off < RW_MMAP_VERSIONS) {
-		*buf = RW_BUF_PARAMS;
-		*base = RW_MMAP_PARAMS;
-	} else {
-		*buf = RW_BUF_VERSIONS;
-		*base = RW_MMAP_VERSIONS;
-	}
+	*buf = rw_worker_buf_at(off, base);
 	blen = rw_engine_buf_len(e, *buf);
 	ret = -EINVAL;
 	if (off - *base >= blen || len > blen - (off - *base))

@@ -44,6 +44,8 @@ __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
 int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
 		  bool shared, enum rw_engine_buf *buf, u64 *base,
 		  struct rw_job **job);
+/* The buffer (RW_MMAP_*) a file offset falls in, and where it starts. */
+enum rw_engine_buf rw_worker_buf_at(u64 off, u64 *base);
 struct rw_job *rw_worker_job(struct rw_worker *w);
 struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
 			    u64 off);

@@ -278,13 +278,14 @@ void rw_sync_info(struct rw_sync *s, struct rw_sync_info *info)
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_info);
 
 int rw_sync_worker_stats(struct rw_sync *s, u32 p, struct rw_gate_stats *st,
-			 u64 *clock)
+			 u64 *clock, bool *live)
 {
 	if (p >= s->gate.cfg.nr_workers)
 		return -EINVAL;
 	spin_lock_bh(&s->lock);
 	*st = s->w[p].stats;
 	*clock = s->w[p].clock;
+	*live = s->w[p].live;
 	spin_unlock_bh(&s->lock);
 	return 0;
 }

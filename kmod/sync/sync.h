@@ -62,7 +62,7 @@ void rw_sync_set_notify(struct rw_sync *s, rw_sync_notify_t fn, void *arg);
 void rw_sync_info(struct rw_sync *s, struct rw_sync_info *info);
 bool rw_sync_worker_live(struct rw_sync *s, u32 p);
 int rw_sync_worker_stats(struct rw_sync *s, u32 p, struct rw_gate_stats *st,
-			 u64 *clock);
+			 u64 *clock, bool *live);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* rw_gate_check() under the lock. */
