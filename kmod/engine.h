@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The chunk engine of one job (engine.c): its lifecycle and the fast path
+ * every transfer takes. Read-only views are in engine_query.h, rebalancing
+ * on request in chunk/migrate.h.
+ */
 #ifndef _RW_ENGINE_H
 #define _RW_ENGINE_H
 
@@ -30,33 +35,6 @@ enum rw_engine_buf {
 	RW_BUF_GRAD,
 	RW_BUF_PARAMS,
 	RW_BUF_VERSIONS,
-};
-
-/* A snapshot of where a job's chunks live and how loaded each core is. */
-struct rw_engine_topo {
-	u32 nr_cores, nr_nics, nr_chunks;
-	struct {
-		u32 cpu, node, chunks;
-		u64 bytes, busy_ns;
-	} *cores;
-	struct {
-		u32 nic, node, chunks;
-		u64 bytes;
-	} *nics;
-	struct {
-		u16 core, nic;		/* indices into cores[] and nics[] */
-	} *place;
-};
-
-/* Counters, summed over cores where it applies. */
-struct rw_engine_stats {
-	u64 pushes;		/* accepted */
-	u64 busy;		/* refused: the slot was still in flight */
-	u64 steps;		/* chunk optimizer steps done */
-	u64 events;		/* queue events handled, forwards included */
-	u64 forwards;		/* events re-queued after a chunk moved */
-	u64 migrations;		/* chunks moved between cores */
-	u64 errors;		/* optimizer steps that failed (a bug) */
 };
 
 struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg);
@@ -103,11 +81,6 @@ const struct rw_layout *rw_engine_layout(const struct rw_engine *e);
 struct page *rw_engine_page(const struct rw_engine *e, enum rw_engine_buf buf,
 			    u32 worker, u64 off);
 u64 rw_engine_buf_len(const struct rw_engine *e, enum rw_engine_buf buf);
-int rw_engine_home_node(const struct rw_engine *e);
-
-/* Fill @t (allocating its arrays); rw_engine_topo_free releases them. */
-int rw_engine_topo(struct rw_engine *e, struct rw_engine_topo *t);
-void rw_engine_topo_free(struct rw_engine_topo *t);
 
 /* The chunk's version: optimizer steps applied so far. */
 u64 rw_engine_version(const struct rw_engine *e, u32 chunk);
@@ -122,25 +95,5 @@ int rw_engine_wait(struct rw_engine *e, u32 chunk, u64 version,
 /* Copy the chunk's parameters (@len == its length) and their version. */
 int rw_engine_read(struct rw_engine *e, u32 chunk, void *dst, size_t len,
 		   u64 *version);
-
-/*
- * One rebalancing window now: chunks move between cores of a node when the
- * work measured since the last window is skewed. Returns chunks moved.
- */
-int rw_engine_rebalance(struct rw_engine *e);
-
-void rw_engine_get_stats(const struct rw_engine *e, struct rw_engine_stats *s);
-
-#if IS_ENABLED(CONFIG_KUNIT)
-/* A window with given loads (core_load NULL: measured ones). */
-int rw_engine_rebalance_loads(struct rw_engine *e, const u64 *core_load,
-			      const u64 *chunk_load);
-/* The CPU of the core that owns @chunk now, and its thread. */
-int rw_engine_chunk_cpu(const struct rw_engine *e, u32 chunk);
-int rw_engine_chunk_planned_cpu(struct rw_engine *e, u32 chunk);
-int rw_engine_chunk_mem_node(const struct rw_engine *e, u32 chunk);
-struct task_struct *rw_engine_core_thread(const struct rw_engine *e, u32 core);
-int rw_engine_core_cpu(const struct rw_engine *e, u32 core);
-#endif
 
 #endif /* _RW_ENGINE_H */

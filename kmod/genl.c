@@ -24,6 +24,7 @@
 #include "agg/agg.h"
 #include "genl.h"
 #include "genl_job.h"
+#include "genl_run.h"
 #include "ibdev.h"
 
 /*

@@ -12,6 +12,7 @@
 #include <kunit/visibility.h>
 
 #include "rw.h"
+#include "genl.h"
 #include "genl_job.h"
 #include "job.h"
 

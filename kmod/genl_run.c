@@ -13,7 +13,9 @@
 
 #include "rw.h"
 #include "engine.h"
-#include "genl_job.h"
+#include "engine_query.h"
+#include "genl.h"
+#include "genl_run.h"
 #include "job.h"
 #include "sync/sync.h"
 

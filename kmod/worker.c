@@ -33,6 +33,7 @@
 
 #include "rw.h"
 #include "engine.h"
+#include "engine_query.h"
 #include "genl.h"
 #include "job.h"
 #include "worker.h"

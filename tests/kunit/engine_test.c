@@ -15,7 +15,9 @@
 
 #include "rw.h"
 #include "engine.h"
+#include "engine_query.h"
 #include "agg/agg.h"
+#include "chunk/migrate.h"
 
 #define RW_T_WORKERS	4
 #define RW_T_STEPS	4

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef _RW_CHUNK_CORE_H
-#define _RW_CHUNK_CORE_H
+/*
+ * Aggregation cores (implemented in chunk/core_thread.c): a bound kthread
+ * per CPU of a job, each draining its own lockless queue of chunk events.
+ */
+#ifndef _RW_CHUNK_CORE_THREAD_H
+#define _RW_CHUNK_CORE_THREAD_H
 
 #include <linux/atomic.h>
 #include <linux/llist.h>
@@ -57,4 +61,4 @@ void rw_core_put(struct rw_core *core);
 /* Queue @ev on @core and wake its thread if the queue was empty. */
 void rw_core_post(struct rw_core *core, struct rw_event *ev);
 
-#endif /* _RW_CHUNK_CORE_H */
+#endif /* _RW_CHUNK_CORE_THREAD_H */

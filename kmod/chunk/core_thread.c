@@ -23,7 +23,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 
-#include "core.h"
+#include "core_thread.h"
 
 static void rw_core_drain(struct rw_core *core)
 {

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The chunk engine's own structures, shared by the three files that make
+ * it up and by no one else:
+ *  - engine.c: building, the fast path (push, arrive, step, publish) and
+ *    the lifecycle;
+ *  - chunk/migrate.c: rebalancing windows and the migration of chunks
+ *    between cores;
+ *  - engine_query.c: read-only snapshots for netlink and KUnit.
+ * The rest of the module goes through engine.h, engine_query.h and
+ * chunk/migrate.h.
+ */
+#ifndef _RW_ENGINE_PRIV_H
+#define _RW_ENGINE_PRIV_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/seqlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "engine.h"
+#include "chunk/core_thread.h"
+#include "chunk/map.h"
+#include "chunk/rebalance.h"
+
+#define RW_SLOT_INFLIGHT	0
+
+struct rw_slot {
+	struct rw_event ev;		/* chunk and worker fixed at setup */
+	unsigned long flags;		/* RW_SLOT_INFLIGHT */
+	void *grad;
+};
+
+/* Ownership rules: the header comment of engine.c. */
+struct rw_chunk {
+	struct rw_core *owner;		/* see the ownership rules */
+	const void **src;		/* the slots' buffers, worker-rank order */
+	float *params;
+	float *state[2];
+	u32 len;			/* bytes */
+	u32 narrived;			/* owner only */
+	atomic64_t posted;		/* gradients queued (apply_each) */
+	u64 work_ns;			/* owner writes; the rebalancer reads */
+	u64 version;			/* owner writes (release), anyone reads */
+	seqcount_t seq;			/* owner writes around each step */
+};
+
+/* A core plus the counters only its thread writes. */
+struct rw_engine_core {
+	struct rw_core core;
+	/*
+	 * Optimizer constants for step st_t (0: none yet). A step's constants
+	 * depend only on its number, and a core's chunks mostly take the same
+	 * step in turn, so they are computed once per step, not per chunk.
+	 */
+	struct rw_agg_step st;
+	u64 st_t;
+	u64 steps;
+	u64 forwards;
+	u64 migrations;
+	u64 errors;
+};
+
+struct rw_engine_pcpu {
+	u64 pushes;
+	u64 busy;
+};
+
+struct rw_engine {
+	char name[24];
+	u32 nr_workers;
+	u32 nr_chunks;
+	u32 nr_state;			/* optimizer state arrays per chunk */
+	struct rw_agg_hparams hp;
+	bool apply_each;		/* a step per gradient, not per W */
+	u64 *versions;			/* user-mappable copy of each version */
+	size_t versions_len;		/* bytes, page-rounded */
+
+	struct rw_layout_tensor *tensors;
+	u64 *offsets;
+	u32 *by_key;
+	struct rw_layout layout;
+
+	struct rw_map map;
+	struct rw_engine_core *cores;	/* map.nr.nr_cores */
+	void **arenas;			/* one per map node, on that node */
+
+	struct rw_chunk *chunks;
+	struct rw_slot *slots;		/* [chunk * nr_workers + worker] */
+	const void **srcs;		/* backing store of every chunk->src */
+
+	struct rw_engine_pcpu __percpu *pcpu;
+	wait_queue_head_t wq;		/* pullers waiting for versions */
+
+	/*
+	 * Rebalancing (chunk/migrate.c): rebal_lock protects everything
+	 * below and map.place.
+	 */
+	struct mutex rebal_lock;
+	struct rw_rebal_params rebal_params;
+	struct rw_rebal_state rebal_state;
+	atomic_t moves_pending;		/* migrate events not yet handled */
+	u64 *core_seen;			/* busy_ns at the last window */
+	u64 *chunk_seen;		/* work_ns at the last window */
+	struct delayed_work rebal_work;
+	unsigned long rebal_period;	/* jiffies; 0: only on request */
+};
+
+/*
+ * Implemented in chunk/migrate.c, for engine.c's lifecycle and event
+ * handler.
+ */
+int rw_engine_rebal_init(struct rw_engine *e, u32 rebalance_ms);
+void rw_engine_rebal_start(struct rw_engine *e);
+void rw_engine_rebal_stop(struct rw_engine *e);
+void rw_engine_rebal_fini(struct rw_engine *e);
+/* A migrate event reached @ec, the chunk's owner: hand the chunk over. */
+void rw_engine_migrate_done(struct rw_engine *e, struct rw_engine_core *ec,
+			    struct rw_chunk *ch, struct rw_event *ev);
+/* After every core has stopped: free migrate events left in a queue. */
+void rw_engine_migrate_drop(struct rw_event *ev);
+
+#endif /* _RW_ENGINE_PRIV_H */
