@@ -50,7 +50,27 @@ struct rw_worker_counters {
  * unmapped): the engine and gate go, and settings may change again.
  *
  * Locks: rw_jobs_lock (job.c) protects the registry and the fields marked
- * [J]; run_lock protects [R]. Order: run_lock, then rw_jobs_lock.
+ * [J]; run_lock protects [R].
+ *
+ * The module's whole lock order, outermost first: a lock is taken only
+ * with locks above it (on its own branch) held, never below it.
+ *
+ *   mmap_lock             the kernel's, held around ->mmap (chardev.c)
+ *     w->setup            worker.c: attach, declare, setup, mmap
+ *       job->run_lock     starts and ends runs; netlink snapshots
+ *         rw_jobs_lock    job.c: the registry and [J]
+ *         e->rebal_lock   chunk/migrate.c: a running engine's placement
+ *         s->lock         sync/sync.c: the gate (spinlock, BH off)
+ *   w->lock               worker.c: transfers; never with w->setup
+ *     s->lock
+ *   rw_ibdevs_lock        ibdev.c: takes nothing else
+ *
+ * Attach takes rw_jobs_lock under w->setup without run_lock, which the
+ * order allows. Nothing copies to or from user memory with any of these
+ * held but mmap_lock (chardev.c copies first), so a page fault never
+ * nests inside them. Under s->lock only events go out (genl.c: RCU and
+ * GFP_ATOMIC, no lock of ours). The fault handler and poll take none of
+ * them (poll only tries w->lock).
  */
 struct rw_job {
 	struct kref ref;

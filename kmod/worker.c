@@ -45,7 +45,8 @@
  * mmap on the same file: @setup serialises attach, declare, setup and
  * mmap, and writes @job, @declared and what declare sets up (published by
  * the release store of @declared); @lock serialises transfers and guards
- * the iteration state below it.
+ * the iteration state below it. Where they sit in the module's lock
+ * order: job.h.
  */
 struct rw_worker {
 	struct mutex setup;		/* attach, declare, setup, mmap */
@@ -416,6 +417,7 @@ EXPORT_SYMBOL_IF_KUNIT(rw_xfer_select);
  */
 static int rw_worker_stale(struct rw_worker *w)
 {
+	lockdep_assert_held(&w->lock);
 	if (READ_ONCE(w->job->deleted))
 		return -ENODEV;
 	WRITE_ONCE(w->evicted, true);
@@ -427,6 +429,7 @@ static int rw_worker_admit(struct rw_worker *w, bool nonblock, long tmo)
 {
 	int ret;
 
+	lockdep_assert_held(&w->lock);
 	if (w->admitted)
 		return 0;
 	ret = rw_sync_wait(w->sync, w->rank, w->epoch, nonblock ? 0 : tmo);
@@ -482,6 +485,7 @@ static int rw_worker_push(struct rw_worker *w, bool nonblock, long tmo)
 	int ret;
 	u32 c;
 
+	lockdep_assert_held(&w->lock);
 	if (bitmap_intersects(w->pushed, w->sel, w->nr_chunks))
 		return -EALREADY;
 	ret = rw_worker_admit(w, nonblock, tmo);
@@ -521,6 +525,7 @@ static bool rw_worker_fresh(struct rw_worker *w)
 {
 	u32 c;
 
+	lockdep_assert_held(&w->lock);
 	/* Freshness never goes back during a pull: resume where we were. */
 	for (c = find_next_bit(w->sel, w->nr_chunks, w->cursor);
 	     c < w->nr_chunks; c = find_next_bit(w->sel, w->nr_chunks, c + 1)) {
@@ -545,6 +550,7 @@ static int rw_worker_pull(struct rw_worker *w, bool nonblock, long tmo,
 	int ret;
 	u32 c;
 
+	lockdep_assert_held(&w->lock);
 	if (w->snap && !again)
 		for_each_set_bit(c, w->sel, w->nr_chunks)
 			w->snap[c] = rw_engine_posted(w->engine, c);
