@@ -20,11 +20,11 @@
 
 #include <rackweave.h>
 
-#include "genl.h"
 #include "jsoncheck.h"
 #include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
+#include "status.h"
 
 static void *rw_test_dup(const void *src, size_t size)
 {

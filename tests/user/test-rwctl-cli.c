@@ -17,7 +17,6 @@
 
 #include <rackweave.h>
 
-#include "genl.h"
 #include "jsoncheck.h"
 #include "rwctl.h"
 #include "rwtest.h"

@@ -22,7 +22,7 @@
 
 #include <rackweave.h>
 
-#include "genl.h"
+#include "status.h"
 
 #define RW_TEST_FAMILY	0x1c	/* any id: the parser does not look at it */
 

@@ -25,6 +25,8 @@
 
 #include <rackweave.h>
 
+#include "backend.h"
+#include "genl.h"
 #include "job.h"
 #include "print.h"
 #include "rwctl.h"
@@ -78,7 +80,7 @@ static void rw_fill_job(struct rwctl_job *j, const char *name, uint32_t id)
 		     1U << RWCTL_HP_EPS;
 }
 
-static void rw_be_err(struct rwctl_job_err *e)
+static void rw_be_err(struct rwctl_err *e)
 {
 	e->kernel = rw_be.kernel;
 	if (rw_be.extack)
@@ -88,7 +90,7 @@ static void rw_be_err(struct rwctl_job_err *e)
 }
 
 static int rw_be_add(const struct rwctl_job_add *a, struct rwctl_job *out,
-		     struct rwctl_job_err *e)
+		     struct rwctl_err *e)
 {
 	size_t i;
 
@@ -108,7 +110,7 @@ static int rw_be_add(const struct rwctl_job_add *a, struct rwctl_job *out,
 	return 0;
 }
 
-static int rw_be_del(const char *name, bool force, struct rwctl_job_err *e)
+static int rw_be_del(const char *name, bool force, struct rwctl_err *e)
 {
 	rw_be.del_calls++;
 	snprintf(rw_be.last_del, sizeof(rw_be.last_del), "%s", name);
@@ -121,7 +123,7 @@ static int rw_be_del(const char *name, bool force, struct rwctl_job_err *e)
 }
 
 static int rw_be_get(const char *name, struct rwctl_job_list *list,
-		     struct rwctl_job_err *e)
+		     struct rwctl_err *e)
 {
 	unsigned int call = rw_be.get_calls++;
 	int err = call < 4 ? rw_be.get_err[call] : 0;

@@ -30,7 +30,7 @@
 
 #include <rackweave.h>
 
-#include "job.h"
+#include "genl.h"
 #include "monitor.h"
 #include "print.h"
 #include "rwctl.h"
@@ -323,7 +323,7 @@ static void rw_step(int ret, uint32_t type, const char *job, int rank,
 	rw_src.nr++;
 }
 
-static int rw_src_open(void **h, struct rwctl_job_err *e)
+static int rw_src_open(void **h, struct rwctl_err *e)
 {
 	rw_src.opens++;
 	*h = &rw_src;
@@ -338,7 +338,7 @@ static int rw_src_open(void **h, struct rwctl_job_err *e)
 }
 
 static int rw_src_next(void *h, struct rwctl_event *ev, int64_t timeout_ms,
-		       struct rwctl_job_err *e)
+		       struct rwctl_err *e)
 {
 	unsigned int at = rw_src.at++;
 	char buf[4096];
@@ -645,7 +645,7 @@ struct rw_pair {
 static int rw_pair_setup(void **state)
 {
 	struct rw_pair *p = calloc(1, sizeof(*p));
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 
 	assert_non_null(p);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0,
@@ -668,7 +668,7 @@ static int rw_pair_teardown(void **state)
 }
 
 static int rw_next(struct rw_pair *p, struct rwctl_event *ev,
-		   int64_t timeout_ms, struct rwctl_job_err *e)
+		   int64_t timeout_ms, struct rwctl_err *e)
 {
 	memset(e, 0, sizeof(*e));
 	return rwctl_monitor_genl_backend.next(p->h, ev, timeout_ms, e);
@@ -680,7 +680,7 @@ static void rw_test_genl_events(void **state)
 	const struct rw_ev_spec b = { RW_EVENT_DEV_GONE, NULL, -1, "rxe1" };
 	const struct rw_ev_spec c = { RW_EVENT_JOB_DEL, "train1", -1, NULL };
 	struct rw_pair *p = *state;
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	struct rwctl_event ev;
 	struct nl_msg *m[3];
 
@@ -714,7 +714,7 @@ static void rw_test_genl_malformed(void **state)
 	const struct rw_ev_spec bad = { -1, "j", -1, NULL };
 	const struct rw_ev_spec ok = { RW_EVENT_POLICY, "j", -1, NULL };
 	struct rw_pair *p = *state;
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	struct rwctl_event ev;
 	static const char junk[3] = { 1, 2, 3 };
 
@@ -745,7 +745,7 @@ static void rw_test_genl_signal(void **state)
 {
 	struct rw_pair *p = *state;
 	struct sigaction sa, old;
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	struct rwctl_event ev;
 	sigset_t set, oldmask;
 	int64_t t0;
@@ -789,13 +789,13 @@ static struct {
 	unsigned int calls;
 } rw_pair_src;
 
-static int rw_pair_open(void **h, struct rwctl_job_err *e)
+static int rw_pair_open(void **h, struct rwctl_err *e)
 {
 	return rwctl_monitor_genl_from_fd(h, rw_pair_src.fd, RW_TEST_FAMILY, e);
 }
 
 static int rw_pair_next(void *h, struct rwctl_event *ev, int64_t timeout_ms,
-			struct rwctl_job_err *e)
+			struct rwctl_err *e)
 {
 	if (++rw_pair_src.calls == (unsigned int)rw_pair_src.raise_at)
 		raise(SIGTERM);

@@ -24,6 +24,8 @@
 
 #include <rackweave.h>
 
+#include "backend.h"
+#include "genl.h"
 #include "job.h"
 #include "policy.h"
 #include "print.h"
@@ -71,7 +73,7 @@ static void rw_fill_job(struct rwctl_job *j, const char *name, uint32_t id)
 		     1U << RWCTL_HP_BETA2;
 }
 
-static void rw_be_err(struct rwctl_job_err *e)
+static void rw_be_err(struct rwctl_err *e)
 {
 	e->kernel = rw_be.kernel;
 	if (rw_be.extack)
@@ -81,7 +83,7 @@ static void rw_be_err(struct rwctl_job_err *e)
 }
 
 static int rw_be_policy(const struct rwctl_job_add *a, struct rwctl_job *out,
-			struct rwctl_job_err *e)
+			struct rwctl_err *e)
 {
 	rw_be.policy_calls++;
 	rw_be.last = *a;
@@ -103,7 +105,7 @@ static int rw_be_policy(const struct rwctl_job_add *a, struct rwctl_job *out,
 }
 
 static int rw_be_get(const char *name, struct rwctl_job_list *list,
-		     struct rwctl_job_err *e)
+		     struct rwctl_err *e)
 {
 	unsigned int call = rw_be.get_calls++;
 	int err = call < 4 ? rw_be.get_err[call] : 0;
@@ -135,7 +137,7 @@ static int rw_be_get(const char *name, struct rwctl_job_list *list,
 }
 
 static int rw_be_add(const struct rwctl_job_add *a, struct rwctl_job *out,
-		     struct rwctl_job_err *e)
+		     struct rwctl_err *e)
 {
 	(void)a;
 	(void)out;
@@ -144,7 +146,7 @@ static int rw_be_add(const struct rwctl_job_add *a, struct rwctl_job *out,
 	return -EIO;
 }
 
-static int rw_be_del(const char *name, bool force, struct rwctl_job_err *e)
+static int rw_be_del(const char *name, bool force, struct rwctl_err *e)
 {
 	(void)name;
 	(void)force;
@@ -154,7 +156,7 @@ static int rw_be_del(const char *name, bool force, struct rwctl_job_err *e)
 }
 
 static int rw_be_topo(const char *name, struct rwctl_topo *t,
-		      struct rwctl_job_err *e)
+		      struct rwctl_err *e)
 {
 	(void)name;
 	(void)t;
@@ -164,7 +166,7 @@ static int rw_be_topo(const char *name, struct rwctl_topo *t,
 }
 
 static int rw_be_stats(const char *name, struct rwctl_stats *s,
-		       struct rwctl_job_err *e)
+		       struct rwctl_err *e)
 {
 	(void)name;
 	(void)s;

@@ -19,7 +19,6 @@
 #include <rackweave.h>
 
 #include "dev.h"
-#include "genl.h"
 #include "jsoncheck.h"
 #include "print.h"
 #include "rwtest.h"

@@ -22,7 +22,8 @@
 
 #include <rackweave.h>
 
-#include "job.h"
+#include "backend.h"
+#include "genl.h"
 #include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
@@ -465,7 +466,7 @@ static struct {
 } rw_be;
 
 static int rw_be_stats(const char *name, struct rwctl_stats *s,
-		       struct rwctl_job_err *e)
+		       struct rwctl_err *e)
 {
 	rw_be.calls++;
 	snprintf(rw_be.last, sizeof(rw_be.last), "%s", name);
@@ -485,27 +486,27 @@ static int rw_be_none(void)
 }
 
 static int rw_be_add(const struct rwctl_job_add *a, struct rwctl_job *o,
-		     struct rwctl_job_err *e)
+		     struct rwctl_err *e)
 {
 	(void)a, (void)o, (void)e;
 	return rw_be_none();
 }
 
-static int rw_be_del(const char *n, bool f, struct rwctl_job_err *e)
+static int rw_be_del(const char *n, bool f, struct rwctl_err *e)
 {
 	(void)n, (void)f, (void)e;
 	return rw_be_none();
 }
 
 static int rw_be_get(const char *n, struct rwctl_job_list *l,
-		     struct rwctl_job_err *e)
+		     struct rwctl_err *e)
 {
 	(void)n, (void)l, (void)e;
 	return rw_be_none();
 }
 
 static int rw_be_topo(const char *n, struct rwctl_topo *t,
-		      struct rwctl_job_err *e)
+		      struct rwctl_err *e)
 {
 	(void)n, (void)t, (void)e;
 	return rw_be_none();

@@ -24,11 +24,12 @@
 
 #include <rackweave.h>
 
+#include "backend.h"
 #include "genl.h"
-#include "job.h"
 #include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
+#include "status.h"
 #include "topo.h"
 
 #define RW_TEST_FAMILY	0x1f
@@ -739,7 +740,7 @@ static struct {
 } rw_be;
 
 static int rw_be_topo(const char *name, struct rwctl_topo *t,
-		      struct rwctl_job_err *e)
+		      struct rwctl_err *e)
 {
 	rw_be.topo_calls++;
 	snprintf(rw_be.last, sizeof(rw_be.last), "%s", name);
@@ -767,27 +768,27 @@ static int rw_be_none(void)
 }
 
 static int rw_be_add(const struct rwctl_job_add *a, struct rwctl_job *o,
-		     struct rwctl_job_err *e)
+		     struct rwctl_err *e)
 {
 	(void)a, (void)o, (void)e;
 	return rw_be_none();
 }
 
-static int rw_be_del(const char *n, bool f, struct rwctl_job_err *e)
+static int rw_be_del(const char *n, bool f, struct rwctl_err *e)
 {
 	(void)n, (void)f, (void)e;
 	return rw_be_none();
 }
 
 static int rw_be_get(const char *n, struct rwctl_job_list *l,
-		     struct rwctl_job_err *e)
+		     struct rwctl_err *e)
 {
 	(void)n, (void)l, (void)e;
 	return rw_be_none();
 }
 
 static int rw_be_stats(const char *n, struct rwctl_stats *s,
-		       struct rwctl_job_err *e)
+		       struct rwctl_err *e)
 {
 	(void)n, (void)s, (void)e;
 	return rw_be_none();

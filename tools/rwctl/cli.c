@@ -9,15 +9,10 @@
  * any number of times from the tests.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rackweave.h>
 
-#include "genl.h"
-#include "print.h"
 #include "rwctl.h"
 
 static const struct rwctl_obj *const rwctl_objs[] = {
@@ -127,19 +122,6 @@ static void rwctl_obj_help(FILE *f, const struct rwctl_obj *obj)
 			fprintf(f, "\n%s", c->details);
 }
 
-int rwctl_usage_error(struct rwctl *ctl, const char *obj, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("rwctl: ", ctl->err);
-	va_start(ap, fmt);
-	vfprintf(ctl->err, fmt, ap);
-	va_end(ap);
-	fprintf(ctl->err, "\nTry 'rwctl %s%shelp'.\n", obj ? obj : "",
-		obj ? " " : "");
-	return RWCTL_EXIT_USAGE;
-}
-
 static const struct rwctl_obj *rwctl_find_obj(const char *name)
 {
 	const struct rwctl_obj *const *o;
@@ -159,31 +141,6 @@ static const struct rwctl_cmd *rwctl_find_cmd(const struct rwctl_obj *obj,
 		if (!strcmp(c->name, name) || (c->alias && !strcmp(c->alias, name)))
 			return c;
 	return NULL;
-}
-
-int rwctl_parse_u32(const char *what, const char *s, uint32_t min,
-		    uint32_t max, uint32_t *val, char *msg, size_t msglen)
-{
-	unsigned long long v;
-	char *end;
-
-	/* strtoull() would take "-1", " 1" and "+1". */
-	if (s[0] < '0' || s[0] > '9')
-		goto bad;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end)
-		goto bad;
-	if (errno == ERANGE || v < min || v > max) {
-		snprintf(msg, msglen, "%s '%s' is out of range (%u..%u)", what,
-			 s, min, max);
-		return -EINVAL;
-	}
-	*val = (uint32_t)v;
-	return 0;
-bad:
-	snprintf(msg, msglen, "%s '%s' is not a number", what, s);
-	return -EINVAL;
 }
 
 static int rwctl_dispatch(struct rwctl *ctl, const struct rwctl_obj *obj,
@@ -333,58 +290,4 @@ int rwctl_run(struct rwctl *ctl, int argc, char **argv)
 		return rwctl_usage_error(ctl, NULL, "unknown object '%s'",
 					 argv[0]);
 	return rwctl_dispatch(ctl, obj, argc - 1, argv + 1);
-}
-
-void rwctl_begin_output(struct rwctl *ctl, struct rwctl_printer *p)
-{
-	rwctl_pr_init(p, ctl->out, (ctl->json ? RWCTL_PR_JSON : 0) |
-				   (ctl->pretty ? RWCTL_PR_PRETTY : 0));
-}
-
-int rwctl_fetch_status(struct rwctl *ctl, struct rwctl_status *st)
-{
-	char msg[512] = "";
-	int err;
-
-	memset(st, 0, sizeof(*st));
-	err = ctl->fetch(st, msg, sizeof(msg));
-	if (err) {
-		fprintf(ctl->err, "rwctl: %s\n", msg[0] ? msg : strerror(-err));
-		rwctl_status_free(st);
-		return RWCTL_EXIT_ERR;
-	}
-	return RWCTL_EXIT_OK;
-}
-
-int rwctl_end_output(struct rwctl *ctl, struct rwctl_printer *p)
-{
-	int err = rwctl_pr_end(p);
-
-	if (err == -EIO) {
-		fprintf(ctl->err, "rwctl: cannot write the output\n");
-		return RWCTL_EXIT_ERR;
-	}
-	if (err) {
-		/* A printing bug, not the user's problem; still say so. */
-		fprintf(ctl->err, "rwctl: internal error: malformed output\n");
-		return RWCTL_EXIT_ERR;
-	}
-	return RWCTL_EXIT_OK;
-}
-
-int rwctl_show(struct rwctl *ctl,
-	       void (*print)(struct rwctl_printer *p,
-			     const struct rwctl_status *st))
-{
-	struct rwctl_printer p;
-	struct rwctl_status st;
-	int ret;
-
-	ret = rwctl_fetch_status(ctl, &st);
-	if (ret)
-		return ret;
-	rwctl_begin_output(ctl, &p);
-	print(&p, &st);
-	rwctl_status_free(&st);
-	return rwctl_end_output(ctl, &p);
 }

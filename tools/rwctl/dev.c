@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "dev.h"
-#include "genl.h"
+#include "status.h"
 #include "print.h"
 #include "rwctl.h"
 

@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RW_CMD_STATUS_GET over generic netlink: the socket and family every
- * command shares, and the status reply parsed into struct rwctl_status.
- * The exchange itself (send, read to the ack or error) is genl-req.c's.
+ * The generic netlink transport every rwctl command shares: the socket with
+ * the "rackweave" family resolved and extended acks asked for, one request
+ * and its answer, the extended ack's message, and strict attribute parsing.
+ * What a command sends and how its reply reads are the objects' own
+ * (job-genl.c, status-genl.c, topo-genl.c, ...).
  *
- * The parser trusts nothing: libnl's policies only check minimum lengths, so
- * every fixed-size attribute here states minlen and maxlen alike, and every
- * string a maxlen equal to the buffer it is copied into. Attribute types
- * newer than this rwctl are ignored, as the append-only uapi allows.
+ * One request: the command's attributes are put by a callback, each reply
+ * message goes to another; what comes back is 0, the module's refusal, or
+ * a sentence saying what else went wrong. Doit requests ask for an ack, so
+ * a reply is followed by the ack or an error. A dump ends with NLMSG_DONE
+ * (which may carry an error); a dump that raced with a change is flagged
+ * NLM_F_DUMP_INTR, is read to its end and then reported as -EAGAIN so that
+ * the caller can retry.
+ *
+ * Parsing trusts nothing: rwctl_genl_parse_msg() and _nested() also refuse
+ * bytes after the last whole attribute, which libnl ignores.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -26,37 +34,9 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include <rackweave.h>
+
 #include "genl.h"
-#include "job.h"
-
-#define RWCTL_U32_POLICY	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
-#define RWCTL_U64_POLICY	{ .type = NLA_U64, .minlen = 8, .maxlen = 8 }
-#define RWCTL_S32_POLICY	{ .type = NLA_S32, .minlen = 4, .maxlen = 4 }
-
-static const struct nla_policy rwctl_status_policy[RW_A_MAX + 1] = {
-	[RW_A_VERSION]		= { .type = NLA_STRING, .maxlen = RWCTL_VERSION_MAX },
-	[RW_A_VERSION_CODE]	= RWCTL_U32_POLICY,
-	[RW_A_FEATURES]		= RWCTL_U64_POLICY,
-	[RW_A_CPUS_ONLINE]	= RWCTL_U32_POLICY,
-	[RW_A_NODES]		= { .type = NLA_NESTED },
-	[RW_A_DEVICES]		= { .type = NLA_NESTED },
-	[RW_A_AGG_IMPL]		= { .type = NLA_STRING, .maxlen = RW_AGG_IMPL_NAME_MAX },
-};
-
-static const struct nla_policy rwctl_node_policy[RW_NODE_A_MAX + 1] = {
-	[RW_NODE_A_ID]		= RWCTL_U32_POLICY,
-	[RW_NODE_A_NR_CPUS]	= RWCTL_U32_POLICY,
-	[RW_NODE_A_CPULIST]	= { .type = NLA_STRING, .maxlen = RW_CPULIST_MAX },
-	[RW_NODE_A_MEM_MB]	= RWCTL_U64_POLICY,
-};
-
-static const struct nla_policy rwctl_dev_policy[RW_DEV_A_MAX + 1] = {
-	[RW_DEV_A_NAME]		= { .type = NLA_STRING, .maxlen = RW_DEV_NAME_MAX },
-	[RW_DEV_A_NODE]		= RWCTL_S32_POLICY,
-	[RW_DEV_A_PORTS]	= RWCTL_U32_POLICY,
-	[RW_DEV_A_NODE_GUID]	= RWCTL_U64_POLICY,
-	[RW_DEV_A_INDEX]	= RWCTL_U32_POLICY,
-};
 
 int rwctl_genl_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 {
@@ -67,11 +47,6 @@ int rwctl_genl_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 	va_end(ap);
 	return err;
 }
-
-#define rwctl_genl_bad(msg, msglen, fmt, ...)				\
-	rwctl_genl_fail(msg, msglen, -EPROTO,				\
-			"malformed status reply from the rackweave module: " \
-			fmt, ##__VA_ARGS__)
 
 /* nla_parse() plus the check for bytes after the last whole attribute. */
 static int rwctl_genl_parse_attrs(struct nlattr **tb, int maxtype,
@@ -124,13 +99,6 @@ int rwctl_genl_parse_nested(struct nlattr **tb, int maxtype,
 				      nla_len(nest), policy);
 }
 
-void rwctl_status_free(struct rwctl_status *st)
-{
-	free(st->nodes);
-	free(st->devs);
-	memset(st, 0, sizeof(*st));
-}
-
 size_t rwctl_genl_count(struct nlattr *list, int type)
 {
 	struct nlattr *entry;
@@ -141,122 +109,6 @@ size_t rwctl_genl_count(struct nlattr *list, int type)
 		if (nla_type(entry) == type)
 			n++;
 	return n;
-}
-
-static int rwctl_genl_parse_nodes(struct nlattr *list, struct rwctl_status *st,
-				  char *msg, size_t msglen)
-{
-	struct nlattr *tb[RW_NODE_A_MAX + 1];
-	struct nlattr *entry;
-	struct rwctl_node *node;
-	int rem, err;
-	size_t n;
-
-	/* One spare element so that an empty list still allocates. */
-	n = list ? rwctl_genl_count(list, RW_A_NODES_ENTRY) : 0;
-	st->nodes = calloc(n + 1, sizeof(*st->nodes));
-	if (!st->nodes)
-		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
-	if (!list)
-		return 0;
-
-	nla_for_each_nested(entry, list, rem) {
-		if (nla_type(entry) != RW_A_NODES_ENTRY)
-			continue;
-		err = rwctl_genl_parse_nested(tb, RW_NODE_A_MAX, entry,
-					      rwctl_node_policy);
-		if (err < 0)
-			return rwctl_genl_bad(msg, msglen, "node entry: %s",
-					      rwctl_genl_strerror(err));
-		if (!tb[RW_NODE_A_ID] || !tb[RW_NODE_A_NR_CPUS] ||
-		    !tb[RW_NODE_A_CPULIST] || !tb[RW_NODE_A_MEM_MB])
-			return rwctl_genl_bad(msg, msglen,
-					      "node entry %zu lacks an attribute",
-					      st->nr_nodes);
-
-		node = &st->nodes[st->nr_nodes++];
-		node->id = nla_get_u32(tb[RW_NODE_A_ID]);
-		node->nr_cpus = nla_get_u32(tb[RW_NODE_A_NR_CPUS]);
-		nla_strlcpy(node->cpulist, tb[RW_NODE_A_CPULIST],
-			    sizeof(node->cpulist));
-		node->mem_mb = nla_get_u64(tb[RW_NODE_A_MEM_MB]);
-	}
-	if (rem > 0)
-		return rwctl_genl_bad(msg, msglen, "trailing bytes in node list");
-	return 0;
-}
-
-static int rwctl_genl_parse_devs(struct nlattr *list, struct rwctl_status *st,
-				 char *msg, size_t msglen)
-{
-	struct nlattr *tb[RW_DEV_A_MAX + 1];
-	struct rwctl_device *d;
-	struct nlattr *entry;
-	int rem, err;
-	size_t n;
-
-	/* One spare element so that an empty list still allocates. */
-	n = list ? rwctl_genl_count(list, RW_A_DEVICES_ENTRY) : 0;
-	st->devs = calloc(n + 1, sizeof(*st->devs));
-	if (!st->devs)
-		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
-	if (!list)
-		return 0;
-
-	nla_for_each_nested(entry, list, rem) {
-		if (nla_type(entry) != RW_A_DEVICES_ENTRY)
-			continue;
-		err = rwctl_genl_parse_nested(tb, RW_DEV_A_MAX, entry,
-					      rwctl_dev_policy);
-		if (err < 0)
-			return rwctl_genl_bad(msg, msglen, "device entry: %s",
-					      rwctl_genl_strerror(err));
-		if (!tb[RW_DEV_A_NAME] || !tb[RW_DEV_A_NODE] ||
-		    !tb[RW_DEV_A_PORTS] || !tb[RW_DEV_A_NODE_GUID] ||
-		    !tb[RW_DEV_A_INDEX])
-			return rwctl_genl_bad(msg, msglen,
-					      "device entry %zu lacks an attribute",
-					      st->nr_devs);
-
-		d = &st->devs[st->nr_devs++];
-		nla_strlcpy(d->name, tb[RW_DEV_A_NAME], sizeof(d->name));
-		d->node = nla_get_s32(tb[RW_DEV_A_NODE]);
-		d->ports = nla_get_u32(tb[RW_DEV_A_PORTS]);
-		d->node_guid = nla_get_u64(tb[RW_DEV_A_NODE_GUID]);
-		d->index = nla_get_u32(tb[RW_DEV_A_INDEX]);
-	}
-	if (rem > 0)
-		return rwctl_genl_bad(msg, msglen, "trailing bytes in device list");
-	return 0;
-}
-
-int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
-			    char *msg, size_t msglen)
-{
-	struct nlattr *tb[RW_A_MAX + 1];
-	int err;
-
-	err = rwctl_genl_parse_msg(nlh, tb, RW_A_MAX, rwctl_status_policy);
-	if (err < 0)
-		return rwctl_genl_bad(msg, msglen, "%s", rwctl_genl_strerror(err));
-
-	if (!tb[RW_A_VERSION] || !tb[RW_A_VERSION_CODE] ||
-	    !tb[RW_A_FEATURES] || !tb[RW_A_CPUS_ONLINE])
-		return rwctl_genl_bad(msg, msglen,
-				      "version, features or CPU count missing");
-
-	nla_strlcpy(st->version, tb[RW_A_VERSION], sizeof(st->version));
-	st->version_code = nla_get_u32(tb[RW_A_VERSION_CODE]);
-	st->features = nla_get_u64(tb[RW_A_FEATURES]);
-	st->cpus_online = nla_get_u32(tb[RW_A_CPUS_ONLINE]);
-	if (tb[RW_A_AGG_IMPL])
-		nla_strlcpy(st->agg_impl, tb[RW_A_AGG_IMPL], sizeof(st->agg_impl));
-
-	/* An absent list is an empty one: nothing to report is not an error. */
-	err = rwctl_genl_parse_nodes(tb[RW_A_NODES], st, msg, msglen);
-	if (err)
-		return err;
-	return rwctl_genl_parse_devs(tb[RW_A_DEVICES], st, msg, msglen);
 }
 
 /*
@@ -331,41 +183,157 @@ fail:
 	return err;
 }
 
-/* The status request's reply: parsed once; a second would be a module bug. */
-struct rwctl_genl_status_reply {
-	struct rwctl_status *st;
-	bool replied;
+/* State of one request, shared by the receive callbacks. */
+struct rwctl_genl_req {
+	rwctl_genl_reply_fn on_reply;
+	void *reply_arg;
+	struct rwctl_err *e;
+	bool done;
+	bool intr;			/* NLM_F_DUMP_INTR seen */
+	int parse_err;
+	int kernel_err;
 };
 
-static int rwctl_genl_on_status(struct nlmsghdr *nlh, void *arg, char *msg,
-				size_t msglen)
+static int rwctl_req_on_reply(struct nl_msg *m, void *arg)
 {
-	struct rwctl_genl_status_reply *r = arg;
+	struct rwctl_genl_req *req = arg;
 
-	if (r->replied)
-		return 0;
-	r->replied = true;
-	return rwctl_genl_parse_status(nlh, r->st, msg, msglen);
+	/* After a bad reply the rest is read and dropped. */
+	if (!req->on_reply || req->parse_err)
+		return NL_SKIP;
+	req->parse_err = req->on_reply(nlmsg_hdr(m), req->reply_arg,
+				       req->e->msg, sizeof(req->e->msg));
+	return NL_OK;
 }
 
-int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen)
+static int rwctl_req_on_ack(struct nl_msg *m, void *arg)
 {
-	struct rwctl_genl_status_reply r = { .st = st };
-	struct rwctl_job_err e;
+	struct rwctl_genl_req *req = arg;
+
+	(void)m;
+	req->done = true;
+	return NL_STOP;
+}
+
+/* NLMSG_DONE of a dump; its payload is 0 or a negative errno. */
+static int rwctl_req_on_finish(struct nl_msg *m, void *arg)
+{
+	struct rwctl_genl_req *req = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(m);
 	int err;
 
-	memset(&e, 0, sizeof(e));
-	err = rwctl_genl_request(RW_CMD_STATUS_GET, false, NULL, NULL,
-				 rwctl_genl_on_status, &r, &e);
-	if (err && e.kernel)
-		return rwctl_genl_fail(msg, msglen, err,
-				       "the rackweave module refused the status request: %s%s%s",
-				       strerror(-err), e.extack[0] ? ": " : "",
-				       e.extack);
+	req->done = true;
+	if (nlh->nlmsg_len >= NLMSG_HDRLEN + sizeof(err)) {
+		memcpy(&err, nlmsg_data(nlh), sizeof(err));
+		if (err < 0)
+			req->kernel_err = err;
+	}
+	return NL_STOP;
+}
+
+static int rwctl_req_on_intr(struct nl_msg *m, void *arg)
+{
+	struct rwctl_genl_req *req = arg;
+
+	(void)m;
+	req->intr = true;
+	return NL_OK;
+}
+
+static int rwctl_req_on_error(struct sockaddr_nl *who, struct nlmsgerr *e,
+			      void *arg)
+{
+	struct rwctl_genl_req *req = arg;
+
+	(void)who;
+	req->done = true;
+	req->kernel_err = e->error < 0 ? e->error : -EPROTO;
+	rwctl_genl_extack(e, req->e->extack, sizeof(req->e->extack));
+	return NL_STOP;
+}
+
+/* Send @m (already filled in) and read until the ack, the error or DONE. */
+static int rwctl_req_exchange(struct nl_sock *sk, struct nl_msg *m,
+			      struct rwctl_genl_req *req)
+{
+	struct rwctl_err *e = req->e;
+	struct nl_cb *cb;
+	int err;
+
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb)
+		return rwctl_genl_fail(e->msg, sizeof(e->msg), -ENOMEM,
+				       "out of memory");
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, rwctl_req_on_reply, req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, rwctl_req_on_ack, req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, rwctl_req_on_finish, req);
+	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, rwctl_req_on_intr, req);
+	nl_cb_err(cb, NL_CB_CUSTOM, rwctl_req_on_error, req);
+
+	err = nl_send_auto(sk, m);
+	if (err < 0) {
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EIO,
+				      "cannot send to the rackweave module: %s",
+				      nl_geterror(err));
+		goto out;
+	}
+	while (!req->done) {
+		err = nl_recvmsgs(sk, cb);
+		if (err < 0 && !req->done) {
+			err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EIO,
+					      "no answer from the rackweave module: %s",
+					      nl_geterror(err));
+			goto out;
+		}
+	}
+
+	if (req->kernel_err) {
+		e->kernel = true;
+		err = req->kernel_err;
+	} else if (req->parse_err) {
+		err = req->parse_err;		/* e->msg says what */
+	} else if (req->intr) {
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EAGAIN,
+				      "the job list changed while it was read");
+	} else {
+		err = 0;
+	}
+out:
+	nl_cb_put(cb);
+	return err;
+}
+
+int rwctl_genl_request(int cmd, bool dump, rwctl_genl_put_fn put,
+		       const void *put_arg, rwctl_genl_reply_fn on_reply,
+		       void *reply_arg, struct rwctl_err *e)
+{
+	struct rwctl_genl_req req = {
+		.on_reply = on_reply,
+		.reply_arg = reply_arg,
+		.e = e,
+	};
+	struct nl_msg *m = NULL;
+	struct nl_sock *sk;
+	int family, err;
+
+	err = rwctl_genl_open(&sk, &family, e->msg, sizeof(e->msg));
 	if (err)
-		return rwctl_genl_fail(msg, msglen, err, "%s", e.msg);
-	if (!r.replied)
-		return rwctl_genl_fail(msg, msglen, -EPROTO,
-				       "the rackweave module acknowledged the status request without a reply");
-	return 0;
+		return err;
+	m = nlmsg_alloc();
+	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
+			       dump ? NLM_F_DUMP : 0, cmd, RW_GENL_VERSION)) {
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -ENOMEM,
+				      "out of memory");
+		goto out;
+	}
+	if (put && put(m, put_arg)) {
+		err = rwctl_genl_fail(e->msg, sizeof(e->msg), -EMSGSIZE,
+				      "the request does not fit in a message");
+		goto out;
+	}
+	err = rwctl_req_exchange(sk, m, &req);
+out:
+	nlmsg_free(m);
+	nl_socket_free(sk);
+	return err;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The module's status as a plain C struct, and the generic netlink query
- * that fills it. Everything after this boundary (printing, tests) works on
- * the struct and never sees a netlink attribute.
+ * The generic netlink transport every command shares (genl.c): the socket,
+ * one request and its answer, strict attribute parsing, and the error a
+ * request reports. Each object parses its own replies into plain structs
+ * (job-genl.c, status-genl.c, ...); everything after that boundary
+ * (printing, tests) never sees a netlink attribute.
  */
 #ifndef RWCTL_GENL_H
 #define RWCTL_GENL_H
@@ -11,70 +13,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <rackweave.h>
-
 struct nla_policy;
 struct nlattr;
 struct nlmsghdr;
 struct nlmsgerr;
 struct nl_msg;
 struct nl_sock;
-struct rwctl_job_err;
 
-#define RWCTL_VERSION_MAX	32	/* "MAJOR.MINOR.PATCH" with its NUL */
-
-struct rwctl_node {
-	unsigned int id;
-	unsigned int nr_cpus;
-	char cpulist[RW_CPULIST_MAX];
-	uint64_t mem_mb;
-};
-
-struct rwctl_device {
-	char name[RW_DEV_NAME_MAX];
-	int node;			/* NUMA node, -1 for none */
-	unsigned int ports;
-	uint64_t node_guid;		/* host byte order */
-	unsigned int index;
-};
-
-struct rwctl_status {
-	char version[RWCTL_VERSION_MAX];
-	unsigned int version_code;
-	unsigned int abi;		/* from RW_IOC_VERSION; 0: not known */
-	uint64_t features;		/* RW_FEAT_* */
-	unsigned int cpus_online;
-	char agg_impl[RW_AGG_IMPL_NAME_MAX];	/* "" if not reported */
-	struct rwctl_node *nodes;
-	size_t nr_nodes;
-	struct rwctl_device *devs;
-	size_t nr_devs;
+/* What a request to the module returns besides its errno. */
+struct rwctl_err {
+	/*
+	 * true: the module refused the request with the errno returned; the
+	 * caller words it. false: @msg is a complete sentence (module not
+	 * loaded, malformed reply, ...).
+	 */
+	bool kernel;
+	char msg[512];
+	char extack[256];		/* the module's extended ack, or "" */
 };
 
 /* Format a message into @msg and return @err: how parsers report. */
 int rwctl_genl_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-
-/* Free the arrays and zero @st; safe on a zeroed or half-parsed struct. */
-void rwctl_status_free(struct rwctl_status *st);
-
-/*
- * Parse one RW_CMD_STATUS_GET reply into @st (which must be zeroed). Every
- * attribute is checked against a policy with exact lengths for integers and
- * bounded, NUL-terminated strings; attributes newer than this rwctl are
- * ignored. Returns 0 or -EPROTO with a sentence in @msg; on failure @st may
- * hold partial data and must still be freed.
- */
-int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
-			    char *msg, size_t msglen);
-
-/*
- * Ask the module over generic netlink. Returns 0 or a negative errno with a
- * sentence for the user in @msg: -ENOENT if the family is not registered
- * (module not loaded), the module's own error (and extended ack message)
- * if it refused, -EPROTO for a malformed reply.
- */
-int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen);
 
 /*
  * Shared by every command: a generic netlink socket with extended acks
@@ -127,6 +87,6 @@ typedef int (*rwctl_genl_reply_fn)(struct nlmsghdr *nlh, void *arg,
  */
 int rwctl_genl_request(int cmd, bool dump, rwctl_genl_put_fn put,
 		       const void *put_arg, rwctl_genl_reply_fn on_reply,
-		       void *reply_arg, struct rwctl_job_err *e);
+		       void *reply_arg, struct rwctl_err *e);
 
 #endif /* RWCTL_GENL_H */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "job.h"
 #include "rwctl.h"
 
@@ -83,29 +84,6 @@ static int rwctl_job_einval(char *msg, size_t msglen, const char *fmt, ...)
 	vsnprintf(msg, msglen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
-}
-
-int rwctl_job_check_name(const char *name, char *msg, size_t msglen)
-{
-	size_t len = strlen(name), i;
-	unsigned char c;
-
-	if (!len)
-		return rwctl_job_einval(msg, msglen, "job name is empty");
-	if (len > RW_JOB_NAME_MAX - 1)
-		return rwctl_job_einval(msg, msglen,
-					"job name '%s' is too long (%zu bytes; at most %d)",
-					name, len, RW_JOB_NAME_MAX - 1);
-	for (i = 0; i < len; i++) {
-		c = (unsigned char)name[i];
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')
-			continue;
-		return rwctl_job_einval(msg, msglen,
-					"job name '%s' has an invalid character at byte %zu (allowed: A-Z a-z 0-9 . _ -)",
-					name, i + 1);
-	}
-	return 0;
 }
 
 static int rwctl_job_float(const char *what, const char *s, float *val,

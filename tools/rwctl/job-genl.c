@@ -24,6 +24,7 @@
 #include <netlink/socket.h>
 
 #include "genl.h"
+#include "backend.h"
 #include "job.h"
 #include "stats.h"
 #include "topo.h"
@@ -262,7 +263,7 @@ static int rwctl_job_on_reply(struct nlmsghdr *nlh, void *arg, char *msg,
 
 /* RW_CMD_JOB_NEW or RW_CMD_POLICY_SET: one job comes back. */
 static int rwctl_job_genl_set(int cmd, const struct rwctl_job_add *a,
-			      struct rwctl_job *out, struct rwctl_job_err *e)
+			      struct rwctl_job *out, struct rwctl_err *e)
 {
 	struct rwctl_job_list list = { 0 };
 	int err;
@@ -282,19 +283,19 @@ static int rwctl_job_genl_set(int cmd, const struct rwctl_job_add *a,
 }
 
 static int rwctl_job_genl_add(const struct rwctl_job_add *a,
-			      struct rwctl_job *out, struct rwctl_job_err *e)
+			      struct rwctl_job *out, struct rwctl_err *e)
 {
 	return rwctl_job_genl_set(RW_CMD_JOB_NEW, a, out, e);
 }
 
 static int rwctl_job_genl_policy(const struct rwctl_job_add *a,
-				 struct rwctl_job *out, struct rwctl_job_err *e)
+				 struct rwctl_job *out, struct rwctl_err *e)
 {
 	return rwctl_job_genl_set(RW_CMD_POLICY_SET, a, out, e);
 }
 
 static int rwctl_job_genl_del(const char *name, bool force,
-			      struct rwctl_job_err *e)
+			      struct rwctl_err *e)
 {
 	struct rwctl_job_del_req d = { .name = name, .force = force };
 
@@ -303,7 +304,7 @@ static int rwctl_job_genl_del(const char *name, bool force,
 }
 
 static int rwctl_job_genl_get(const char *name, struct rwctl_job_list *list,
-			      struct rwctl_job_err *e)
+			      struct rwctl_err *e)
 {
 	int err;
 

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
+#include "genl.h"
 #include "job.h"
 #include "print.h"
 #include "rwctl.h"
@@ -140,80 +142,11 @@ void rwctl_job_print(struct rwctl_printer *p, const struct rwctl_job *jobs,
 	rwctl_pr_obj_close(p);
 }
 
-void rwctl_job_explain(char *buf, size_t len, const char *cmd,
-		       const char *name, int err, const char *why,
-		       const char *extack)
-{
-	char what[256];
-
-	switch (-err) {
-	case EEXIST:
-		snprintf(what, sizeof(what), "a job named '%s' already exists",
-			 name);
-		break;
-	case ENOENT:
-		snprintf(what, sizeof(what), "no job named '%s'", name);
-		break;
-	case EPERM:
-		snprintf(what, sizeof(what), "needs CAP_NET_ADMIN (run as root)");
-		break;
-	case EBUSY:
-		snprintf(what, sizeof(what), "job '%s' is busy", name);
-		break;
-	case ENOSPC:
-		snprintf(what, sizeof(what),
-			 "the box serves its maximum number of jobs (max_jobs)");
-		break;
-	case EOPNOTSUPP:
-		snprintf(what, sizeof(what),
-			 "the loaded rackweave module does not know this command; load the module of rwctl's release (%s)",
-			 RW_VERSION_STRING);
-		break;
-	default:
-		snprintf(what, sizeof(what), "%s", strerror(-err));
-		break;
-	}
-	if (why)
-		snprintf(what, sizeof(what), "%s", why);
-	/* The job commands' only ENOENT; the ack would just say it again. */
-	else if (err == -ENOENT)
-		extack = NULL;
-	snprintf(buf, len, "%s: %s%s%s", cmd, what,
-		 extack && extack[0] ? ": " : "", extack ? extack : "");
-}
-
-const struct rwctl_job_backend *rwctl_job_backend(const struct rwctl *ctl)
-{
-	return ctl->job_backend ? ctl->job_backend : &rwctl_job_genl_backend;
-}
-
-int rwctl_job_usage(struct rwctl *ctl, const char *obj, const char *msg)
-{
-	fprintf(ctl->err, "rwctl: %s\nTry 'rwctl %s help'.\n", msg, obj);
-	return RWCTL_EXIT_USAGE;
-}
-
-int rwctl_job_report(struct rwctl *ctl, const char *cmd, const char *name,
-		     int err, const struct rwctl_job_err *e, const char *why)
-{
-	char buf[1024];
-
-	if (e->kernel) {
-		rwctl_job_explain(buf, sizeof(buf), cmd, name ? name : "", err,
-				  why, e->extack);
-		fprintf(ctl->err, "rwctl: %s\n", buf);
-	} else {
-		fprintf(ctl->err, "rwctl: %s\n", e->msg[0] ? e->msg :
-			strerror(-err));
-	}
-	return RWCTL_EXIT_ERR;
-}
-
 int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 		    struct rwctl_job_list *list)
 {
 	const struct rwctl_job_backend *be = rwctl_job_backend(ctl);
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	int err, tries;
 
 	for (tries = 0; tries < 2; tries++) {
@@ -253,7 +186,7 @@ int rwctl_job_show_with(struct rwctl *ctl, const char *obj, const char *cmd,
 	int ret;
 
 	if (name && rwctl_job_check_name(name, msg, sizeof(msg)))
-		return rwctl_job_usage(ctl, obj, msg);
+		return rwctl_usage_error(ctl, obj, "%s", msg);
 	ret = rwctl_job_fetch(ctl, cmd, name, &list);
 	if (!ret)
 		ret = rwctl_job_output(ctl, print, list.jobs, list.nr);
@@ -272,12 +205,12 @@ static int rwctl_job_add(struct rwctl *ctl, int argc, char **argv)
 	const struct rwctl_job_backend *be = rwctl_job_backend(ctl);
 	struct rwctl_job_add a;
 	struct rwctl_job job;
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	char msg[512];
 	int err, ret;
 
 	if (rwctl_job_parse_add(argc, argv, &a, msg, sizeof(msg)))
-		return rwctl_job_usage(ctl, "job", msg);
+		return rwctl_usage_error(ctl, "job", "%s", msg);
 	if (a.token_file) {
 		err = rwctl_job_read_token(a.token_file, a.token, msg,
 					   sizeof(msg));
@@ -302,14 +235,14 @@ static int rwctl_job_add(struct rwctl *ctl, int argc, char **argv)
 static int rwctl_job_del(struct rwctl *ctl, int argc, char **argv)
 {
 	const struct rwctl_job_backend *be = rwctl_job_backend(ctl);
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	const char *name;
 	char msg[256], busy[128];
 	bool force;
 	int err;
 
 	if (rwctl_job_parse_del(argc, argv, &name, &force, msg, sizeof(msg)))
-		return rwctl_job_usage(ctl, "job", msg);
+		return rwctl_usage_error(ctl, "job", "%s", msg);
 	memset(&e, 0, sizeof(e));
 	err = be->del(name, force, &e);
 	if (!err)

@@ -5,13 +5,13 @@
  * Three layers, each testable alone:
  *   - the command line of "job add", "job del" and "policy set" parsed into
  *     plain structs (job-args.c);
- *   - a backend that talks to the module (job-genl.c, topo-genl.c and
- *     stats-genl.c over generic netlink, or a test's own through struct
- *     rwctl.job_backend), turning replies into plain structs;
+ *   - a backend that talks to the module (backend.h: job-genl.c over
+ *     generic netlink, or a test's own through struct rwctl.job_backend),
+ *     turning replies into plain structs;
  *   - the printers (rwctl_job_print()), text and JSON from the same calls.
  *
- * The policy, topo and stats objects are about jobs too and share the
- * backend, the error reporting and the job list fetch declared here.
+ * The policy object shares the job list fetch and printers declared here;
+ * topo and stats need only backend.h.
  */
 #ifndef RWCTL_JOB_H
 #define RWCTL_JOB_H
@@ -87,55 +87,12 @@ struct rwctl_job_add {
 	uint8_t token[RW_JOB_TOKEN_LEN];
 };
 
-/* What the backend returns for a request. */
-struct rwctl_job_err {
-	/*
-	 * true: the module refused the request with the errno returned; the
-	 * caller words it. false: @msg is a complete sentence (module not
-	 * loaded, malformed reply, ...).
-	 */
-	bool kernel;
-	char msg[512];
-	char extack[256];		/* the module's extended ack, or "" */
-};
-
 struct rwctl_job_list {
 	struct rwctl_job *jobs;
 	size_t nr;
 };
 
-/*
- * Where jobs come from. Each returns 0 or a negative errno with @e filled
- * (-EAGAIN from get: a dump raced with a change). @out / @list / @t / @s
- * are zeroed by the caller and freed with rwctl_job_list_free(),
- * rwctl_topo_free() or rwctl_stats_free() whatever the result. Every
- * operation must be set.
- */
-struct rwctl_job_backend {
-	int (*add)(const struct rwctl_job_add *a, struct rwctl_job *out,
-		   struct rwctl_job_err *e);
-	int (*del)(const char *name, bool force, struct rwctl_job_err *e);
-	/* @name NULL: every job (a dump). */
-	int (*get)(const char *name, struct rwctl_job_list *list,
-		   struct rwctl_job_err *e);
-	/* RW_CMD_POLICY_SET: @a's settings (no token); @out the job after. */
-	int (*policy)(const struct rwctl_job_add *a, struct rwctl_job *out,
-		      struct rwctl_job_err *e);
-	int (*topo)(const char *name, struct rwctl_topo *t,
-		    struct rwctl_job_err *e);
-	int (*stats)(const char *name, struct rwctl_stats *s,
-		     struct rwctl_job_err *e);
-};
-
-extern const struct rwctl_job_backend rwctl_job_genl_backend;
-
 void rwctl_job_list_free(struct rwctl_job_list *list);
-
-/*
- * 0 if @name may name a job (1..RW_JOB_NAME_MAX-1 bytes of [A-Za-z0-9._-]),
- * else -EINVAL with a sentence in @msg.
- */
-int rwctl_job_check_name(const char *name, char *msg, size_t msglen);
 
 /*
  * "job add" arguments (what follows "add") into @a, which is zeroed first.
@@ -216,38 +173,12 @@ int rwctl_job_show_with(struct rwctl *ctl, const char *obj, const char *cmd,
 			int argc, char **argv, rwctl_job_print_fn print);
 
 /*
- * The user's sentence for the module's refusal @err of @cmd ("job add",
- * "topo show", ...) on job @name: @why if not NULL, else what @err means
- * for a job command; the extended ack appended when there is one.
- */
-void rwctl_job_explain(char *buf, size_t len, const char *cmd,
-		       const char *name, int err, const char *why,
-		       const char *extack);
-
-/*
- * Report a failed request of @cmd on ctl->err: the module's refusal in
- * words (see rwctl_job_explain()), or the backend's own sentence. Returns
- * RWCTL_EXIT_ERR.
- */
-int rwctl_job_report(struct rwctl *ctl, const char *cmd, const char *name,
-		     int err, const struct rwctl_job_err *e, const char *why);
-
-/* ctl->job_backend, or generic netlink when it is NULL. */
-const struct rwctl_job_backend *rwctl_job_backend(const struct rwctl *ctl);
-
-/*
  * The job @name, or every job (@name NULL), into @list for @cmd; a dump
  * that raced with a change is read again once. Returns RWCTL_EXIT_*,
  * failures reported; free @list whatever the result.
  */
 int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 		    struct rwctl_job_list *list);
-
-/*
- * A usage error of @obj's commands: the sentence @msg and "Try 'rwctl
- * @obj help'." on ctl->err. Returns RWCTL_EXIT_USAGE.
- */
-int rwctl_job_usage(struct rwctl *ctl, const char *obj, const char *msg);
 
 /*
  * The settings of "job add" and "policy set" for their help text: their

@@ -28,7 +28,6 @@
 #include <netlink/socket.h>
 
 #include "genl.h"
-#include "job.h"
 #include "monitor.h"
 
 /* Events are a few dozen bytes; a datagram larger than this is cut short. */
@@ -133,7 +132,7 @@ static int64_t rwctl_monitor_now_ms(void)
 
 /* Read one datagram into h->buf; 1, or what rwctl_monitor_next returns. */
 static int rwctl_monitor_recv(struct rwctl_monitor_genl *h,
-			      struct rwctl_job_err *e)
+			      struct rwctl_err *e)
 {
 	struct sockaddr_nl from;
 	socklen_t fromlen = sizeof(from);
@@ -164,7 +163,7 @@ static int rwctl_monitor_recv(struct rwctl_monitor_genl *h,
 }
 
 static int rwctl_monitor_next(void *handle, struct rwctl_event *ev,
-			      int64_t timeout_ms, struct rwctl_job_err *e)
+			      int64_t timeout_ms, struct rwctl_err *e)
 {
 	struct rwctl_monitor_genl *h = handle;
 	int64_t end = timeout_ms >= 0 ? rwctl_monitor_now_ms() + timeout_ms : 0;
@@ -221,7 +220,7 @@ static void rwctl_monitor_close(void *handle)
 }
 
 int rwctl_monitor_genl_from_fd(void **handle, int fd, int family,
-			       struct rwctl_job_err *e)
+			       struct rwctl_err *e)
 {
 	struct rwctl_monitor_genl *h;
 
@@ -236,7 +235,7 @@ int rwctl_monitor_genl_from_fd(void **handle, int fd, int family,
 	return 0;
 }
 
-static int rwctl_monitor_open(void **handle, struct rwctl_job_err *e)
+static int rwctl_monitor_open(void **handle, struct rwctl_err *e)
 {
 	struct rwctl_monitor_genl *h;
 	struct nl_sock *sk;

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "job.h"
+#include "genl.h"
 #include "monitor.h"
 #include "print.h"
 #include "rwctl.h"
@@ -161,7 +161,7 @@ static int rwctl_monitor_loop(struct rwctl *ctl,
 	int64_t end = rwctl_monitor_clock_ms() + (int64_t)a->timeout_s * 1000;
 	struct rwctl_printer p;
 	struct rwctl_event ev;
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	uint64_t seen = 0;
 	int64_t left = -1;
 	int ret;
@@ -212,13 +212,13 @@ static int rwctl_monitor_run(struct rwctl *ctl, int argc, char **argv)
 		ctl->monitor_backend : &rwctl_monitor_genl_backend;
 	struct rwctl_monitor_args a;
 	struct rwctl_monitor_sigs old;
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	void *h = NULL;
 	char msg[256];
 	int err, ret;
 
 	if (rwctl_monitor_parse(argc, argv, &a, msg, sizeof(msg)))
-		return rwctl_job_usage(ctl, "monitor", msg);
+		return rwctl_usage_error(ctl, "monitor", "%s", msg);
 
 	memset(&e, 0, sizeof(e));
 	err = be->open(&h, &e);

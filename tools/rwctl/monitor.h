@@ -15,7 +15,7 @@
 #include <rackweave.h>
 
 struct nlmsghdr;
-struct rwctl_job_err;
+struct rwctl_err;
 struct rwctl_printer;
 
 /* One RW_CMD_EVENT; has_* say which of the optional attributes came. */
@@ -34,7 +34,7 @@ struct rwctl_monitor_backend {
 	 * Start listening: 0 with *@h set, or a negative errno with @e
 	 * filled; -EPERM when joining the group was refused.
 	 */
-	int (*open)(void **h, struct rwctl_job_err *e);
+	int (*open)(void **h, struct rwctl_err *e);
 	/*
 	 * The next event into @ev, waiting at most @timeout_ms (negative: no
 	 * limit) with SIGINT and SIGTERM deliverable meanwhile. Returns 1 (an
@@ -44,7 +44,7 @@ struct rwctl_monitor_backend {
 	 * after which nothing more can be read.
 	 */
 	int (*next)(void *h, struct rwctl_event *ev, int64_t timeout_ms,
-		    struct rwctl_job_err *e);
+		    struct rwctl_err *e);
 	void (*close)(void *h);
 };
 
@@ -55,7 +55,7 @@ extern const struct rwctl_monitor_backend rwctl_monitor_genl_backend;
  * (a socketpair fed with messages of type @family). The handle owns @fd.
  */
 int rwctl_monitor_genl_from_fd(void **h, int fd, int family,
-			       struct rwctl_job_err *e);
+			       struct rwctl_err *e);
 
 /*
  * Wait until @fd is readable, at most @timeout_ms (negative: no limit),

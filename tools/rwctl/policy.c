@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
+#include "genl.h"
 #include "job.h"
 #include "policy.h"
 #include "print.h"
@@ -60,13 +62,13 @@ static int rwctl_policy_set(struct rwctl *ctl, int argc, char **argv)
 {
 	const struct rwctl_job_backend *be = rwctl_job_backend(ctl);
 	struct rwctl_job_add a;
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	struct rwctl_job job;
 	char msg[512], busy[384];
 	int err;
 
 	if (rwctl_job_parse_policy(argc, argv, &a, msg, sizeof(msg)))
-		return rwctl_job_usage(ctl, "policy", msg);
+		return rwctl_usage_error(ctl, "policy", "%s", msg);
 
 	memset(&e, 0, sizeof(e));
 	memset(&job, 0, sizeof(job));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rwctl's command model: a table of objects, each with a table of commands,
- * and the invocation state they share. Everything here is callable without
- * main(), so tests drive rwctl_run() with their own streams and status source.
+ * and the invocation state they share (cli.c dispatches), plus the helpers
+ * every command uses (cmd.c). Everything here is callable without main(),
+ * so tests drive rwctl_run() with their own streams and status source.
  */
 #ifndef RWCTL_H
 #define RWCTL_H
@@ -77,6 +78,8 @@ extern const struct rwctl_obj rwctl_obj_monitor;
 
 /* Parse @argv (argv[0]: program name), run the command, return RWCTL_EXIT_*. */
 int rwctl_run(struct rwctl *ctl, int argc, char **argv);
+
+/* What every object's commands share: implemented in cmd.c. */
 
 /*
  * A usage error of object @obj (NULL: the top level): "rwctl: <message>"

@@ -12,9 +12,10 @@
 RW_RWCTL_OUT	:= $(BUILD)/tools/rwctl
 RW_RWCTL_BIN	:= $(BUILD)/rwctl
 RW_RWCTL_LIB	:= $(RW_RWCTL_OUT)/librwctl.a
-RW_RWCTL_SRCS	:= cli.c dev.c genl.c genl-req.c job.c job-args.c job-genl.c \
-		   monitor.c monitor-genl.c policy.c print.c stats.c \
-		   stats-genl.c status.c topo.c topo-genl.c
+RW_RWCTL_SRCS	:= backend.c cli.c cmd.c dev.c genl.c job.c job-args.c \
+		   job-genl.c monitor.c monitor-genl.c policy.c print.c \
+		   stats.c stats-genl.c status.c status-genl.c topo.c \
+		   topo-genl.c
 RW_RWCTL_OBJS	:= $(addprefix $(RW_RWCTL_OUT)/,$(RW_RWCTL_SRCS:.c=.o))
 RW_RWCTL_MAIN	:= $(RW_RWCTL_OUT)/main.o
 

@@ -19,7 +19,6 @@
 #include <netlink/msg.h>
 
 #include "genl.h"
-#include "job.h"
 #include "stats.h"
 
 #define RWCTL_STAT_U32	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
@@ -189,7 +188,7 @@ static int rwctl_stats_put_name(struct nl_msg *m, const void *arg)
 }
 
 int rwctl_stats_genl_get(const char *name, struct rwctl_stats *s,
-			 struct rwctl_job_err *e)
+			 struct rwctl_err *e)
 {
 	struct rwctl_stats_req req = { .s = s };
 	int err;

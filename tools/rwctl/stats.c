@@ -15,7 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "job.h"
+#include "backend.h"
+#include "genl.h"
 #include "print.h"
 #include "rwctl.h"
 #include "stats.h"
@@ -230,14 +231,14 @@ static int rwctl_stats_show(struct rwctl *ctl, int argc, char **argv)
 	const struct rwctl_job_backend *be = rwctl_job_backend(ctl);
 	struct rwctl_stats s = { 0 };
 	struct rwctl_printer p;
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	char msg[256];
 	int err;
 
 	if (argc < 1)
-		return rwctl_job_usage(ctl, "stats", "'stats show' needs a JOB");
+		return rwctl_usage_error(ctl, "stats", "'stats show' needs a JOB");
 	if (rwctl_job_check_name(argv[0], msg, sizeof(msg)))
-		return rwctl_job_usage(ctl, "stats", msg);
+		return rwctl_usage_error(ctl, "stats", "%s", msg);
 
 	memset(&e, 0, sizeof(e));
 	err = be->stats(argv[0], &s, &e);

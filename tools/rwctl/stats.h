@@ -12,7 +12,7 @@
 #include <rackweave.h>
 
 struct nlmsghdr;
-struct rwctl_job_err;
+struct rwctl_err;
 struct rwctl_printer;
 
 /*
@@ -48,7 +48,7 @@ int rwctl_genl_parse_stats(struct nlmsghdr *nlh, struct rwctl_stats *s,
 
 /* The job backend's stats operation over generic netlink. */
 int rwctl_stats_genl_get(const char *name, struct rwctl_stats *s,
-			 struct rwctl_job_err *e);
+			 struct rwctl_err *e);
 
 /*
  * "rwctl stats show": the job's totals, then a table with a row per

@@ -16,7 +16,6 @@
 #include <rackweave.h>
 
 #include "dev.h"
-#include "genl.h"
 #include "print.h"
 #include "rwctl.h"
 #include "status.h"

@@ -1,11 +1,71 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rwctl status: the module's status as a plain C struct, the generic
+ * netlink query that fills it (status-genl.c) and the status command
+ * (status.c).
+ */
 #ifndef RWCTL_STATUS_H
 #define RWCTL_STATUS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include <rackweave.h>
+
+struct nlmsghdr;
 struct rwctl_printer;
-struct rwctl_status;
+
+#define RWCTL_VERSION_MAX	32	/* "MAJOR.MINOR.PATCH" with its NUL */
+
+struct rwctl_node {
+	unsigned int id;
+	unsigned int nr_cpus;
+	char cpulist[RW_CPULIST_MAX];
+	uint64_t mem_mb;
+};
+
+struct rwctl_device {
+	char name[RW_DEV_NAME_MAX];
+	int node;			/* NUMA node, -1 for none */
+	unsigned int ports;
+	uint64_t node_guid;		/* host byte order */
+	unsigned int index;
+};
+
+struct rwctl_status {
+	char version[RWCTL_VERSION_MAX];
+	unsigned int version_code;
+	unsigned int abi;		/* from RW_IOC_VERSION; 0: not known */
+	uint64_t features;		/* RW_FEAT_* */
+	unsigned int cpus_online;
+	char agg_impl[RW_AGG_IMPL_NAME_MAX];	/* "" if not reported */
+	struct rwctl_node *nodes;
+	size_t nr_nodes;
+	struct rwctl_device *devs;
+	size_t nr_devs;
+};
+
+/* Free the arrays and zero @st; safe on a zeroed or half-parsed struct. */
+void rwctl_status_free(struct rwctl_status *st);
+
+/*
+ * Parse one RW_CMD_STATUS_GET reply into @st (which must be zeroed). Every
+ * attribute is checked against a policy with exact lengths for integers and
+ * bounded, NUL-terminated strings; attributes newer than this rwctl are
+ * ignored. Returns 0 or -EPROTO with a sentence in @msg; on failure @st may
+ * hold partial data and must still be freed.
+ */
+int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
+			    char *msg, size_t msglen);
+
+/*
+ * Ask the module over generic netlink. Returns 0 or a negative errno with a
+ * sentence for the user in @msg: -ENOENT if the family is not registered
+ * (module not loaded), the module's own error (and extended ack message)
+ * if it refused, -EPROTO for a malformed reply.
+ */
+int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen);
+
 
 /* The real status source: generic netlink, plus the ABI from the device. */
 int rwctl_status_fetch(struct rwctl_status *st, char *msg, size_t msglen);

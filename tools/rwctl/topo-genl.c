@@ -19,7 +19,6 @@
 #include <netlink/msg.h>
 
 #include "genl.h"
-#include "job.h"
 #include "topo.h"
 
 #define RWCTL_TOPO_U32	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
@@ -278,7 +277,7 @@ static int rwctl_topo_put_name(struct nl_msg *m, const void *arg)
 }
 
 int rwctl_topo_genl_get(const char *name, struct rwctl_topo *t,
-			struct rwctl_job_err *e)
+			struct rwctl_err *e)
 {
 	struct rwctl_topo_req req = { .t = t };
 	int err;

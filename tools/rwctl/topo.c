@@ -27,10 +27,11 @@
 #include <string.h>
 
 #include "dev.h"
+#include "backend.h"
 #include "genl.h"
-#include "job.h"
 #include "print.h"
 #include "rwctl.h"
+#include "status.h"
 #include "topo.h"
 
 static int rwctl_topo_cmp_u32(const void *a, const void *b)
@@ -430,14 +431,14 @@ static int rwctl_topo_show(struct rwctl *ctl, int argc, char **argv)
 	struct rwctl_topo t = { 0 };
 	struct rwctl_printer p;
 	struct rwctl_status st;
-	struct rwctl_job_err e;
+	struct rwctl_err e;
 	char msg[256];
 	int err, ret;
 
 	if (argc < 1)
-		return rwctl_job_usage(ctl, "topo", "'topo show' needs a JOB");
+		return rwctl_usage_error(ctl, "topo", "'topo show' needs a JOB");
 	if (rwctl_job_check_name(argv[0], msg, sizeof(msg)))
-		return rwctl_job_usage(ctl, "topo", msg);
+		return rwctl_usage_error(ctl, "topo", "%s", msg);
 
 	memset(&e, 0, sizeof(e));
 	err = be->topo(argv[0], &t, &e);

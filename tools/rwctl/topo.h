@@ -14,7 +14,7 @@
 #include <rackweave.h>
 
 struct nlmsghdr;
-struct rwctl_job_err;
+struct rwctl_err;
 struct rwctl_printer;
 struct rwctl_status;
 
@@ -72,7 +72,7 @@ int rwctl_genl_parse_topo(struct nlmsghdr *nlh, struct rwctl_topo *t,
 
 /* The job backend's topo operation over generic netlink. */
 int rwctl_topo_genl_get(const char *name, struct rwctl_topo *t,
-			struct rwctl_job_err *e);
+			struct rwctl_err *e);
 
 /*
  * "rwctl topo show": text in one block per NUMA node (its CPUs, memory and

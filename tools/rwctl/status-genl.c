@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rwctl status over generic netlink: RW_CMD_STATUS_GET and its reply parsed
+ * into struct rwctl_status (the module's version and features, the NUMA
+ * nodes and RDMA devices it sees).
+ *
+ * The parser trusts nothing: libnl's policies only check minimum lengths, so
+ * every fixed-size attribute here states minlen and maxlen alike, and every
+ * string a maxlen equal to the buffer it is copied into. Attribute types
+ * newer than this rwctl are ignored, as the append-only uapi allows.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/attr.h>
+#include <netlink/netlink.h>
+
+#include "genl.h"
+#include "status.h"
+
+#define RWCTL_U32_POLICY	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
+#define RWCTL_U64_POLICY	{ .type = NLA_U64, .minlen = 8, .maxlen = 8 }
+#define RWCTL_S32_POLICY	{ .type = NLA_S32, .minlen = 4, .maxlen = 4 }
+
+static const struct nla_policy rwctl_status_policy[RW_A_MAX + 1] = {
+	[RW_A_VERSION]		= { .type = NLA_STRING, .maxlen = RWCTL_VERSION_MAX },
+	[RW_A_VERSION_CODE]	= RWCTL_U32_POLICY,
+	[RW_A_FEATURES]		= RWCTL_U64_POLICY,
+	[RW_A_CPUS_ONLINE]	= RWCTL_U32_POLICY,
+	[RW_A_NODES]		= { .type = NLA_NESTED },
+	[RW_A_DEVICES]		= { .type = NLA_NESTED },
+	[RW_A_AGG_IMPL]		= { .type = NLA_STRING, .maxlen = RW_AGG_IMPL_NAME_MAX },
+};
+
+static const struct nla_policy rwctl_node_policy[RW_NODE_A_MAX + 1] = {
+	[RW_NODE_A_ID]		= RWCTL_U32_POLICY,
+	[RW_NODE_A_NR_CPUS]	= RWCTL_U32_POLICY,
+	[RW_NODE_A_CPULIST]	= { .type = NLA_STRING, .maxlen = RW_CPULIST_MAX },
+	[RW_NODE_A_MEM_MB]	= RWCTL_U64_POLICY,
+};
+
+static const struct nla_policy rwctl_dev_policy[RW_DEV_A_MAX + 1] = {
+	[RW_DEV_A_NAME]		= { .type = NLA_STRING, .maxlen = RW_DEV_NAME_MAX },
+	[RW_DEV_A_NODE]		= RWCTL_S32_POLICY,
+	[RW_DEV_A_PORTS]	= RWCTL_U32_POLICY,
+	[RW_DEV_A_NODE_GUID]	= RWCTL_U64_POLICY,
+	[RW_DEV_A_INDEX]	= RWCTL_U32_POLICY,
+};
+
+#define rwctl_genl_bad(msg, msglen, fmt, ...)				\
+	rwctl_genl_fail(msg, msglen, -EPROTO,				\
+			"malformed status reply from the rackweave module: " \
+			fmt, ##__VA_ARGS__)
+
+void rwctl_status_free(struct rwctl_status *st)
+{
+	free(st->nodes);
+	free(st->devs);
+	memset(st, 0, sizeof(*st));
+}
+
+static int rwctl_genl_parse_nodes(struct nlattr *list, struct rwctl_status *st,
+				  char *msg, size_t msglen)
+{
+	struct nlattr *tb[RW_NODE_A_MAX + 1];
+	struct nlattr *entry;
+	struct rwctl_node *node;
+	int rem, err;
+	size_t n;
+
+	/* One spare element so that an empty list still allocates. */
+	n = list ? rwctl_genl_count(list, RW_A_NODES_ENTRY) : 0;
+	st->nodes = calloc(n + 1, sizeof(*st->nodes));
+	if (!st->nodes)
+		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
+	if (!list)
+		return 0;
+
+	nla_for_each_nested(entry, list, rem) {
+		if (nla_type(entry) != RW_A_NODES_ENTRY)
+			continue;
+		err = rwctl_genl_parse_nested(tb, RW_NODE_A_MAX, entry,
+					      rwctl_node_policy);
+		if (err < 0)
+			return rwctl_genl_bad(msg, msglen, "node entry: %s",
+					      rwctl_genl_strerror(err));
+		if (!tb[RW_NODE_A_ID] || !tb[RW_NODE_A_NR_CPUS] ||
+		    !tb[RW_NODE_A_CPULIST] || !tb[RW_NODE_A_MEM_MB])
+			return rwctl_genl_bad(msg, msglen,
+					      "node entry %zu lacks an attribute",
+					      st->nr_nodes);
+
+		node = &st->nodes[st->nr_nodes++];
+		node->id = nla_get_u32(tb[RW_NODE_A_ID]);
+		node->nr_cpus = nla_get_u32(tb[RW_NODE_A_NR_CPUS]);
+		nla_strlcpy(node->cpulist, tb[RW_NODE_A_CPULIST],
+			    sizeof(node->cpulist));
+		node->mem_mb = nla_get_u64(tb[RW_NODE_A_MEM_MB]);
+	}
+	if (rem > 0)
+		return rwctl_genl_bad(msg, msglen, "trailing bytes in node list");
+	return 0;
+}
+
+static int rwctl_genl_parse_devs(struct nlattr *list, struct rwctl_status *st,
+				 char *msg, size_t msglen)
+{
+	struct nlattr *tb[RW_DEV_A_MAX + 1];
+	struct rwctl_device *d;
+	struct nlattr *entry;
+	int rem, err;
+	size_t n;
+
+	/* One spare element so that an empty list still allocates. */
+	n = list ? rwctl_genl_count(list, RW_A_DEVICES_ENTRY) : 0;
+	st->devs = calloc(n + 1, sizeof(*st->devs));
+	if (!st->devs)
+		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
+	if (!list)
+		return 0;
+
+	nla_for_each_nested(entry, list, rem) {
+		if (nla_type(entry) != RW_A_DEVICES_ENTRY)
+			continue;
+		err = rwctl_genl_parse_nested(tb, RW_DEV_A_MAX, entry,
+					      rwctl_dev_policy);
+		if (err < 0)
+			return rwctl_genl_bad(msg, msglen, "device entry: %s",
+					      rwctl_genl_strerror(err));
+		if (!tb[RW_DEV_A_NAME] || !tb[RW_DEV_A_NODE] ||
+		    !tb[RW_DEV_A_PORTS] || !tb[RW_DEV_A_NODE_GUID] ||
+		    !tb[RW_DEV_A_INDEX])
+			return rwctl_genl_bad(msg, msglen,
+					      "device entry %zu lacks an attribute",
+					      st->nr_devs);
+
+		d = &st->devs[st->nr_devs++];
+		nla_strlcpy(d->name, tb[RW_DEV_A_NAME], sizeof(d->name));
+		d->node = nla_get_s32(tb[RW_DEV_A_NODE]);
+		d->ports = nla_get_u32(tb[RW_DEV_A_PORTS]);
+		d->node_guid = nla_get_u64(tb[RW_DEV_A_NODE_GUID]);
+		d->index = nla_get_u32(tb[RW_DEV_A_INDEX]);
+	}
+	if (rem > 0)
+		return rwctl_genl_bad(msg, msglen, "trailing bytes in device list");
+	return 0;
+}
+
+int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
+			    char *msg, size_t msglen)
+{
+	struct nlattr *tb[RW_A_MAX + 1];
+	int err;
+
+	err = rwctl_genl_parse_msg(nlh, tb, RW_A_MAX, rwctl_status_policy);
+	if (err < 0)
+		return rwctl_genl_bad(msg, msglen, "%s", rwctl_genl_strerror(err));
+
+	if (!tb[RW_A_VERSION] || !tb[RW_A_VERSION_CODE] ||
+	    !tb[RW_A_FEATURES] || !tb[RW_A_CPUS_ONLINE])
+		return rwctl_genl_bad(msg, msglen,
+				      "version, features or CPU count missing");
+
+	nla_strlcpy(st->version, tb[RW_A_VERSION], sizeof(st->version));
+	st->version_code = nla_get_u32(tb[RW_A_VERSION_CODE]);
+	st->features = nla_get_u64(tb[RW_A_FEATURES]);
+	st->cpus_online = nla_get_u32(tb[RW_A_CPUS_ONLINE]);
+	if (tb[RW_A_AGG_IMPL])
+		nla_strlcpy(st->agg_impl, tb[RW_A_AGG_IMPL], sizeof(st->agg_impl));
+
+	/* An absent list is an empty one: nothing to report is not an error. */
+	err = rwctl_genl_parse_nodes(tb[RW_A_NODES], st, msg, msglen);
+	if (err)
+		return err;
+	return rwctl_genl_parse_devs(tb[RW_A_DEVICES], st, msg, msglen);
+}
+
+/* The status request's reply: parsed once; a second would be a module bug. */
+struct rwctl_genl_status_reply {
+	struct rwctl_status *st;
+	bool replied;
+};
+
+static int rwctl_genl_on_status(struct nlmsghdr *nlh, void *arg, char *msg,
+				size_t msglen)
+{
+	struct rwctl_genl_status_reply *r = arg;
+
+	if (r->replied)
+		return 0;
+	r->replied = true;
+	return rwctl_genl_parse_status(nlh, r->st, msg, msglen);
+}
+
+int rwctl_genl_status_get(struct rwctl_status *st, char *msg, size_t msglen)
+{
+	struct rwctl_genl_status_reply r = { .st = st };
+	struct rwctl_err e;
+	int err;
+
+	memset(&e, 0, sizeof(e));
+	err = rwctl_genl_request(RW_CMD_STATUS_GET, false, NULL, NULL,
+				 rwctl_genl_on_status, &r, &e);
+	if (err && e.kernel)
+		return rwctl_genl_fail(msg, msglen, err,
+				       "the rackweave module refused the status request: %s%s%s",
+				       strerror(-err), e.extack[0] ? ": " : "",
+				       e.extack);
+	if (err)
+		return rwctl_genl_fail(msg, msglen, err, "%s", e.msg);
+	if (!r.replied)
+		return rwctl_genl_fail(msg, msglen, -EPROTO,
+				       "the rackweave module acknowledged the status request without a reply");
+	return 0;
+}
