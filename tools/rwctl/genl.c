@@ -115,7 +115,8 @@ size_t rwctl_genl_count(struct nlattr *list, int type)
  * The text of NLMSGERR_ATTR_MSG, which the kernel appends after the error
  * (and after the echoed request unless NETLINK_CAP_ACK capped it).
  */
-void rwctl_genl_extack(const struct nlmsgerr *e, char *buf, size_t len)
+static void rwctl_genl_extack(const struct nlmsgerr *e, char *buf,
+			      size_t len)
 {
 	static const struct nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {
 		[NLMSGERR_ATTR_MSG] = { .type = NLA_STRING },

@@ -16,7 +16,6 @@
 struct nla_policy;
 struct nlattr;
 struct nlmsghdr;
-struct nlmsgerr;
 struct nl_msg;
 struct nl_sock;
 
@@ -45,8 +44,6 @@ int rwctl_genl_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 int rwctl_genl_open(struct nl_sock **skp, int *family, char *msg,
 		    size_t msglen);
 
-/* The extended ack message of the NLMSG_ERROR payload @e, if any, into @buf. */
-void rwctl_genl_extack(const struct nlmsgerr *e, char *buf, size_t len);
 
 /*
  * nla_parse() of the attributes of a generic netlink message (no family
