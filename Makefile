@@ -49,6 +49,7 @@ include tests/vm/vm.mk
 include kmod/agg/agg.mk
 include kmod/chunk/chunk.mk
 include kmod/sync/sync.mk
+include kmod/rdma/rdma.mk
 include examples/examples.mk
 
 user: lib rwctl examples

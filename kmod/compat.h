@@ -14,6 +14,7 @@
 #ifdef __KERNEL__
 
 #include <linux/types.h>
+#include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
@@ -25,9 +26,11 @@
 #include <linux/overflow.h>
 #include <linux/export.h>
 #include <kunit/visibility.h>
+#include <asm/byteorder.h>
 
 #else /* user space */
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -78,6 +81,15 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #endif
+
+/* Little-endian wire fields, as <asm/byteorder.h> has them. */
+#include <endian.h>
+#define le16_to_cpu(x)	((u16)le16toh(x))
+#define le32_to_cpu(x)	((u32)le32toh(x))
+#define le64_to_cpu(x)	((u64)le64toh(x))
+#define cpu_to_le16(x)	((__le16)htole16(x))
+#define cpu_to_le32(x)	((__le32)htole32(x))
+#define cpu_to_le64(x)	((__le64)htole64(x))
 
 /* Exports exist only for the KUnit module; user space links statically. */
 #define EXPORT_SYMBOL_IF_KUNIT(sym)

@@ -196,6 +196,39 @@
  * Messages with attributes the command does not take, attributes of the wrong
  * type or length, and unknown commands are rejected with EINVAL or EOPNOTSUPP
  * and an extended ack message.
+ *
+ * RDMA wire (between the box's module and a worker host's module)
+ * ----------------------------------------------------------------
+ * Reliable connected queue pairs set up through rdma_cm (port space TCP,
+ * default port RW_WIRE_PORT). Every multi-byte field is little-endian;
+ * reserved fields are sent as 0 and a receiver refuses anything else.
+ *
+ * Connect request: the private data of rdma_connect() is struct
+ *   rw_wire_req (56 bytes, all an RoCE/IB connect request leaves after
+ *   rdma_cm's own header). It names the job by @job_tag rather than by name
+ *   (the name and an authenticator do not both fit): the tag and @auth are
+ *   derived from the job's token, so only a holder of the token can name
+ *   the job or connect to it; the box checks both in constant time before
+ *   it creates anything for the peer. @rank is the worker's rank, @epoch
+ *   the membership epoch it last knew (0: first attach), @nonce a random
+ *   value never reused, @time_s the sender's CLOCK_REALTIME in seconds (a
+ *   request far from the box's clock is refused, and a nonce seen within
+ *   that window is a replay).
+ *   Refusals carry struct rw_wire_rej as the reject's private data:
+ *   @reason a positive errno: EACCES (unknown job or wrong authenticator:
+ *   the same answer for both), EPROTO (malformed request, unknown
+ *   version), ERANGE (rank not below the job's worker count), EADDRINUSE
+ *   (rank connected elsewhere), ESTALE (epoch older than the job's),
+ *   ETIMEDOUT (time_s too far off, or a replayed nonce), EBUSY (no run or
+ *   no room for the peer now).
+ *
+ * Immediate data: every RDMA WRITE WITH IMMEDIATE carries one chunk. The
+ *   32-bit immediate (network order, as verbs send it) is RW_IMM(type,
+ *   clock, chunk): bits 31-28 the type (enum rw_imm_type; 0 is never
+ *   valid), 27-20 the low 8 bits of the sender's clock (a push: its
+ *   iteration; fresh parameters: the chunk's version), 19-0 the chunk id.
+ *   The queue pair names the worker; nothing else describes the data. A
+ *   type or chunk id out of range tears the connection down.
  */
 #ifndef _UAPI_RACKWEAVE_H
 #define _UAPI_RACKWEAVE_H
@@ -542,6 +575,53 @@ enum rw_event_kind {
 	RW_EVENT_POLICY = 9,
 	__RW_EVENT_MAX
 };
+
+/* RDMA wire: see "RDMA wire" above. */
+#define RW_WIRE_PORT		18515
+#define RW_WIRE_MAGIC		0x31575752U	/* "RWW1" little-endian */
+#define RW_WIRE_VERSION		1
+#define RW_WIRE_TAG_LEN		8
+#define RW_WIRE_AUTH_LEN	16
+
+struct rw_wire_req {
+	__le32 magic;		/* RW_WIRE_MAGIC */
+	__u8 version;		/* RW_WIRE_VERSION */
+	__u8 flags;		/* 0 */
+	__le16 rank;
+	__le32 epoch;
+	__le32 reserved;
+	__u8 job_tag[8];	/* RW_WIRE_TAG_LEN */
+	__le64 nonce;
+	__le64 time_s;
+	__u8 auth[16];		/* RW_WIRE_AUTH_LEN */
+};
+
+#define RW_WIRE_REQ_SIZE	56
+
+struct rw_wire_rej {
+	__le32 magic;		/* RW_WIRE_MAGIC */
+	__u8 version;		/* RW_WIRE_VERSION */
+	__u8 reserved;
+	__le16 reason;		/* a positive errno */
+};
+
+#define RW_WIRE_REJ_SIZE	8
+
+enum rw_imm_type {
+	RW_IMM_PUSH = 1,	/* a worker's gradient for the chunk */
+	RW_IMM_PARAMS = 2,	/* the box's fresh parameters of the chunk */
+	__RW_IMM_TYPE_MAX
+};
+
+#define RW_IMM_TYPE_SHIFT	28
+#define RW_IMM_CLOCK_SHIFT	20
+#define RW_IMM_CLOCK_MASK	0xffU
+#define RW_IMM_CHUNK_BITS	20
+#define RW_IMM_CHUNK_MASK	((1U << RW_IMM_CHUNK_BITS) - 1)
+#define RW_IMM(type, clock, chunk)					\
+	(((__u32)(type) << RW_IMM_TYPE_SHIFT) |				\
+	 (((__u32)(clock) & RW_IMM_CLOCK_MASK) << RW_IMM_CLOCK_SHIFT) |	\
+	 ((__u32)(chunk) & RW_IMM_CHUNK_MASK))
 
 /* Longest RDMA device name (IB_DEVICE_NAME_MAX) and CPU list we send. */
 #define RW_DEV_NAME_MAX		64

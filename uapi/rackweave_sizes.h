@@ -26,6 +26,10 @@ RW_PIN_(_IOC_SIZE(RW_IOC_ATTACH) == RW_ATTACH_SIZE, "ioc attach");
 RW_PIN_(_IOC_SIZE(RW_IOC_DECLARE) == RW_DECLARE_SIZE, "ioc declare");
 RW_PIN_(_IOC_SIZE(RW_IOC_SETUP) == RW_SETUP_SIZE, "ioc setup");
 RW_PIN_(_IOC_SIZE(RW_IOC_PUSHPULL) == RW_XFER_SIZE, "ioc xfer");
+RW_PIN_(sizeof(struct rw_wire_req) == RW_WIRE_REQ_SIZE, "wire req");
+RW_PIN_(offsetof(struct rw_wire_req, job_tag) == 16, "wire req.job_tag");
+RW_PIN_(offsetof(struct rw_wire_req, auth) == 40, "wire req.auth");
+RW_PIN_(sizeof(struct rw_wire_rej) == RW_WIRE_REJ_SIZE, "wire rej");
 
 #undef RW_PIN_
 

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDMA wire's pure half (kmod/rdma/wire.c) on tables of immediates and
+ * of connect requests, each with the answer it must get.
+ *
+ * One table, two runners: tests/user/test-rdma-wire.c (cmocka) and
+ * tests/kunit/wire_test.c (KUnit, a parameter per case) both call the
+ * rw_wc_*() functions below, which return NULL when a case holds and a
+ * sentence when it does not.
+ * Pure: needs nothing but rdma/wire.h (and its compat.h).
+ */
+#ifndef _RW_TESTS_WIRE_CASES_H
+#define _RW_TESTS_WIRE_CASES_H
+
+#include "rdma/wire.h"
+
+/* An immediate, the job's chunk count, and what parsing must give. */
+struct rw_wc_imm {
+	const char *name;
+	u32 imm;
+	u32 nr_chunks;
+	int ret;
+	u32 type, clock, chunk;		/* when ret == 0 */
+};
+
+#define RW_WC_OK(n, i, nc, t, c, k) \
+	{ .name = n, .imm = i, .nr_chunks = nc, .type = t, .clock = c, \
+	  .chunk = k }
+#define RW_WC_BAD(n, i, nc, r) \
+	{ .name = n, .imm = i, .nr_chunks = nc, .ret = r }
+
+static const struct rw_wc_imm rw_wc_imms[] = {
+	RW_WC_OK("push chunk 0", RW_IMM(RW_IMM_PUSH, 0, 0), 1,
+		 RW_IMM_PUSH, 0, 0),
+	RW_WC_OK("params, last chunk", RW_IMM(RW_IMM_PARAMS, 7, 99), 100,
+		 RW_IMM_PARAMS, 7, 99),
+	RW_WC_OK("clock keeps 8 bits", RW_IMM(RW_IMM_PUSH, 0x1ff, 3), 4,
+		 RW_IMM_PUSH, 0xff, 3),
+	RW_WC_OK("highest chunk id", RW_IMM(RW_IMM_PUSH, 1, RW_IMM_CHUNK_MASK),
+		 RW_IMM_CHUNK_MASK + 1, RW_IMM_PUSH, 1, RW_IMM_CHUNK_MASK),
+	RW_WC_OK("fields stay apart", 0x2ab12345U, 0x12346,
+		 RW_IMM_PARAMS, 0xab, 0x12345),
+	RW_WC_BAD("type 0 (an all-zero immediate)", 0, 1, -EPROTO),
+	RW_WC_BAD("type 0 with a chunk", RW_IMM(0, 0, 5), 10, -EPROTO),
+	RW_WC_BAD("first unknown type", RW_IMM(__RW_IMM_TYPE_MAX, 0, 0), 1,
+		  -EPROTO),
+	RW_WC_BAD("type 15", 0xf0000000U, 1, -EPROTO),
+	RW_WC_BAD("chunk == count", RW_IMM(RW_IMM_PUSH, 0, 10), 10, -ERANGE),
+	RW_WC_BAD("chunk far beyond", RW_IMM(RW_IMM_PARAMS, 0, 0xfffff), 2,
+		  -ERANGE),
+	RW_WC_BAD("job without chunks", RW_IMM(RW_IMM_PUSH, 0, 0), 0, -ERANGE),
+	RW_WC_BAD("bad type wins over bad chunk", RW_IMM(0, 0, 9), 1, -EPROTO),
+};
+
+static const char *rw_wc_imm_run(const struct rw_wc_imm *c)
+{
+	struct rw_wire_imm out = { 0xdead, 0xdead, 0xdead };
+	int ret = rw_wire_imm_parse(c->imm, c->nr_chunks, &out);
+
+	if (ret != c->ret)
+		return "wrong return value";
+	if (ret)
+		return out.type == 0xdead && out.chunk == 0xdead ?
+		       NULL : "output written on failure";
+	if (out.type != c->type || out.clock != c->clock ||
+	    out.chunk != c->chunk)
+		return "wrong fields";
+	return NULL;
+}
+
+/* A request as sent, one way to spoil it, and what parsing must give. */
+enum rw_wc_spoil {
+	RW_WC_NONE,
+	RW_WC_SHORT,		/* one byte short */
+	RW_WC_PADDED,		/* 36 bytes of padding after it: fine */
+	RW_WC_MAGIC,
+	RW_WC_VERSION,
+	RW_WC_FLAGS,
+	RW_WC_RESERVED,
+	RW_WC_NULL,
+};
+
+struct rw_wc_req {
+	const char *name;
+	enum rw_wc_spoil spoil;
+	int ret;
+};
+
+static const struct rw_wc_req rw_wc_reqs[] = {
+	{ "well-formed", RW_WC_NONE, 0 },
+	{ "padded by the transport", RW_WC_PADDED, 0 },
+	{ "one byte short", RW_WC_SHORT, -EPROTO },
+	{ "wrong magic", RW_WC_MAGIC, -EPROTO },
+	{ "next version", RW_WC_VERSION, -EPROTO },
+	{ "a flag set", RW_WC_FLAGS, -EPROTO },
+	{ "reserved bytes set", RW_WC_RESERVED, -EPROTO },
+	{ "no private data", RW_WC_NULL, -EPROTO },
+};
+
+static void rw_wc_req_info(struct rw_wire_req_info *in)
+{
+	u32 i;
+
+	memset(in, 0, sizeof(*in));
+	in->rank = 255;
+	in->epoch = 0x01020304;
+	for (i = 0; i < RW_WIRE_TAG_LEN; i++)
+		in->job_tag[i] = (u8)(0xa0 + i);
+	in->nonce = 0x1122334455667788ULL;
+	in->time_s = 1795000000ULL;
+	for (i = 0; i < RW_WIRE_AUTH_LEN; i++)
+		in->auth[i] = (u8)(0x10 + i);
+}
+
+static const char *rw_wc_req_run(const struct rw_wc_req *c)
+{
+	union {
+		struct rw_wire_req w;
+		u8 b[sizeof(struct rw_wire_req) + 36];
+	} u;
+	struct rw_wire_req *w = &u.w;
+	struct rw_wire_req_info in, out;
+	size_t len = sizeof(*w);
+	u8 *buf = u.b;
+	const char *why = NULL;
+	int ret;
+
+	memset(&u, 0, sizeof(u));
+	rw_wc_req_info(&in);
+	rw_wire_req_pack(w, &in);
+	/* Little-endian on the wire, whatever the host. */
+	if (buf[0] != 0x52 || buf[1] != 0x57 || buf[2] != 0x57 ||
+	    buf[3] != 0x31 || buf[8] != 0x04 || buf[11] != 0x01 ||
+	    buf[6] != 255 || buf[7] != 0 || buf[24] != 0x88 || buf[31] != 0x11)
+		return "packed bytes are not little-endian as documented";
+	switch (c->spoil) {
+	case RW_WC_SHORT:
+		len--;
+		break;
+	case RW_WC_PADDED:
+		len = sizeof(u.b);
+		break;
+	case RW_WC_MAGIC:
+		buf[0] ^= 1;
+		break;
+	case RW_WC_VERSION:
+		w->version = RW_WIRE_VERSION + 1;
+		break;
+	case RW_WC_FLAGS:
+		w->flags = 0x80;
+		break;
+	case RW_WC_RESERVED:
+		buf[15] = 1;
+		break;
+	default:
+		break;
+	}
+	ret = rw_wire_req_parse(c->spoil == RW_WC_NULL ? NULL : buf, len,
+				&out, &why);
+	if (ret != c->ret)
+		return "wrong return value";
+	if (ret)
+		return why ? NULL : "no reason given";
+	if (out.rank != in.rank || out.epoch != in.epoch ||
+	    out.nonce != in.nonce || out.time_s != in.time_s ||
+	    memcmp(out.job_tag, in.job_tag, sizeof(in.job_tag)) ||
+	    memcmp(out.auth, in.auth, sizeof(in.auth)))
+		return "fields changed on the way";
+	return NULL;
+}
+
+/* Every case of both tables: NULL, or the first failure and its case. */
+static const char *rw_wc_run_tables(const char **name)
+{
+	const char *fail;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(rw_wc_imms); i++) {
+		*name = rw_wc_imms[i].name;
+		fail = rw_wc_imm_run(&rw_wc_imms[i]);
+		if (fail)
+			return fail;
+	}
+	for (i = 0; i < ARRAY_SIZE(rw_wc_reqs); i++) {
+		*name = rw_wc_reqs[i].name;
+		fail = rw_wc_req_run(&rw_wc_reqs[i]);
+		if (fail)
+			return fail;
+	}
+	return NULL;
+}
+
+/* Refusals: what is packed comes back; anything else is not a refusal. */
+static const char *rw_wc_rej_run(void)
+{
+	static const int reasons[] = {
+		-EACCES, -EPROTO, -ERANGE, -EADDRINUSE, -ESTALE, -ETIMEDOUT,
+		-EBUSY,
+	};
+	struct rw_wire_rej w;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(reasons); i++) {
+		rw_wire_rej_pack(&w, reasons[i]);
+		if (rw_wire_rej_parse(&w, sizeof(w)) != reasons[i])
+			return "a reason did not come back";
+	}
+	rw_wire_rej_pack(&w, -EACCES);
+	if (rw_wire_rej_parse(&w, sizeof(w) - 1) != -EPROTO)
+		return "a short refusal was taken";
+	if (rw_wire_rej_parse(NULL, 0) != -EPROTO)
+		return "a reject without private data was taken";
+	w.reserved = 1;
+	if (rw_wire_rej_parse(&w, sizeof(w)) != -EPROTO)
+		return "reserved bytes were ignored";
+	rw_wire_rej_pack(&w, 0);
+	if (rw_wire_rej_parse(&w, sizeof(w)) != -EPROTO)
+		return "a refusal without a reason was taken";
+	w.reason = 0;
+	w.magic = 0;
+	if (rw_wire_rej_parse(&w, sizeof(w)) != -EPROTO)
+		return "a foreign reject was taken";
+	return NULL;
+}
+
+#endif /* _RW_TESTS_WIRE_CASES_H */

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmocka runner of tests/common/wire_cases.h: the RDMA wire's pure half
+ * (kmod/rdma/wire.c) built in user space, every case named when it
+ * fails. The KUnit runner is tests/kunit/wire_test.c.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "common/wire_cases.h"
+
+/* Both tables, each case named when it fails. */
+static void wire_tables(void **state)
+{
+	const char *name = "", *fail;
+
+	(void)state;
+	fail = rw_wc_run_tables(&name);
+	if (fail)
+		fail_msg("%s: %s", name, fail);
+}
+
+static void wire_rej(void **state)
+{
+	const char *fail = rw_wc_rej_run();
+
+	(void)state;
+	if (fail)
+		fail_msg("%s", fail);
+}
+
+static void wire_layout(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct rw_wire_req), RW_WIRE_REQ_SIZE);
+	assert_int_equal(offsetof(struct rw_wire_req, auth), 40);
+	assert_int_equal(sizeof(struct rw_wire_rej), RW_WIRE_REJ_SIZE);
+	assert_int_equal(RW_IMM(RW_IMM_PARAMS, 0xab, 0x12345), 0x2ab12345U);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(wire_tables),
+		cmocka_unit_test(wire_rej),
+		cmocka_unit_test(wire_layout),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
