@@ -6,9 +6,9 @@
  * the family leaves resv_start_op at 0, every command gets strict parsing
  * and a command without a policy rejects any attribute at all. Read-only
  * commands (status, job get, topology, statistics) need no privilege;
- * mutations (job new and del, policy set) carry GENL_ADMIN_PERM, and the
- * "events" group needs CAP_NET_ADMIN to join. The layout of every message
- * is documented in uapi/rackweave.h.
+ * mutations (job new and del, policy set, listen add and del) carry
+ * GENL_ADMIN_PERM, and the "events" group needs CAP_NET_ADMIN to join.
+ * The layout of every message is documented in uapi/rackweave.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,6 +24,7 @@
 #include "agg/agg.h"
 #include "genl.h"
 #include "genl_job.h"
+#include "genl_listen.h"
 #include "genl_run.h"
 #include "ibdev.h"
 
@@ -145,6 +146,9 @@ static int rw_genl_fill_status(struct sk_buff *skb, struct genl_info *info)
 		goto cancel;
 	}
 	nla_nest_end(skb, nest);
+	ret = rw_genl_put_listeners(skb);
+	if (ret)
+		goto cancel;
 
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -218,6 +222,20 @@ static const struct genl_ops rw_genl_ops[] = {
 		.doit	= rw_genl_stats_get,
 		.policy	= rw_job_get_policy,
 		.maxattr = RW_JOB_A_MAX,
+	},
+	{
+		.cmd	= RW_CMD_LISTEN_ADD,
+		.doit	= rw_genl_listen_add,
+		.policy	= rw_listen_policy,
+		.maxattr = RW_LISTEN_A_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= RW_CMD_LISTEN_DEL,
+		.doit	= rw_genl_listen_del,
+		.policy	= rw_listen_policy,
+		.maxattr = RW_LISTEN_A_MAX,
+		.flags	= GENL_ADMIN_PERM,
 	},
 };
 

@@ -20,6 +20,7 @@
 #include "rw.h"
 #include "genl.h"
 #include "ibdev.h"
+#include "rdma/rdma.h"
 
 struct rw_ibdev {
 	struct list_head link;		/* in rw_ibdevs */
@@ -68,6 +69,8 @@ static void rw_ibdev_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct rw_ibdev *d = client_data;
 
+	/* Before rdma_cm's own .remove: our ids go while the device works. */
+	rw_wire_dev_gone(ibdev);
 	mutex_lock(&rw_ibdevs_lock);
 	list_del(&d->link);
 	mutex_unlock(&rw_ibdevs_lock);

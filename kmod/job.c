@@ -26,6 +26,7 @@
 #include "worker.h"
 #include "sync/sync.h"
 #include "agg/agg.h"
+#include "rdma/auth.h"
 
 static DEFINE_MUTEX(rw_jobs_lock);		/* protects everything below */
 static DEFINE_XARRAY_ALLOC1(rw_jobs);
@@ -162,6 +163,23 @@ struct rw_job *rw_job_get(const char *name)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_get);
 
+struct rw_job *rw_job_get_by_tag(const u8 tag[RW_WIRE_TAG_LEN])
+{
+	struct rw_job *job, *found = NULL;
+	unsigned long id;
+
+	mutex_lock(&rw_jobs_lock);
+	/* No early exit: how long this takes says nothing of where it matched. */
+	xa_for_each(&rw_jobs, id, job)
+		if (!crypto_memneq(job->wire_tag, tag, RW_WIRE_TAG_LEN))
+			found = job;
+	if (found)
+		kref_get(&found->ref);
+	mutex_unlock(&rw_jobs_lock);
+	return found;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_get_by_tag);
+
 int rw_job_new(const struct rw_job_config *cfg, const char **msg,
 	       u8 *token, struct rw_job **out)
 {
@@ -177,6 +195,7 @@ int rw_job_new(const struct rw_job_config *cfg, const char **msg,
 		return -ENOMEM;
 	kref_init(&job->ref);
 	mutex_init(&job->run_lock);
+	spin_lock_init(&job->replay_lock);
 	atomic_set(&job->mappings, 0);
 	ret = rw_job_alloc_ranks(job, cfg->workers);
 	if (ret) {
@@ -191,6 +210,7 @@ int rw_job_new(const struct rw_job_config *cfg, const char **msg,
 		memcpy(job->token, cfg->token, sizeof(job->token));
 	else
 		get_random_bytes(job->token, sizeof(job->token));
+	rw_auth_job_tag(job->token, job->cfg.name, job->wire_tag);
 
 	mutex_lock(&rw_jobs_lock);
 	if (rw_job_find_locked(cfg->name)) {

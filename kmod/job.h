@@ -6,11 +6,13 @@
 #include <linux/bits.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include "rackweave.h"
 #include "agg/agg_impl.h"
 #include "sync/gate.h"
+#include "rdma/replay.h"
 
 /* What a job is asked to be, as validated by rw_job_new(). */
 struct rw_job_config {
@@ -64,6 +66,7 @@ struct rw_worker_counters {
  *   w->lock               worker.c: transfers; never with w->setup
  *     s->lock
  *   rw_ibdevs_lock        ibdev.c: takes nothing else
+ *   job->replay_lock      rdma/admit.c: connect nonces (spinlock, leaf)
  *
  * Attach takes rw_jobs_lock under w->setup without run_lock, which the
  * order allows. Nothing copies to or from user memory with any of these
@@ -77,6 +80,7 @@ struct rw_job {
 	u32 id;
 	struct rw_job_config cfg;	/* [J] policy set changes it when idle */
 	u8 token[RW_JOB_TOKEN_LEN];	/* wiped when the job is deleted */
+	u8 wire_tag[RW_WIRE_TAG_LEN];	/* names the job on the wire */
 	u32 attached;			/* [J] workers attached now */
 	u32 users;			/* [J] attached files not yet released */
 	bool deleted;			/* [J] gone from the registry */
@@ -91,6 +95,9 @@ struct rw_job {
 	struct mutex run_lock;		/* starts and ends runs */
 	struct rw_engine *engine;	/* [R], stable while a file is attached */
 	struct rw_sync *sync;		/* [R], likewise */
+
+	spinlock_t replay_lock;		/* protects replay */
+	struct rw_replay replay;	/* connect nonces seen */
 };
 
 /* The registry needs no set-up; this deletes every job at unload. */
@@ -106,6 +113,11 @@ int rw_job_new(const struct rw_job_config *cfg, const char **msg,
 int rw_job_del(const char *name, u32 flags);
 
 struct rw_job *rw_job_get(const char *name);
+/*
+ * The job whose wire tag is @tag (rdma/auth.c derives it from the token
+ * and the name), or NULL. Every job's tag is compared in constant time.
+ */
+struct rw_job *rw_job_get_by_tag(const u8 tag[RW_WIRE_TAG_LEN]);
 void rw_job_put(struct rw_job *job);
 
 /*

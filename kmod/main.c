@@ -19,6 +19,7 @@
 #include "ibdev.h"
 #include "job.h"
 #include "params.h"
+#include "rdma/rdma.h"
 
 static int __init rw_init(void)
 {
@@ -27,6 +28,9 @@ static int __init rw_init(void)
 	ret = rw_agg_init();
 	if (ret)
 		goto err_agg;
+	ret = rw_wire_init();
+	if (ret)
+		goto err_wire;
 	ret = rw_ibdev_init();
 	if (ret)
 		goto err_ibdev;
@@ -47,6 +51,8 @@ err_genl:
 err_chardev:
 	rw_ibdev_exit();
 err_ibdev:
+	rw_wire_exit();
+err_wire:
 err_agg:
 	pr_err("failed to load: %d\n", ret);
 	return ret;
@@ -55,6 +61,8 @@ err_agg:
 static void __exit rw_exit(void)
 {
 	rw_genl_exit();
+	/* Remote workers detach like files, before the jobs go. */
+	rw_wire_exit();
 	rw_job_exit();
 	rw_chardev_exit();
 	rw_ibdev_exit();

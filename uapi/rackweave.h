@@ -118,6 +118,22 @@
  *       RW_DEV_A_INDEX     u32     ib device index (stable while registered)
  *     RW_A_AGG_IMPL      string  aggregation kernels chosen at load
  *                                ("scalar", "avx2", "avx512", ...)
+ *     RW_A_LISTENERS     nest    one RW_A_LISTENERS_ENTRY per listener, in
+ *                                the order they were added (enum
+ *                                rw_listen_attr): _ADDR, _PORT, _DEV, _UP,
+ *                                _REQUESTS, _ACCEPTED, _CONNECTED and the
+ *                                refusals by reason, _REF_PROTO.._REF_OTHER
+ *
+ * RW_CMD_LISTEN_ADD (doit; CAP_NET_ADMIN): RW_LISTEN_A_ADDR, optional
+ *   RW_LISTEN_A_PORT (default RW_WIRE_PORT, not 0). The box listens for
+ *   workers' connect requests there (see "RDMA wire"). Errors: EEXIST
+ *   (listening there already), EADDRNOTAVAIL (no RDMA device has the
+ *   address), EADDRINUSE (another RDMA listener has it), ENOSPC (16
+ *   listeners), EINVAL (a missing or malformed attribute), each with an
+ *   extended ack. Adding a listener that is down (its device was removed)
+ *   binds it again.
+ * RW_CMD_LISTEN_DEL (doit; CAP_NET_ADMIN): the same attributes; ENOENT if
+ *   the box does not listen there. Connections it accepted stay up.
  *
  * RW_CMD_JOB_NEW (doit; CAP_NET_ADMIN) creates a job. Attributes (enum
  * rw_job_attr) of the request:
@@ -214,6 +230,10 @@
  *   value never reused, @time_s the sender's CLOCK_REALTIME in seconds (a
  *   request far from the box's clock is refused, and a nonce seen within
  *   that window is a replay).
+ *   With HMAC the HMAC-SHA256 of RFC 2104 keyed by the job's 32-byte token
+ *   and NUL the zero byte:
+ *     job_tag = HMAC("rackweave job tag" NUL job name)[0..7]
+ *     auth    = HMAC("rackweave connect" NUL the request's bytes 0..39)[0..15]
  *   Refusals carry struct rw_wire_rej as the reject's private data:
  *   @reason a positive errno: EACCES (unknown job or wrong authenticator:
  *   the same answer for both), EPROTO (malformed request, unknown
@@ -260,9 +280,11 @@
 #define RW_FEAT_JOBS		(1ULL << 3)	/* job, policy, topo, stats */
 #define RW_FEAT_LOCAL_PATH	(1ULL << 4)	/* attach, mmap, push/pull */
 #define RW_FEAT_EVENTS		(1ULL << 5)	/* "events" multicast group */
+#define RW_FEAT_WIRE_LISTEN	(1ULL << 6)	/* RDMA listeners, handshake */
 #define RW_FEATURES_ALL \
 	(RW_FEAT_VERSION_IOCTL | RW_FEAT_GENL_STATUS | RW_FEAT_IB_CLIENT | \
-	 RW_FEAT_JOBS | RW_FEAT_LOCAL_PATH | RW_FEAT_EVENTS)
+	 RW_FEAT_JOBS | RW_FEAT_LOCAL_PATH | RW_FEAT_EVENTS | \
+	 RW_FEAT_WIRE_LISTEN)
 
 /* Module parameter limits, shared so rwctl can explain them. */
 #define RW_CHUNK_SIZE_MIN	4096U
@@ -408,6 +430,8 @@ enum rw_cmd {
 	RW_CMD_TOPO_GET,
 	RW_CMD_STATS_GET,
 	RW_CMD_EVENT,
+	RW_CMD_LISTEN_ADD,
+	RW_CMD_LISTEN_DEL,
 	__RW_CMD_MAX
 };
 
@@ -424,14 +448,40 @@ enum rw_attr {
 	RW_A_NODES,
 	RW_A_DEVICES,
 	RW_A_AGG_IMPL,
+	RW_A_LISTENERS,
 	__RW_A_MAX
 };
 
 #define RW_A_MAX (__RW_A_MAX - 1)
 
-/* Type of each element inside RW_A_NODES and RW_A_DEVICES. */
+/* Type of each element inside RW_A_NODES, RW_A_DEVICES, RW_A_LISTENERS. */
 #define RW_A_NODES_ENTRY	1
 #define RW_A_DEVICES_ENTRY	1
+#define RW_A_LISTENERS_ENTRY	1
+
+/* Attributes of the listener commands and of RW_A_LISTENERS entries. */
+enum rw_listen_attr {
+	RW_LISTEN_A_UNSPEC,
+	RW_LISTEN_A_ADDR,	/* binary: 4 (IPv4) or 16 (IPv6) bytes */
+	RW_LISTEN_A_PORT,	/* u16, host order */
+	RW_LISTEN_A_DEV,	/* string: the RDMA device; "" while down */
+	RW_LISTEN_A_UP,		/* u8: 1 listening, 0 down */
+	RW_LISTEN_A_REQUESTS,	/* u64: connect requests */
+	RW_LISTEN_A_ACCEPTED,	/* u64 */
+	RW_LISTEN_A_CONNECTED,	/* u64: its connections open now */
+	RW_LISTEN_A_REF_PROTO,	/* u64 refusals: EPROTO */
+	RW_LISTEN_A_REF_AUTH,	/* EACCES */
+	RW_LISTEN_A_REF_CLOCK,	/* ETIMEDOUT */
+	RW_LISTEN_A_REF_BUSY,	/* EBUSY */
+	RW_LISTEN_A_REF_RANGE,	/* ERANGE */
+	RW_LISTEN_A_REF_IN_USE,	/* EADDRINUSE */
+	RW_LISTEN_A_REF_STALE,	/* ESTALE */
+	RW_LISTEN_A_REF_OTHER,	/* anything else (ENOMEM...) */
+	RW_LISTEN_A_PAD,
+	__RW_LISTEN_A_MAX
+};
+
+#define RW_LISTEN_A_MAX (__RW_LISTEN_A_MAX - 1)
 
 enum rw_node_attr {
 	RW_NODE_A_UNSPEC,
@@ -582,6 +632,8 @@ enum rw_event_kind {
 #define RW_WIRE_VERSION		1
 #define RW_WIRE_TAG_LEN		8
 #define RW_WIRE_AUTH_LEN	16
+#define RW_WIRE_MAX_SKEW_S	300	/* |time_s - the box's clock| at most */
+#define RW_LISTEN_MAX		16	/* listeners a box keeps */
 
 struct rw_wire_req {
 	__le32 magic;		/* RW_WIRE_MAGIC */

@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # User-space build of kmod/rdma's pure source and its cmocka test, included
-# by the top Makefile after tests/user/user.mk. wire.c compiles unchanged
+# by the top Makefile after tests/user/user.mk. wire.c and replay.c compile unchanged
 # against kmod/compat.h and the uapi header.
 #
 #   build/tests/user/test-rdma-wire   immediates, connect requests and
 #                                     refusals, packed and refused
+#   build/tests/user/test-rdma-replay the clock window and replayed nonces
 
 RW_RDMA_SRC	:= $(TOP)/kmod/rdma
 RW_RDMA_OBJ	:= $(RW_UT_OBJ)/rdma
-RW_RDMA_PURE	:= $(RW_RDMA_OBJ)/wire.o
-RW_RDMA_NAMES	:= test-rdma-wire
+RW_RDMA_PURE	:= $(RW_RDMA_OBJ)/wire.o $(RW_RDMA_OBJ)/replay.o
+RW_RDMA_NAMES	:= test-rdma-wire test-rdma-replay
 RW_RDMA_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_RDMA_NAMES))
 RW_RDMA_TOBJS	:= $(patsubst %,$(RW_RDMA_OBJ)/%.o,$(RW_RDMA_NAMES))
 

@@ -293,14 +293,23 @@ EXPORT_SYMBOL_IF_KUNIT(rw_sync_worker_stats);
 
 bool rw_sync_worker_live(struct rw_sync *s, u32 p)
 {
-	bool live;
+	return !rw_sync_worker_epoch(s, p, NULL);
+}
+
+int rw_sync_worker_epoch(struct rw_sync *s, u32 p, u32 *epoch)
+{
+	int ret = -ESTALE;
 
 	if (p >= s->gate.cfg.nr_workers)
-		return false;
+		return -ESTALE;
 	spin_lock_bh(&s->lock);
-	live = s->w[p].live;
+	if (s->w[p].live) {
+		if (epoch)
+			*epoch = s->w[p].epoch;
+		ret = 0;
+	}
 	spin_unlock_bh(&s->lock);
-	return live;
+	return ret;
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)

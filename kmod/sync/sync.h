@@ -61,6 +61,8 @@ void rw_sync_set_notify(struct rw_sync *s, rw_sync_notify_t fn, void *arg);
 
 void rw_sync_info(struct rw_sync *s, struct rw_sync_info *info);
 bool rw_sync_worker_live(struct rw_sync *s, u32 p);
+/* 0 with the epoch @p joined in (@epoch may be NULL), -ESTALE if not live. */
+int rw_sync_worker_epoch(struct rw_sync *s, u32 p, u32 *epoch);
 int rw_sync_worker_stats(struct rw_sync *s, u32 p, struct rw_gate_stats *st,
 			 u64 *clock, bool *live);
 

@@ -44,6 +44,9 @@ static void rw_uapi_numbering_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, RW_A_AGG_IMPL, 7);
 	KUNIT_EXPECT_EQ(test, RW_NODE_A_MEM_MB, 4);
 	KUNIT_EXPECT_EQ(test, RW_DEV_A_INDEX, 5);
+	KUNIT_EXPECT_EQ(test, RW_CMD_LISTEN_ADD, 9);
+	KUNIT_EXPECT_EQ(test, RW_A_LISTENERS, 8);
+	KUNIT_EXPECT_EQ(test, RW_LISTEN_A_REF_OTHER, 15);
 	KUNIT_EXPECT_STREQ(test, RW_GENL_NAME, "rackweave");
 }
 
@@ -59,7 +62,7 @@ static void rw_uapi_version_test(struct kunit *test)
 static void rw_uapi_features_test(struct kunit *test)
 {
 	/* Each feature is one distinct bit and the module claims them all. */
-	KUNIT_EXPECT_EQ(test, hweight64(RW_FEATURES_ALL), 6);
+	KUNIT_EXPECT_EQ(test, hweight64(RW_FEATURES_ALL), 7);
 	KUNIT_EXPECT_EQ(test, RW_FEATURES & ~RW_FEATURES_ALL, 0);
 	KUNIT_EXPECT_EQ(test, RW_FEATURES, RW_FEATURES_ALL);
 }

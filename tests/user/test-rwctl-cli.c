@@ -88,7 +88,7 @@ static void rw_assert_help(const char *obj)
 		assert_non_null(strstr(rw_last.out, "\n  show "));
 	} else {
 		assert_non_null(strstr(rw_last.out, "Usage: rwctl [OPTIONS] OBJECT"));
-		assert_non_null(strstr(rw_last.out, "OBJECT := { status | dev | job | policy | topo | stats | monitor }"));
+		assert_non_null(strstr(rw_last.out, "OBJECT := { status | dev | listen | job | policy | topo | stats | monitor }"));
 	}
 	assert_int_equal(rw_fetch_calls, 0);
 }

@@ -377,7 +377,7 @@ static void rw_test_help(void **state)
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	RUN("help");
 	assert_non_null(strstr(rw_last.out,
-			       "{ status | dev | job | policy | topo | stats | monitor }"));
+			       "{ status | dev | listen | job | policy | topo | stats | monitor }"));
 	assert_int_equal(rw_be.add_calls + rw_be.get_calls, 0);
 }
 

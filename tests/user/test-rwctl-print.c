@@ -79,7 +79,7 @@ static void rw_test_status_text(void **state)
 
 	assert_string_equal(out,
 		"rackweave 0.1.0 (abi 1)\n"
-		"features: version-ioctl genl-status ib-client jobs local-path events\n"
+		"features: version-ioctl genl-status ib-client jobs local-path events wire-listen\n"
 		"cpus: 4 online\n"
 		"node 0: cpus 0 (1 cpu), 512 MiB\n"
 		"node 1: cpus 1-3 (3 cpus), 1024 MiB\n"
@@ -95,7 +95,7 @@ static void rw_test_status_json(void **state)
 	assert_string_equal(out,
 		"{\"version\":\"0.1.0\",\"version_code\":256,\"abi\":1,"
 		"\"features\":[\"version-ioctl\",\"genl-status\",\"ib-client\","
-		"\"jobs\",\"local-path\",\"events\"],\"features_mask\":63,\"cpus_online\":4,"
+		"\"jobs\",\"local-path\",\"events\",\"wire-listen\"],\"features_mask\":127,\"cpus_online\":4,"
 		"\"nodes\":[{\"id\":0,\"cpulist\":\"0\",\"nr_cpus\":1,\"mem_mb\":512},"
 		"{\"id\":1,\"cpulist\":\"1-3\",\"nr_cpus\":3,\"mem_mb\":1024}],"
 		"\"devices\":[{\"name\":\"rxe0\",\"numa_node\":0,\"ports\":1,"
@@ -138,9 +138,10 @@ static void rw_test_status_json_pretty(void **state)
 		"        \"ib-client\",\n"
 		"        \"jobs\",\n"
 		"        \"local-path\",\n"
-		"        \"events\"\n"
+		"        \"events\",\n"
+		"        \"wire-listen\"\n"
 		"    ],\n"
-		"    \"features_mask\": 63,\n"
+		"    \"features_mask\": 127,\n"
 		"    \"cpus_online\": 4,\n"
 		"    \"nodes\": [\n"
 		"        {\n"
@@ -245,7 +246,8 @@ static void rw_test_dev_json(void **state)
 		"{\"devices\":[{\"name\":\"rxe0\",\"numa_node\":0,\"ports\":1,"
 		"\"node_guid\":\"5054:00ff:fe12:3456\",\"index\":1},"
 		"{\"name\":\"siw_eth1\",\"numa_node\":-1,\"ports\":2,"
-		"\"node_guid\":\"0000:0000:00ab:cdef\",\"index\":7}]}\n");
+		"\"node_guid\":\"0000:0000:00ab:cdef\",\"index\":7}],"
+		"\"listeners\":[]}\n");
 	free(out);
 }
 
@@ -260,12 +262,12 @@ static void rw_test_dev_empty(void **state)
 	free(out);
 
 	out = rw_test_render(st, RW_DEV, RWCTL_PR_JSON);
-	assert_string_equal(out, "{\"devices\":[]}\n");
+	assert_string_equal(out, "{\"devices\":[],\"listeners\":[]}\n");
 	free(out);
 
 	out = rw_test_render(st, RW_DEV, RWCTL_PR_JSON | RWCTL_PR_PRETTY);
 	rw_test_assert_json(out);
-	assert_string_equal(out, "{\n    \"devices\": []\n}\n");
+	assert_string_equal(out, "{\n    \"devices\": [],\n    \"listeners\": []\n}\n");
 	free(out);
 }
 

@@ -86,7 +86,7 @@ rw_module_dir() {
 rw_module_path() { echo "$(rw_module_dir)/rackweave.ko"; }
 
 rw_load() {
-	rw_modprobe ib_core && insmod "$(rw_module_path)" "$@"
+	rw_modprobe -a ib_core rdma_cm && insmod "$(rw_module_path)" "$@"
 }
 
 # mon_start FILE: `rwctl -j monitor` in the background, writing FILE; returns

@@ -32,3 +32,14 @@ $(VM_TEST_DIR)/obj/dev-%.o: tests/vm/dev-%.c tests/vm/dev-check.h \
 $(VM_TEST_DIR)/dev-check: $(VM_DEV_CHECK_OBJS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $^ $(USER_LDFLAGS) -lm
+
+# wire-peer: a raw librdmacm peer for the box's listener (wire-listen.sh);
+# it reads refusals with the module's own pure wire.c.
+VM_TEST_BINS  += $(VM_TEST_DIR)/wire-peer
+vm-tests: $(VM_TEST_DIR)/wire-peer
+
+$(VM_TEST_DIR)/wire-peer: tests/vm/wire-peer.c kmod/rdma/wire.c kmod/rdma/wire.h \
+		$(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) -I$(TOP)/kmod -I$(TOP)/uapi $(USER_CFLAGS) \
+		-o $@ tests/vm/wire-peer.c kmod/rdma/wire.c $(USER_LDFLAGS) -lrdmacm -libverbs

@@ -18,6 +18,7 @@
 static const struct rwctl_obj *const rwctl_objs[] = {
 	&rwctl_obj_status,
 	&rwctl_obj_dev,
+	&rwctl_obj_listen,
 	&rwctl_obj_job,
 	&rwctl_obj_policy,
 	&rwctl_obj_topo,

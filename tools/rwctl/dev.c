@@ -6,12 +6,14 @@
  *   mlx5_0  node -  ports 2  guid 248a:0703:0049:d468
  *
  * A device without a NUMA node shows "node -" in text and -1 in JSON, so
- * scripts get a number and people get no misleading "node -1".
+ * scripts get a number and people get no misleading "node -1". The box's
+ * listeners follow the devices (see listen.c).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "dev.h"
+#include "listen.h"
 #include "status.h"
 #include "print.h"
 #include "rwctl.h"
@@ -67,6 +69,9 @@ void rwctl_dev_print(struct rwctl_printer *p, const struct rwctl_status *st)
 		rwctl_pr_nl(p);
 	}
 	rwctl_pr_arr_close(p);
+	if (st->nr_listeners)
+		rwctl_pr_text(p, "listeners:\n");
+	rwctl_listen_print_list(p, st);
 	rwctl_pr_obj_close(p);
 }
 

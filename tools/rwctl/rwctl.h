@@ -17,6 +17,7 @@ struct rwctl_status;
 struct rwctl_printer;
 struct rwctl_job_backend;
 struct rwctl_monitor_backend;
+struct rwctl_listen_backend;
 
 /* Exit codes, as in iproute2. */
 enum {
@@ -41,6 +42,8 @@ struct rwctl {
 	const struct rwctl_job_backend *job_backend;
 	/* Where "monitor" reads events; NULL: the "events" multicast group. */
 	const struct rwctl_monitor_backend *monitor_backend;
+	/* Where "listen add/del" go; NULL: generic netlink. */
+	const struct rwctl_listen_backend *listen_backend;
 	bool json;			/* -j */
 	bool pretty;			/* -p; only affects JSON */
 };
@@ -75,6 +78,7 @@ extern const struct rwctl_obj rwctl_obj_policy;
 extern const struct rwctl_obj rwctl_obj_topo;
 extern const struct rwctl_obj rwctl_obj_stats;
 extern const struct rwctl_obj rwctl_obj_monitor;
+extern const struct rwctl_obj rwctl_obj_listen;
 
 /* Parse @argv (argv[0]: program name), run the command, return RWCTL_EXIT_*. */
 int rwctl_run(struct rwctl *ctl, int argc, char **argv);

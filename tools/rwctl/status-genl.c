@@ -2,7 +2,7 @@
 /*
  * rwctl status over generic netlink: RW_CMD_STATUS_GET and its reply parsed
  * into struct rwctl_status (the module's version and features, the NUMA
- * nodes and RDMA devices it sees).
+ * nodes and RDMA devices it sees, its RDMA listeners).
  *
  * The parser trusts nothing: libnl's policies only check minimum lengths, so
  * every fixed-size attribute here states minlen and maxlen alike, and every
@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ static const struct nla_policy rwctl_status_policy[RW_A_MAX + 1] = {
 	[RW_A_NODES]		= { .type = NLA_NESTED },
 	[RW_A_DEVICES]		= { .type = NLA_NESTED },
 	[RW_A_AGG_IMPL]		= { .type = NLA_STRING, .maxlen = RW_AGG_IMPL_NAME_MAX },
+	[RW_A_LISTENERS]	= { .type = NLA_NESTED },
 };
 
 static const struct nla_policy rwctl_node_policy[RW_NODE_A_MAX + 1] = {
@@ -49,6 +51,24 @@ static const struct nla_policy rwctl_dev_policy[RW_DEV_A_MAX + 1] = {
 	[RW_DEV_A_INDEX]	= RWCTL_U32_POLICY,
 };
 
+static const struct nla_policy rwctl_listen_policy[RW_LISTEN_A_MAX + 1] = {
+	[RW_LISTEN_A_ADDR]	= { .type = NLA_UNSPEC, .minlen = 4, .maxlen = 16 },
+	[RW_LISTEN_A_PORT]	= { .type = NLA_U16, .minlen = 2, .maxlen = 2 },
+	[RW_LISTEN_A_DEV]	= { .type = NLA_STRING, .maxlen = RW_DEV_NAME_MAX },
+	[RW_LISTEN_A_UP]	= { .type = NLA_U8, .minlen = 1, .maxlen = 1 },
+	[RW_LISTEN_A_REQUESTS]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_ACCEPTED]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_CONNECTED]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_REF_PROTO]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_REF_AUTH]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_REF_CLOCK]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_REF_BUSY]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_REF_RANGE]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_REF_IN_USE] = RWCTL_U64_POLICY,
+	[RW_LISTEN_A_REF_STALE]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_REF_OTHER]	= RWCTL_U64_POLICY,
+};
+
 #define rwctl_genl_bad(msg, msglen, fmt, ...)				\
 	rwctl_genl_fail(msg, msglen, -EPROTO,				\
 			"malformed status reply from the rackweave module: " \
@@ -58,6 +78,7 @@ void rwctl_status_free(struct rwctl_status *st)
 {
 	free(st->nodes);
 	free(st->devs);
+	free(st->listeners);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -148,6 +169,76 @@ static int rwctl_genl_parse_devs(struct nlattr *list, struct rwctl_status *st,
 	return 0;
 }
 
+static int rwctl_genl_parse_listener(struct nlattr *entry,
+				     struct rwctl_listener *l, size_t i,
+				     char *msg, size_t msglen)
+{
+	struct nlattr *tb[RW_LISTEN_A_MAX + 1];
+	int err, r;
+
+	err = rwctl_genl_parse_nested(tb, RW_LISTEN_A_MAX, entry,
+				      rwctl_listen_policy);
+	if (err < 0)
+		return rwctl_genl_bad(msg, msglen, "listener entry: %s",
+				      rwctl_genl_strerror(err));
+	if (!tb[RW_LISTEN_A_ADDR] || !tb[RW_LISTEN_A_PORT] ||
+	    !tb[RW_LISTEN_A_DEV] || !tb[RW_LISTEN_A_UP] ||
+	    !tb[RW_LISTEN_A_REQUESTS] || !tb[RW_LISTEN_A_ACCEPTED] ||
+	    !tb[RW_LISTEN_A_CONNECTED])
+		return rwctl_genl_bad(msg, msglen,
+				      "listener entry %zu lacks an attribute", i);
+	if (nla_len(tb[RW_LISTEN_A_ADDR]) == 4)
+		l->family = AF_INET;
+	else if (nla_len(tb[RW_LISTEN_A_ADDR]) == 16)
+		l->family = AF_INET6;
+	else
+		return rwctl_genl_bad(msg, msglen,
+				      "listener entry %zu: address of %d bytes",
+				      i, nla_len(tb[RW_LISTEN_A_ADDR]));
+	memcpy(l->addr, nla_data(tb[RW_LISTEN_A_ADDR]),
+	       nla_len(tb[RW_LISTEN_A_ADDR]));
+	l->port = nla_get_u16(tb[RW_LISTEN_A_PORT]);
+	nla_strlcpy(l->dev, tb[RW_LISTEN_A_DEV], sizeof(l->dev));
+	l->up = nla_get_u8(tb[RW_LISTEN_A_UP]);
+	l->requests = nla_get_u64(tb[RW_LISTEN_A_REQUESTS]);
+	l->accepted = nla_get_u64(tb[RW_LISTEN_A_ACCEPTED]);
+	l->connected = nla_get_u64(tb[RW_LISTEN_A_CONNECTED]);
+	/* The refusal attributes are consecutive, in enum order. */
+	for (r = 0; r < RWCTL_REF_NR; r++)
+		if (tb[RW_LISTEN_A_REF_PROTO + r])
+			l->refused[r] = nla_get_u64(tb[RW_LISTEN_A_REF_PROTO + r]);
+	return 0;
+}
+
+static int rwctl_genl_parse_listeners(struct nlattr *list,
+				      struct rwctl_status *st, char *msg,
+				      size_t msglen)
+{
+	struct nlattr *entry;
+	int rem, err;
+	size_t n;
+
+	n = list ? rwctl_genl_count(list, RW_A_LISTENERS_ENTRY) : 0;
+	st->listeners = calloc(n + 1, sizeof(*st->listeners));
+	if (!st->listeners)
+		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
+	if (!list)
+		return 0;
+	nla_for_each_nested(entry, list, rem) {
+		if (nla_type(entry) != RW_A_LISTENERS_ENTRY)
+			continue;
+		err = rwctl_genl_parse_listener(entry,
+						&st->listeners[st->nr_listeners],
+						st->nr_listeners, msg, msglen);
+		if (err)
+			return err;
+		st->nr_listeners++;
+	}
+	if (rem > 0)
+		return rwctl_genl_bad(msg, msglen, "trailing bytes in listener list");
+	return 0;
+}
+
 int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 			    char *msg, size_t msglen)
 {
@@ -174,7 +265,10 @@ int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 	err = rwctl_genl_parse_nodes(tb[RW_A_NODES], st, msg, msglen);
 	if (err)
 		return err;
-	return rwctl_genl_parse_devs(tb[RW_A_DEVICES], st, msg, msglen);
+	err = rwctl_genl_parse_devs(tb[RW_A_DEVICES], st, msg, msglen);
+	if (err)
+		return err;
+	return rwctl_genl_parse_listeners(tb[RW_A_LISTENERS], st, msg, msglen);
 }
 
 /* The status request's reply: parsed once; a second would be a module bug. */

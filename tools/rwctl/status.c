@@ -30,6 +30,7 @@ static const struct {
 	{ RW_FEAT_JOBS, "jobs" },
 	{ RW_FEAT_LOCAL_PATH, "local-path" },
 	{ RW_FEAT_EVENTS, "events" },
+	{ RW_FEAT_WIRE_LISTEN, "wire-listen" },
 };
 
 int rwctl_status_fetch(struct rwctl_status *st, char *msg, size_t msglen)

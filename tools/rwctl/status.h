@@ -7,6 +7,7 @@
 #ifndef RWCTL_STATUS_H
 #define RWCTL_STATUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,23 @@ struct rwctl_device {
 	unsigned int index;
 };
 
+/* Refusals of a listener, in the order of enum rw_listen_attr's. */
+enum {
+	RWCTL_REF_PROTO, RWCTL_REF_AUTH, RWCTL_REF_CLOCK, RWCTL_REF_BUSY,
+	RWCTL_REF_RANGE, RWCTL_REF_IN_USE, RWCTL_REF_STALE, RWCTL_REF_OTHER,
+	RWCTL_REF_NR
+};
+
+struct rwctl_listener {
+	int family;			/* AF_INET or AF_INET6 */
+	uint8_t addr[16];		/* network order; 4 bytes for IPv4 */
+	unsigned int port;
+	char dev[RW_DEV_NAME_MAX];	/* "" while down */
+	bool up;
+	uint64_t requests, accepted, connected;
+	uint64_t refused[RWCTL_REF_NR];
+};
+
 struct rwctl_status {
 	char version[RWCTL_VERSION_MAX];
 	unsigned int version_code;
@@ -43,6 +61,8 @@ struct rwctl_status {
 	size_t nr_nodes;
 	struct rwctl_device *devs;
 	size_t nr_devs;
+	struct rwctl_listener *listeners;
+	size_t nr_listeners;
 };
 
 /* Free the arrays and zero @st; safe on a zeroed or half-parsed struct. */

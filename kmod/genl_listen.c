@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RW_CMD_LISTEN_ADD and _DEL, and RW_A_LISTENERS of the status reply: the
+ * box's RDMA listeners (rdma/listen.c) as netlink sees them. Addresses
+ * travel as 4 or 16 raw bytes in network order, the port in host order.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/genetlink.h>
+
+#include "rw.h"
+#include "genl_listen.h"
+#include "rdma/rdma.h"
+
+const struct nla_policy rw_listen_policy[RW_LISTEN_A_MAX + 1] = {
+	[RW_LISTEN_A_ADDR] = NLA_POLICY_MIN_LEN(sizeof(struct in_addr)),
+	[RW_LISTEN_A_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+};
+
+/* The request's address and port: 0, or -EINVAL with an extended ack. */
+static int rw_genl_listen_addr(struct genl_info *info,
+			       struct sockaddr_storage *ss)
+{
+	struct nlattr *a = info->attrs[RW_LISTEN_A_ADDR];
+	u16 port = RW_WIRE_PORT;
+
+	if (!a) {
+		NL_SET_ERR_MSG(info->extack, "an address to listen on is required");
+		return -EINVAL;
+	}
+	if (info->attrs[RW_LISTEN_A_PORT])
+		port = nla_get_u16(info->attrs[RW_LISTEN_A_PORT]);
+	memset(ss, 0, sizeof(*ss));
+	if (nla_len(a) == sizeof(struct in_addr)) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		memcpy(&sin->sin_addr, nla_data(a), sizeof(sin->sin_addr));
+	} else if (nla_len(a) == sizeof(struct in6_addr)) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		memcpy(&sin6->sin6_addr, nla_data(a), sizeof(sin6->sin6_addr));
+	} else {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "address must be 4 (IPv4) or 16 (IPv6) bytes");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rw_genl_listen_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sockaddr_storage ss;
+	const char *msg;
+	int ret;
+
+	ret = rw_genl_listen_addr(info, &ss);
+	if (ret)
+		return ret;
+	ret = rw_listen_add(&ss, &msg);
+	/* NL_SET_ERR_MSG wants a literal; msg points to one. */
+	if (ret && msg && info->extack)
+		info->extack->_msg = msg;
+	return ret;
+}
+
+int rw_genl_listen_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sockaddr_storage ss;
+	int ret;
+
+	ret = rw_genl_listen_addr(info, &ss);
+	if (ret)
+		return ret;
+	ret = rw_listen_del(&ss);
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG(info->extack, "the box does not listen there");
+	return ret;
+}
+
+static int rw_genl_put_listener(const struct rw_listen_info *l, void *arg)
+{
+	static const u16 ref_attr[RW_REF_NR] = {
+		[RW_REF_PROTO] = RW_LISTEN_A_REF_PROTO,
+		[RW_REF_AUTH] = RW_LISTEN_A_REF_AUTH,
+		[RW_REF_CLOCK] = RW_LISTEN_A_REF_CLOCK,
+		[RW_REF_BUSY] = RW_LISTEN_A_REF_BUSY,
+		[RW_REF_RANGE] = RW_LISTEN_A_REF_RANGE,
+		[RW_REF_IN_USE] = RW_LISTEN_A_REF_IN_USE,
+		[RW_REF_STALE] = RW_LISTEN_A_REF_STALE,
+		[RW_REF_OTHER] = RW_LISTEN_A_REF_OTHER,
+	};
+	const struct sockaddr_in6 *sin6 = (const void *)&l->addr;
+	const struct sockaddr_in *sin = (const void *)&l->addr;
+	struct sk_buff *skb = arg;
+	struct nlattr *nest;
+	int i, bad;
+
+	nest = nla_nest_start(skb, RW_A_LISTENERS_ENTRY);
+	if (!nest)
+		return -EMSGSIZE;
+	if (l->addr.ss_family == AF_INET)
+		bad = nla_put(skb, RW_LISTEN_A_ADDR, sizeof(sin->sin_addr),
+			      &sin->sin_addr) ||
+		      nla_put_u16(skb, RW_LISTEN_A_PORT, ntohs(sin->sin_port));
+	else
+		bad = nla_put(skb, RW_LISTEN_A_ADDR, sizeof(sin6->sin6_addr),
+			      &sin6->sin6_addr) ||
+		      nla_put_u16(skb, RW_LISTEN_A_PORT, ntohs(sin6->sin6_port));
+	bad = bad || nla_put_string(skb, RW_LISTEN_A_DEV, l->dev) ||
+	      nla_put_u8(skb, RW_LISTEN_A_UP, l->up) ||
+	      nla_put_u64_64bit(skb, RW_LISTEN_A_REQUESTS, l->requests,
+				RW_LISTEN_A_PAD) ||
+	      nla_put_u64_64bit(skb, RW_LISTEN_A_ACCEPTED, l->accepted,
+				RW_LISTEN_A_PAD) ||
+	      nla_put_u64_64bit(skb, RW_LISTEN_A_CONNECTED, l->connected,
+				RW_LISTEN_A_PAD);
+	for (i = 0; i < RW_REF_NR && !bad; i++)
+		bad = nla_put_u64_64bit(skb, ref_attr[i], l->refused[i],
+					RW_LISTEN_A_PAD);
+	if (bad) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+int rw_genl_put_listeners(struct sk_buff *skb)
+{
+	struct nlattr *nest;
+	int ret;
+
+	nest = nla_nest_start(skb, RW_A_LISTENERS);
+	if (!nest)
+		return -EMSGSIZE;
+	ret = rw_listen_for_each(rw_genl_put_listener, skb);
+	if (ret) {
+		nla_nest_cancel(skb, nest);
+		return ret;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}

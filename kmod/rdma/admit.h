@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Who gets in (implemented in rdma/admit.c): the box's checks of a connect
+ * request, run before anything is created for the peer.
+ */
+#ifndef _RW_RDMA_ADMIT_H
+#define _RW_RDMA_ADMIT_H
+
+#include <linux/types.h>
+
+#include "rdma/wire.h"
+
+struct rw_job;
+
+struct rw_admit {
+	struct rw_job *job;		/* a reference, on success */
+	struct rw_wire_req_info req;
+};
+
+/*
+ * Check the private data of a connect request at @now (CLOCK_REALTIME,
+ * seconds): 0 with *@out filled, or the refusal as a negative errno, as
+ * uapi/rackweave.h ("RDMA wire") lists them, with *@why saying what was
+ * wrong for the log. Only an authenticated request leaves a trace (its
+ * nonce); a refused one changes nothing else.
+ */
+int rw_admit_check(const void *data, size_t len, s64 now,
+		   struct rw_admit *out, const char **why);
+
+#endif /* _RW_RDMA_ADMIT_H */

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The box's connections: one per remote worker, accepted by a listener
+ * after rdma/admit.c let the request in.
+ *
+ * A connection owns a reliable connected QP, its completion queue and
+ * protection domain, and a struct rw_worker attached to the job at the
+ * rank the request named, exactly as a local worker's file is: the rank
+ * is held, the job counts a user, events go out, and job deletion, policy
+ * checks and statistics see the peer like any other worker.
+ *
+ * Teardown never runs in a handler of the connection's own id (rdma_cm
+ * forbids destroying an id there): a disconnect, an error or a device
+ * removal queues close work; device removal (ib_client .remove) and
+ * unload close synchronously. Whoever takes a connection off rw_conns
+ * closes it, exactly once; a handler queues close work only while the
+ * connection is still on the list.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include "rw.h"
+#include "job.h"
+#include "worker.h"
+#include "rdma/cm.h"
+
+/* Queue depths of a connection's QP until the data path sizes them. */
+#define RW_CONN_WR	16
+#define RW_CONN_CQE	(2 * RW_CONN_WR)
+
+struct rw_conn {
+	struct rw_cm_ctx ctx;
+	struct list_head link;		/* in rw_conns until closing */
+	bool closing;			/* taken off rw_conns to be closed */
+	struct rdma_cm_id *id;
+	struct rw_listener *listener;
+	struct rw_worker *w;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct work_struct close_work;
+	struct sockaddr_storage peer;
+	char job[RW_JOB_NAME_MAX];
+	u32 rank;
+};
+
+/* Protects rw_conns, every rw_conn.link and .closing; QP events take it. */
+static DEFINE_SPINLOCK(rw_conns_lock);
+static LIST_HEAD(rw_conns);
+static struct workqueue_struct *rw_conn_wq;
+
+static void rw_conn_free(struct rw_conn *c)
+{
+	if (c->cq)
+		ib_free_cq(c->cq);
+	if (c->pd)
+		ib_dealloc_pd(c->pd);
+	rw_worker_free(c->w);
+	kfree(c);
+}
+
+/* @c is off rw_conns and its close work cannot be queued again. */
+static void rw_conn_teardown(struct rw_conn *c)
+{
+	rdma_disconnect(c->id);
+	ib_drain_qp(c->id->qp);
+	rdma_destroy_qp(c->id);
+	rdma_destroy_id(c->id);
+	pr_info("closed %pISpc: job %s rank %u\n", &c->peer, c->job, c->rank);
+	rw_listen_conn_gone(c->listener);
+	rw_conn_free(c);
+}
+
+static void rw_conn_close_work(struct work_struct *work)
+{
+	struct rw_conn *c = container_of(work, struct rw_conn, close_work);
+	unsigned long flags;
+	bool mine;
+
+	spin_lock_irqsave(&rw_conns_lock, flags);
+	mine = !c->closing;
+	if (mine) {
+		c->closing = true;
+		list_del_init(&c->link);
+	}
+	spin_unlock_irqrestore(&rw_conns_lock, flags);
+	if (mine)
+		rw_conn_teardown(c);
+}
+
+/* From an event handler: close @c later, unless that is under way. */
+static void rw_conn_close_later(struct rw_conn *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rw_conns_lock, flags);
+	if (!c->closing)
+		queue_work(rw_conn_wq, &c->close_work);
+	spin_unlock_irqrestore(&rw_conns_lock, flags);
+}
+
+static void rw_conn_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct rw_conn *c = ctx;
+
+	pr_warn_ratelimited("%pISpc: QP event %s: closing\n", &c->peer,
+			    ib_event_msg(ev->event));
+	rw_conn_close_later(c);
+}
+
+int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
+		   const struct rw_admit *adm)
+{
+	struct ib_qp_init_attr qpa = {};
+	struct rdma_conn_param param = {};
+	struct rw_job *job = adm->job;
+	struct rw_conn *c;
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->ctx.kind = RW_CM_CONN;
+	INIT_LIST_HEAD(&c->link);
+	c->closing = true;		/* until it is on rw_conns */
+	INIT_WORK(&c->close_work, rw_conn_close_work);
+	c->id = id;
+	c->rank = adm->req.rank;
+	memcpy(&c->peer, &id->route.addr.dst_addr, sizeof(c->peer));
+	strscpy(c->job, job->cfg.name, sizeof(c->job));
+
+	ret = -ENOMEM;
+	c->w = rw_worker_new();
+	if (!c->w)
+		goto err_free;
+	/* The peer proved it holds the token; attach as a local file does. */
+	ret = rw_worker_attach(c->w, job->cfg.name, job->token, c->rank, 0);
+	if (ret)
+		goto err_free;
+
+	c->pd = ib_alloc_pd(id->device, 0);
+	if (IS_ERR(c->pd)) {
+		ret = PTR_ERR(c->pd);
+		c->pd = NULL;
+		goto err_free;
+	}
+	c->cq = ib_alloc_cq_any(id->device, c, RW_CONN_CQE, IB_POLL_WORKQUEUE);
+	if (IS_ERR(c->cq)) {
+		ret = PTR_ERR(c->cq);
+		c->cq = NULL;
+		goto err_free;
+	}
+	qpa.event_handler = rw_conn_qp_event;
+	qpa.qp_context = c;
+	qpa.send_cq = c->cq;
+	qpa.recv_cq = c->cq;
+	qpa.cap.max_send_wr = RW_CONN_WR;
+	qpa.cap.max_recv_wr = RW_CONN_WR;
+	qpa.cap.max_send_sge = 1;
+	qpa.cap.max_recv_sge = 1;
+	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qpa.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(id, c->pd, &qpa);
+	if (ret)
+		goto err_free;
+
+	/* Events of this id come to the connection from now on. */
+	id->context = &c->ctx;
+	param.rnr_retry_count = 7;
+	ret = rdma_accept(id, &param);
+	if (ret) {
+		id->context = NULL;
+		rdma_destroy_qp(id);
+		goto err_free;
+	}
+	rw_listen_hold(l);
+	c->listener = l;
+	spin_lock_irq(&rw_conns_lock);
+	list_add_tail(&c->link, &rw_conns);
+	c->closing = false;
+	spin_unlock_irq(&rw_conns_lock);
+	pr_info("accepted %pISpc on %s: job %s rank %u\n", &c->peer,
+		dev_name(&id->device->dev), c->job, c->rank);
+	return 0;
+
+err_free:
+	rw_conn_free(c);
+	return ret;
+}
+
+int rw_conn_cm_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rw_conn *c = container_of(id->context, struct rw_conn, ctx);
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		rw_conn_close_later(c);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+void rw_conn_close_all(struct ib_device *dev)
+{
+	struct rw_conn *c, *tmp;
+	LIST_HEAD(gone);
+
+	spin_lock_irq(&rw_conns_lock);
+	list_for_each_entry_safe(c, tmp, &rw_conns, link) {
+		if (!dev || c->id->device == dev) {
+			c->closing = true;
+			list_move_tail(&c->link, &gone);
+		}
+	}
+	spin_unlock_irq(&rw_conns_lock);
+
+	list_for_each_entry_safe(c, tmp, &gone, link) {
+		list_del_init(&c->link);
+		/* Closing: queued close work finds nothing left to do. */
+		cancel_work_sync(&c->close_work);
+		rw_conn_teardown(c);
+	}
+}
+
+int rw_conn_init(void)
+{
+	rw_conn_wq = alloc_workqueue("rackweave_conn", WQ_UNBOUND, 0);
+	return rw_conn_wq ? 0 : -ENOMEM;
+}
+
+void rw_conn_exit(void)
+{
+	rw_conn_close_all(NULL);
+	destroy_workqueue(rw_conn_wq);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDMA transport as the rest of the module sees it: set-up and
+ * teardown, device removal, and the box's listeners (rdma/listen.c), which
+ * netlink configures and reports.
+ */
+#ifndef _RW_RDMA_RDMA_H
+#define _RW_RDMA_RDMA_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+
+#include "rackweave.h"
+
+struct ib_device;
+
+int rw_wire_init(void);
+/* Every listener and connection goes; then nothing of the transport runs. */
+void rw_wire_exit(void);
+/* @dev is going (ib_client .remove): what uses it goes first. */
+void rw_wire_dev_gone(struct ib_device *dev);
+
+/* Refusals, counted per listener by kind. */
+enum rw_refusal {
+	RW_REF_PROTO,			/* EPROTO: not a RackWeave request */
+	RW_REF_AUTH,			/* EACCES */
+	RW_REF_CLOCK,			/* ETIMEDOUT: clock or replay */
+	RW_REF_BUSY,			/* EBUSY */
+	RW_REF_RANGE,			/* ERANGE */
+	RW_REF_IN_USE,			/* EADDRINUSE */
+	RW_REF_STALE,			/* ESTALE */
+	RW_REF_OTHER,			/* the box could not take it (ENOMEM...) */
+	RW_REF_NR
+};
+
+/* A listener as netlink reports it. */
+struct rw_listen_info {
+	struct sockaddr_storage addr;	/* with the port */
+	char dev[RW_DEV_NAME_MAX];	/* "" while down */
+	bool up;
+	u64 requests;
+	u64 accepted;
+	u64 connected;			/* connections open now */
+	u64 refused[RW_REF_NR];
+};
+
+/*
+ * Listen on @addr (AF_INET or AF_INET6, with the port): 0, or -EEXIST (a
+ * live listener there), -ENOSPC (RW_LISTEN_MAX), -EADDRNOTAVAIL (no RDMA
+ * device has the address), -EADDRINUSE (another rdma_cm user has the
+ * port), with *@msg saying so. A listener that is down (its device went)
+ * is bound again.
+ */
+int rw_listen_add(const struct sockaddr_storage *addr, const char **msg);
+/* Stop listening on @addr: 0 or -ENOENT. Connections it made stay up. */
+int rw_listen_del(const struct sockaddr_storage *addr);
+/* Call @fn for each listener in the order they were added. */
+int rw_listen_for_each(int (*fn)(const struct rw_listen_info *info,
+				 void *arg), void *arg);
+
+#endif /* _RW_RDMA_RDMA_H */

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite rackweave_admit: the box's checks of a connect request
+ * (kmod/rdma/admit.c) against a real job: a signed request gets in, and
+ * each kind of bad request gets its own refusal (uapi "RDMA wire") while
+ * leaving the job as it was.
+ */
+#include <kunit/test.h>
+#include <linux/string.h>
+
+#include "rw.h"
+#include "job.h"
+#include "rdma/admit.h"
+#include "rdma/auth.h"
+#include "rdma/wire.h"
+
+#define RW_AT_NOW	1795000000LL
+
+static struct rw_job *rw_at_job(struct kunit *test, const char *name,
+				u8 *token)
+{
+	struct rw_job_config c = {};
+	struct rw_job *job;
+	const char *msg;
+	int i;
+
+	strscpy(c.name, name, sizeof(c.name));
+	c.workers = 2;
+	c.chunk_size = 4096;
+	c.sync = RW_SYNC_BSP;
+	c.optim = RW_OPTIM_SGD;
+	c.lr = 0x3f000000U;		/* 0.5 */
+	c.has_token = true;
+	for (i = 0; i < RW_JOB_TOKEN_LEN; i++)
+		c.token[i] = i * 7 + name[0];
+	KUNIT_ASSERT_EQ(test, rw_job_new(&c, &msg, token, &job), 0);
+	return job;
+}
+
+/* A request of @rank for the job @name/@token, signed. */
+static void rw_at_req(struct rw_wire_req *w, const u8 *token,
+		      const char *name, u32 rank, u32 epoch, u64 nonce,
+		      s64 time_s)
+{
+	struct rw_wire_req_info in = {
+		.rank = rank, .epoch = epoch, .nonce = nonce, .time_s = time_s,
+	};
+
+	rw_auth_job_tag(token, name, in.job_tag);
+	rw_wire_req_pack(w, &in);
+	rw_auth_req_sign(token, w);
+}
+
+static int rw_at_check(const struct rw_wire_req *w, size_t len, s64 now,
+		       struct rw_job *expect)
+{
+	struct rw_admit adm;
+	const char *why = NULL;
+	int ret;
+
+	ret = rw_admit_check(w, len, now, &adm, &why);
+	if (!ret) {
+		if (adm.job != expect)
+			ret = -EXDEV;
+		rw_job_put(adm.job);
+	} else if (adm.job || !why) {
+		ret = -EFAULT;		/* a refusal holds nothing, says why */
+	}
+	return ret;
+}
+
+static void rw_admit_refusals_test(struct kunit *test)
+{
+	u8 token[RW_JOB_TOKEN_LEN], other[RW_JOB_TOKEN_LEN];
+	struct {
+		struct rw_wire_req w;
+		u8 tail[8];
+	} pad;
+	struct rw_wire_req w, bad;
+	struct rw_job *job;
+	u64 nonce = 1;
+
+	job = rw_at_job(test, "kunit-admit", token);
+	memcpy(other, token, sizeof(other));
+	other[5] ^= 0x40;
+
+	rw_at_req(&w, token, "kunit-admit", 1, 0, nonce++, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job), 0);
+	/* The same request again is a replay. */
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-ETIMEDOUT);
+	/* Bytes after the request (a transport's padding) are ignored. */
+	rw_at_req(&pad.w, token, "kunit-admit", 1, 0, nonce++, RW_AT_NOW);
+	memset(pad.tail, 0xee, sizeof(pad.tail));
+	KUNIT_EXPECT_EQ(test, rw_at_check(&pad.w, sizeof(pad), RW_AT_NOW, job),
+			0);
+
+	rw_at_req(&w, token, "kunit-admit", 1, 0, nonce++, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w) - 1, RW_AT_NOW, job),
+			-EPROTO);
+	bad = w;
+	bad.magic ^= cpu_to_le32(1);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&bad, sizeof(bad), RW_AT_NOW, job),
+			-EPROTO);
+
+	/* Another job's name, another token, a flipped authenticator bit. */
+	rw_at_req(&w, token, "kunit-other", 1, 0, nonce++, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-EACCES);
+	rw_at_req(&w, other, "kunit-admit", 1, 0, nonce++, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-EACCES);
+	rw_at_req(&w, token, "kunit-admit", 1, 0, nonce++, RW_AT_NOW);
+	w.auth[15] ^= 0x01;
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-EACCES);
+	/* Refused before the replay check: the same nonce, signed, gets in. */
+	w.auth[15] ^= 0x01;
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job), 0);
+
+	/* The clock window, at both of its edges. */
+	rw_at_req(&w, token, "kunit-admit", 0, 0, nonce++,
+		  RW_AT_NOW + RW_WIRE_MAX_SKEW_S + 1);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-ETIMEDOUT);
+	rw_at_req(&w, token, "kunit-admit", 0, 0, nonce++,
+		  RW_AT_NOW - RW_WIRE_MAX_SKEW_S);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job), 0);
+
+	/* A rank the job does not have; an epoch with no run to resume. */
+	rw_at_req(&w, token, "kunit-admit", 2, 0, nonce++, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-ERANGE);
+	rw_at_req(&w, token, "kunit-admit", 0, 3, nonce++, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-ESTALE);
+
+	/* Nothing of the job changed. */
+	KUNIT_EXPECT_EQ(test, job->attached, 0U);
+	KUNIT_EXPECT_EQ(test, job->users, 0U);
+
+	/* Once deleted, the job is unknown on the wire. */
+	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-admit", 0), 0);
+	rw_at_req(&w, token, "kunit-admit", 0, 0, nonce++, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-EACCES);
+	rw_job_put(job);
+}
+
+/* The nonces of one clock window fill the cache; the next window frees it. */
+static void rw_admit_busy_test(struct kunit *test)
+{
+	u8 token[RW_JOB_TOKEN_LEN];
+	struct rw_wire_req w;
+	struct rw_job *job;
+	s64 later = RW_AT_NOW + 2 * RW_WIRE_MAX_SKEW_S + 1;
+	u64 n;
+
+	job = rw_at_job(test, "kunit-busy", token);
+	for (n = 0; n < RW_REPLAY_SLOTS; n++) {
+		rw_at_req(&w, token, "kunit-busy", 0, 0, 100 + n, RW_AT_NOW);
+		KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+				0);
+	}
+	rw_at_req(&w, token, "kunit-busy", 0, 0, 99, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-EBUSY);
+	rw_at_req(&w, token, "kunit-busy", 0, 0, 99, later);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), later, job), 0);
+	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-busy", 0), 0);
+	rw_job_put(job);
+}
+
+static struct kunit_case rw_admit_test_cases[] = {
+	KUNIT_CASE(rw_admit_refusals_test),
+	KUNIT_CASE(rw_admit_busy_test),
+	{}
+};
+
+static struct kunit_suite rw_admit_test_suite = {
+	.name = "rackweave_admit",
+	.test_cases = rw_admit_test_cases,
+};
+
+kunit_test_suite(rw_admit_test_suite);

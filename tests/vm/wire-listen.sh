@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: --kernel test --smp 2
+#
+# The box's RDMA listener and the connect handshake, over soft-RoCE: the
+# box listens on rxe0's address and a raw librdmacm peer (tests/vm/wire-peer)
+# connects with requests built by tests/vm/wire-req.py. Every bad request is
+# refused with its own reason and counted, and changes nothing; a good one
+# becomes a worker of the job, holding its rank until it disconnects, is
+# killed, or its device or the module goes.
+#
+# The peer connects from rxe0's own address: the kernel routes a local
+# address through lo, so within one VM a second rxe device cannot reach the
+# first (6.1 has no policy routing here, and rxe no network namespaces); rxe
+# loops the connection back through the same device, over the same CM and
+# RC queue pairs. Separate hosts are the two-VM test's.
+. "$(dirname "$0")/lib.sh"
+
+PEER=$RW_TOP/build/tests/vm/wire-peer
+REQ="/usr/bin/python3 $RW_TOP/tests/vm/wire-req.py"
+BOX=10.77.0.1
+SRC=$BOX
+PORT=18515
+JOB=wj
+
+# rdma_ucm (and ib_uverbs) before the module: ib_core removes a device's
+# clients newest first, so the module closes its connections before
+# ib_uverbs waits for the peer (rxe cannot disassociate a user context).
+t_ok "load rdma_ucm" rw_modprobe rdma_ucm
+t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
+t_ok "load rdma_rxe" rw_modprobe rdma_rxe
+ip link add veth0 type veth peer name veth1
+ip addr add $BOX/24 dev veth0
+ip link set veth0 up
+ip link set veth1 up
+t_ok "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
+
+head -c 32 /dev/urandom >"$RW_OUT/token"
+head -c 32 /dev/urandom >"$RW_OUT/other"
+t_ok "job add $JOB workers 2" "$RWCTL" job add $JOB workers 2 chunk-size 4096 \
+	token-file "$RW_OUT/token"
+
+# Listener configuration and its refusals.
+out=$("$RWCTL" listen add 10.99.0.1 2>&1)
+t_eq "listen add on an address no RDMA device has: exit 1" 1 "$?"
+t_eq "... and says so" \
+	"rwctl: listen add: no RDMA device has the address of 10.99.0.1:$PORT (rwctl dev show lists them)" \
+	"$out"
+t_ok "listen add $BOX" "$RWCTL" listen add $BOX
+out=$("$RWCTL" listen add $BOX port $PORT 2>&1)
+t_eq "listen add twice: refused" \
+	"rwctl: listen add: the box already listens on $BOX:$PORT" "$out"
+t_fails "listen del of a port not listened on" "$RWCTL" listen del $BOX port 7
+ls_json() { "$RWCTL" -j listen show | jpy "$1"; }
+t_eq "listen show: one listener, up on rxe0, nothing asked yet" \
+	"[\"$BOX\", $PORT, \"rxe0\", true, 0]" \
+	"$(ls_json '[[l["addr"], l["port"], l["device"], l["up"], l["requests"]] for l in d["listeners"]][0]')"
+t_eq "dev show lists the listener" "$BOX" \
+	"$("$RWCTL" -j dev show | jpy 'd["listeners"][0]["addr"]')"
+
+# peer RANK [wire-req.py options]: one connect attempt, its outcome.
+peer() {
+	local rank=$1
+	shift
+	"$PEER" $SRC $BOX $PORT "$($REQ $JOB "$RW_OUT/token" "$rank" "$@")" 2>&1
+}
+
+t_eq "wrong token: refused EACCES" "refused EACCES" \
+	"$(peer 0 sign-with "$RW_OUT/other")"
+t_eq "unknown job: refused EACCES" "refused EACCES" \
+	"$("$PEER" $SRC $BOX $PORT "$($REQ nosuchjob "$RW_OUT/token" 0)" 2>&1)"
+t_eq "authenticator bit flipped: refused EACCES" "refused EACCES" \
+	"$(peer 0 tamper auth)"
+t_eq "bad magic: refused EPROTO" "refused EPROTO" "$(peer 0 tamper magic)"
+t_eq "unknown version: refused EPROTO" "refused EPROTO" "$(peer 0 tamper version)"
+t_eq "reserved bytes set: refused EPROTO" "refused EPROTO" "$(peer 0 tamper reserved)"
+t_eq "rank 2 of 2 workers: refused ERANGE" "refused ERANGE" "$(peer 2)"
+t_eq "an epoch with no membership to resume: refused ESTALE" "refused ESTALE" \
+	"$(peer 0 epoch 5)"
+t_eq "clock 400 s ahead: refused ETIMEDOUT" "refused ETIMEDOUT" \
+	"$(peer 0 time-offset 400)"
+t_eq "no request at all: refused EPROTO" "refused EPROTO" \
+	"$("$PEER" $SRC $BOX $PORT "" 2>&1)"
+t_eq "job unchanged by refusals: nobody attached" 0 \
+	"$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')"
+
+# A good request, then the same bytes again: a replay.
+req=$($REQ $JOB "$RW_OUT/token" 1)
+t_eq "a signed request is accepted (then closed)" "accepted closed" \
+	"$("$PEER" $SRC $BOX $PORT "$req" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+t_eq "the same request again: refused ETIMEDOUT (replay)" "refused ETIMEDOUT" \
+	"$("$PEER" $SRC $BOX $PORT "$req" 2>&1)"
+
+# hold RANK LOG: a connected peer in the background (a coprocess, whose
+# stdin is ours to close with unhold); returns once it printed its outcome.
+# Run it in this shell, not in $(...): the coprocess must be ours.
+hold() {
+	local _ req
+	req=$($REQ $JOB "$RW_OUT/token" "$1")
+	coproc HOLD { exec "$PEER" $SRC $BOX $PORT "$req" stdin >"$2" 2>&1; }
+	hold_pid=$HOLD_PID
+	hold_fd=${HOLD[1]}
+	for _ in $(seq 100); do
+		grep -q . "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# unhold: end the peer's stdin and wait for it.
+unhold() {
+	exec {hold_fd}>&-
+	wait "$hold_pid" 2>/dev/null
+}
+
+# until_attached N: wait (10 s at most) until the job has N workers.
+until_attached() {
+	local _ n
+	for _ in $(seq 100); do
+		n=$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')
+		[ "$n" = "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "attached: $n, wanted $1"
+	return 1
+}
+
+hold 0 "$RW_OUT/hold0"
+t_eq "a peer connects as rank 0 and holds" accepted "$(head -n 1 "$RW_OUT/hold0")"
+t_ok "the job counts it as an attached worker" until_attached 1
+t_eq "rank 0 again from elsewhere: refused EADDRINUSE" "refused EADDRINUSE" \
+	"$(peer 0)"
+t_eq "listen show: connected 1" 1 "$(ls_json 'd["listeners"][0]["connected"]')"
+unhold
+t_eq "the peer closes: it saw no error" "accepted closed" \
+	"$(tr '\n' ' ' <"$RW_OUT/hold0" | sed 's/ $//')"
+t_ok "the box lets the rank go" until_attached 0
+
+# Killed: its ids die with the process and the box hears the disconnect.
+hold 1 "$RW_OUT/hold1"
+t_eq "a peer holds rank 1" accepted "$(head -n 1 "$RW_OUT/hold1")"
+t_ok "... attached" until_attached 1
+kill -9 "$hold_pid"
+unhold
+t_ok "kill -9 of the peer frees rank 1" until_attached 0
+
+t_eq "listen show: every refusal counted by reason" \
+	'{"proto": 4, "auth": 3, "clock": 2, "busy": 0, "rank": 1, "in-use": 1, "stale": 1, "other": 0}' \
+	"$(ls_json 'd["listeners"][0]["refused"]')"
+t_eq "listen show: requests = accepted + refused" true \
+	"$(ls_json 'd["listeners"][0]["requests"] == d["listeners"][0]["accepted"] + d["listeners"][0]["refused_total"]')"
+t_eq "listen show: 3 accepted, none connected now" "[3, 0]" \
+	"$(ls_json '[d["listeners"][0]["accepted"], d["listeners"][0]["connected"]]')"
+
+# The box's device goes with a peer connected: both ends hear of it.
+hold 0 "$RW_OUT/hold2"
+t_eq "a peer holds rank 0" accepted "$(head -n 1 "$RW_OUT/hold2")"
+t_ok "... attached" until_attached 1
+t_ok "rdma link delete rxe0 with a connection up" timeout 60 rdma link delete rxe0
+t_ok "the device's connection is closed" until_attached 0
+unhold
+t_eq "listen show: the listener is down" "[false, \"\"]" \
+	"$(ls_json '[d["listeners"][0]["up"], d["listeners"][0]["device"]]')"
+t_ok "rdma link add rxe0 again" rdma link add rxe0 type rxe netdev veth0
+sleep 1
+t_ok "listen add binds the down listener again" "$RWCTL" listen add $BOX
+t_eq "listen show: up on rxe0" "[true, \"rxe0\"]" \
+	"$(ls_json '[d["listeners"][0]["up"], d["listeners"][0]["device"]]')"
+
+# Unloading the module with a peer connected ends it on both sides.
+hold 1 "$RW_OUT/hold3"
+t_eq "a peer holds rank 1" accepted "$(head -n 1 "$RW_OUT/hold3")"
+t_ok "... attached" until_attached 1
+t_ok "rmmod rackweave with a connection up" rmmod rackweave
+t_eq "the peer hears the disconnect" "accepted disconnected" \
+	"$(sleep 1; tr '\n' ' ' <"$RW_OUT/hold3" | sed 's/ $//')"
+unhold
+
+t_ok "listen del after a reload: nothing to delete" sh -c \
+	"insmod '$(rw_module_path)' && ! '$RWCTL' listen del $BOX && rmmod rackweave"
+t_done

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Build a RackWeave connect request (struct rw_wire_req) and print it in hex.
+
+Written from the construction documented in uapi/rackweave.h ("RDMA wire")
+with Python's own hmac, so the module's tag and authenticator are checked
+against an independent implementation. Fields may be set wrong on purpose
+to drive the box's refusals:
+
+  wire-req.py JOB TOKEN_FILE RANK [epoch N] [nonce N] [time-offset S]
+              [tamper auth|magic|version|reserved] [sign-with FILE]
+"""
+import hashlib
+import hmac
+import os
+import struct
+import sys
+import time
+
+MAGIC = 0x31575752
+VERSION = 1
+
+
+def mac(key, label, data):
+    return hmac.new(key, label + b"\0" + data, hashlib.sha256).digest()
+
+
+def main(argv):
+    if len(argv) < 4:
+        sys.exit(__doc__)
+    job, token_file, rank = argv[1], argv[2], int(argv[3])
+    opts = dict(zip(argv[4::2], argv[5::2]))
+    with open(token_file, "rb") as f:
+        token = f.read()
+    if len(token) != 32:
+        sys.exit("token file must hold 32 raw bytes")
+    signer = token
+    if "sign-with" in opts:
+        with open(opts["sign-with"], "rb") as f:
+            signer = f.read()
+    epoch = int(opts.get("epoch", 0))
+    nonce = int(opts.get("nonce", 0)) or int.from_bytes(os.urandom(8), "little")
+    when = int(time.time()) + int(opts.get("time-offset", 0))
+    tamper = opts.get("tamper", "")
+
+    tag = mac(token, b"rackweave job tag", job.encode())[:8]
+    magic = MAGIC ^ 1 if tamper == "magic" else MAGIC
+    version = VERSION + 1 if tamper == "version" else VERSION
+    reserved = 1 if tamper == "reserved" else 0
+    head = struct.pack("<IBBHII8sQQ", magic, version, 0, rank, epoch,
+                       reserved, tag, nonce, when)
+    auth = bytearray(mac(signer, b"rackweave connect", head)[:16])
+    if tamper == "auth":
+        auth[0] ^= 1
+    req = head + bytes(auth)
+    assert len(req) == 56
+    print(req.hex())
+
+
+if __name__ == "__main__":
+    main(sys.argv)
