@@ -9,6 +9,7 @@
 #   make check-user      cmocka tests on the host
 #   make check-kunit     KUnit suites in a VM on the test kernel
 #   make check-vm        VM integration tests
+#   make check-cluster   two-host tests: a box VM and a worker VM
 #   make demo            boot VMs and show the box at work
 #   make install         module, library, headers, pkg-config, man, rwctl
 #
@@ -29,7 +30,7 @@ Q         := $(if $(filter 1,$(V)),,@)
 USER_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(CFLAGS)
 USER_LDFLAGS := $(LDFLAGS)
 
-.PHONY: all module user check check-user check-kunit check-vm demo deps \
+.PHONY: all module user check check-user check-kunit check-vm check-cluster demo deps \
 	install install-module clean help
 
 all: module user
@@ -68,6 +69,9 @@ check-kunit:
 
 check-vm: user
 	$(Q)$(TOP)/scripts/check vm
+
+check-cluster: user
+	$(Q)$(TOP)/scripts/check cluster
 
 demo: deps user
 	$(Q)$(TOP)/scripts/demo

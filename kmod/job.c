@@ -27,6 +27,7 @@
 #include "sync/sync.h"
 #include "agg/agg.h"
 #include "rdma/auth.h"
+#include "rdma/rdma.h"
 
 static DEFINE_MUTEX(rw_jobs_lock);		/* protects everything below */
 static DEFINE_XARRAY_ALLOC1(rw_jobs);
@@ -293,6 +294,7 @@ int rw_job_del(const char *name, u32 flags)
 		rw_worker_job_gone(job, gone);
 	mutex_unlock(&job->run_lock);
 	if (!ret) {
+		rw_wire_job_gone(job);
 		rw_genl_event(RW_EVENT_JOB_DEL, job->cfg.name, -1, NULL,
 			      GFP_KERNEL);
 		rw_job_put(job);	/* the registry's */

@@ -67,6 +67,13 @@ struct rw_worker_counters {
  *     s->lock
  *   rw_ibdevs_lock        ibdev.c: takes nothing else
  *   job->replay_lock      rdma/admit.c: connect nonces (spinlock, leaf)
+ *   rw_listen_lock        rdma/listen.c: creates and binds rdma_cm ids
+ *                         under it, never destroys one; no handler takes it
+ *   rw_conns_lock         rdma/conn.c: the connection list (spinlock, leaf)
+ *
+ * rdma_cm runs our event handlers with its handler mutex held; they take
+ * w->setup and the locks under it (admit, attach), so nothing of ours
+ * destroys an rdma_cm id (which waits for that mutex) with any of them held.
  *
  * Attach takes rw_jobs_lock under w->setup without run_lock, which the
  * order allows. Nothing copies to or from user memory with any of these

@@ -28,6 +28,7 @@
 #include "job.h"
 #include "worker.h"
 #include "rdma/cm.h"
+#include "rdma/rdma.h"
 
 /* Queue depths of a connection's QP until the data path sizes them. */
 #define RW_CONN_WR	16
@@ -210,6 +211,18 @@ int rw_conn_cm_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	default:
 		return 0;
 	}
+}
+
+void rw_wire_job_gone(struct rw_job *job)
+{
+	struct rw_conn *c;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rw_conns_lock, flags);
+	list_for_each_entry(c, &rw_conns, link)
+		if (rw_worker_job(c->w) == job)
+			queue_work(rw_conn_wq, &c->close_work);
+	spin_unlock_irqrestore(&rw_conns_lock, flags);
 }
 
 void rw_conn_close_all(struct ib_device *dev)

@@ -13,12 +13,15 @@
 #include "rackweave.h"
 
 struct ib_device;
+struct rw_job;
 
 int rw_wire_init(void);
 /* Every listener and connection goes; then nothing of the transport runs. */
 void rw_wire_exit(void);
 /* @dev is going (ib_client .remove): what uses it goes first. */
 void rw_wire_dev_gone(struct ib_device *dev);
+/* @job was deleted by force: its remote workers are disconnected. */
+void rw_wire_job_gone(struct rw_job *job);
 
 /* Refusals, counted per listener by kind. */
 enum rw_refusal {

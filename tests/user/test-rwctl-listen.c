@@ -220,15 +220,21 @@ static const struct rw_lsn rw_lsn_v6 = {
 
 /*
  * One RW_A_LISTENERS_ENTRY as the module sends it: u64s after a pad
- * attribute, as nla_put_u64_64bit() may; attributes in @skip left out.
+ * attribute, as nla_put_u64_64bit() may; attributes in @skip left out, and
+ * attribute @bad (0: none) sent as @bad_len bytes instead of its own.
  */
-static void rw_put_lsn(struct nl_msg *m, const struct rw_lsn *l,
-		       unsigned int skip)
+static void rw_put_lsn_bad(struct nl_msg *m, const struct rw_lsn *l,
+			   unsigned int skip, int bad, int bad_len)
 {
+	static const uint8_t junk[16] = { 1 };
 	struct nlattr *e = nla_nest_start(m, RW_A_LISTENERS_ENTRY);
 	int r;
 
 	assert_non_null(e);
+	if (bad) {
+		skip |= BIT(bad);
+		assert_int_equal(nla_put(m, bad, bad_len, junk), 0);
+	}
 	if (!(skip & BIT(RW_LISTEN_A_ADDR)))
 		assert_int_equal(nla_put(m, RW_LISTEN_A_ADDR, l->addr_len,
 					 l->addr), 0);
@@ -246,6 +252,12 @@ static void rw_put_lsn(struct nl_msg *m, const struct rw_lsn *l,
 		rw_test_put_u64(m, skip, RW_LISTEN_A_REF_PROTO + r,
 				l->refused[r]);
 	nla_nest_end(m, e);
+}
+
+static void rw_put_lsn(struct nl_msg *m, const struct rw_lsn *l,
+		       unsigned int skip)
+{
+	rw_put_lsn_bad(m, l, skip, 0, 0);
 }
 
 static void rw_put_two(struct nl_msg *m)
@@ -424,73 +436,29 @@ static void rw_test_status_addr_len(void **state)
 	rw_assert_malformed(fx, "listener entry");
 }
 
+/* Attributes of the wrong size: each makes the whole reply malformed. */
 static void rw_test_status_lengths(void **state)
 {
+	static const struct {
+		int attr, len;
+	} bad[] = {
+		{ RW_LISTEN_A_REQUESTS, 4 },	/* a u64 counter as four bytes */
+		{ RW_LISTEN_A_REF_AUTH, 12 },	/* a refusal counter of twelve */
+		{ RW_LISTEN_A_PORT, 4 },	/* a port sent as a u32 */
+		{ RW_LISTEN_A_UP, 2 },
+	};
 	struct rw_fx *fx = *state;
 	struct nlattr *list;
-	uint32_t v4 = 7;
-	uint32_t v12[3] = { 1, 0, 0 };
-	uint32_t port = 7000;
+	size_t i;
 
-	/* A u64 counter sent as four bytes. */
-	rw_put_header(fx->msg);
-	list = nla_nest_start(fx->msg, RW_A_LISTENERS);
-	{
-		struct nlattr *e = nla_nest_start(fx->msg, RW_A_LISTENERS_ENTRY);
-
-		assert_int_equal(nla_put(fx->msg, RW_LISTEN_A_ADDR, 4, rw_v4), 0);
-		assert_int_equal(nla_put_u16(fx->msg, RW_LISTEN_A_PORT, 1), 0);
-		assert_int_equal(nla_put_string(fx->msg, RW_LISTEN_A_DEV, "rxe0"), 0);
-		assert_int_equal(nla_put_u8(fx->msg, RW_LISTEN_A_UP, 1), 0);
-		assert_int_equal(nla_put(fx->msg, RW_LISTEN_A_REQUESTS,
-					 sizeof(v4), &v4), 0);
-		assert_int_equal(nla_put_u64(fx->msg, RW_LISTEN_A_ACCEPTED, 0), 0);
-		assert_int_equal(nla_put_u64(fx->msg, RW_LISTEN_A_CONNECTED, 0), 0);
-		nla_nest_end(fx->msg, e);
+	for (i = 0; i < RW_ARRAY_SIZE(bad); i++) {
+		rw_reset(fx);
+		rw_put_header(fx->msg);
+		list = nla_nest_start(fx->msg, RW_A_LISTENERS);
+		rw_put_lsn_bad(fx->msg, &rw_lsn_v4, 0, bad[i].attr, bad[i].len);
+		nla_nest_end(fx->msg, list);
+		rw_assert_malformed(fx, "listener entry");
 	}
-	nla_nest_end(fx->msg, list);
-	rw_assert_malformed(fx, "listener entry");
-
-	/* A refusal counter of twelve bytes. */
-	rw_reset(fx);
-	rw_put_header(fx->msg);
-	list = nla_nest_start(fx->msg, RW_A_LISTENERS);
-	{
-		struct nlattr *e = nla_nest_start(fx->msg, RW_A_LISTENERS_ENTRY);
-
-		assert_int_equal(nla_put(fx->msg, RW_LISTEN_A_ADDR, 4, rw_v4), 0);
-		assert_int_equal(nla_put_u16(fx->msg, RW_LISTEN_A_PORT, 1), 0);
-		assert_int_equal(nla_put_string(fx->msg, RW_LISTEN_A_DEV, "rxe0"), 0);
-		assert_int_equal(nla_put_u8(fx->msg, RW_LISTEN_A_UP, 1), 0);
-		assert_int_equal(nla_put_u64(fx->msg, RW_LISTEN_A_REQUESTS, 0), 0);
-		assert_int_equal(nla_put_u64(fx->msg, RW_LISTEN_A_ACCEPTED, 0), 0);
-		assert_int_equal(nla_put_u64(fx->msg, RW_LISTEN_A_CONNECTED, 0), 0);
-		assert_int_equal(nla_put(fx->msg, RW_LISTEN_A_REF_AUTH,
-					 sizeof(v12), v12), 0);
-		nla_nest_end(fx->msg, e);
-	}
-	nla_nest_end(fx->msg, list);
-	rw_assert_malformed(fx, "listener entry");
-
-	/* A port sent as a u32. */
-	rw_reset(fx);
-	rw_put_header(fx->msg);
-	list = nla_nest_start(fx->msg, RW_A_LISTENERS);
-	{
-		struct nlattr *e = nla_nest_start(fx->msg, RW_A_LISTENERS_ENTRY);
-
-		assert_int_equal(nla_put(fx->msg, RW_LISTEN_A_ADDR, 4, rw_v4), 0);
-		assert_int_equal(nla_put(fx->msg, RW_LISTEN_A_PORT,
-					 sizeof(port), &port), 0);
-		assert_int_equal(nla_put_string(fx->msg, RW_LISTEN_A_DEV, "rxe0"), 0);
-		assert_int_equal(nla_put_u8(fx->msg, RW_LISTEN_A_UP, 1), 0);
-		assert_int_equal(nla_put_u64(fx->msg, RW_LISTEN_A_REQUESTS, 0), 0);
-		assert_int_equal(nla_put_u64(fx->msg, RW_LISTEN_A_ACCEPTED, 0), 0);
-		assert_int_equal(nla_put_u64(fx->msg, RW_LISTEN_A_CONNECTED, 0), 0);
-		nla_nest_end(fx->msg, e);
-	}
-	nla_nest_end(fx->msg, list);
-	rw_assert_malformed(fx, "listener entry");
 }
 
 /* A device name without room for its NUL, and a nest cut short. */

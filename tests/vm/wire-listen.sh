@@ -167,6 +167,18 @@ t_ok "listen add binds the down listener again" "$RWCTL" listen add $BOX
 t_eq "listen show: up on rxe0" "[true, \"rxe0\"]" \
 	"$(ls_json '[d["listeners"][0]["up"], d["listeners"][0]["device"]]')"
 
+# Deleting the job by force disconnects its remote workers.
+hold 0 "$RW_OUT/hold4"
+t_eq "a peer holds rank 0" accepted "$(head -n 1 "$RW_OUT/hold4")"
+t_ok "... attached" until_attached 1
+t_ok "job del $JOB force with a remote worker" "$RWCTL" job del $JOB force
+t_eq "the peer hears the disconnect" "accepted disconnected" \
+	"$(sleep 1; tr '\n' ' ' <"$RW_OUT/hold4" | sed 's/ $//')"
+unhold
+t_eq "listen show: nobody connected" 0 "$(ls_json 'd["listeners"][0]["connected"]')"
+t_ok "job add $JOB again" "$RWCTL" job add $JOB workers 2 chunk-size 4096 \
+	token-file "$RW_OUT/token"
+
 # Unloading the module with a peer connected ends it on both sides.
 hold 1 "$RW_OUT/hold3"
 t_eq "a peer holds rank 1" accepted "$(head -n 1 "$RW_OUT/hold3")"
