@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RW_CMD_LISTEN_ADD and _DEL, and RW_A_LISTENERS of the status reply: the
- * box's RDMA listeners (rdma/listen.c) as netlink sees them. Addresses
+ * RW_CMD_LISTEN_ADD and _DEL, and RW_A_LISTENERS and RW_A_CONNECTIONS of
+ * the status reply: the box's RDMA listeners (rdma/listen.c) and remote
+ * workers (rdma/conn.c) as netlink sees them. Addresses
  * travel as 4 or 16 raw bytes in network order, the port in host order.
  */
 #include <linux/in.h>
@@ -81,6 +82,23 @@ int rw_genl_listen_del(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/* An address and its port: 4 or 16 bytes, and the port in host order. */
+static int rw_genl_put_addr(struct sk_buff *skb,
+			    const struct sockaddr_storage *ss, int addr_attr,
+			    int port_attr)
+{
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	const struct sockaddr_in *sin = (const void *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return nla_put(skb, addr_attr, sizeof(sin->sin_addr),
+			       &sin->sin_addr) ||
+		       nla_put_u16(skb, port_attr, ntohs(sin->sin_port));
+	return nla_put(skb, addr_attr, sizeof(sin6->sin6_addr),
+		       &sin6->sin6_addr) ||
+	       nla_put_u16(skb, port_attr, ntohs(sin6->sin6_port));
+}
+
 static int rw_genl_put_listener(const struct rw_listen_info *l, void *arg)
 {
 	static const u16 ref_attr[RW_REF_NR] = {
@@ -93,8 +111,6 @@ static int rw_genl_put_listener(const struct rw_listen_info *l, void *arg)
 		[RW_REF_STALE] = RW_LISTEN_A_REF_STALE,
 		[RW_REF_OTHER] = RW_LISTEN_A_REF_OTHER,
 	};
-	const struct sockaddr_in6 *sin6 = (const void *)&l->addr;
-	const struct sockaddr_in *sin = (const void *)&l->addr;
 	struct sk_buff *skb = arg;
 	struct nlattr *nest;
 	int i, bad;
@@ -102,15 +118,9 @@ static int rw_genl_put_listener(const struct rw_listen_info *l, void *arg)
 	nest = nla_nest_start(skb, RW_A_LISTENERS_ENTRY);
 	if (!nest)
 		return -EMSGSIZE;
-	if (l->addr.ss_family == AF_INET)
-		bad = nla_put(skb, RW_LISTEN_A_ADDR, sizeof(sin->sin_addr),
-			      &sin->sin_addr) ||
-		      nla_put_u16(skb, RW_LISTEN_A_PORT, ntohs(sin->sin_port));
-	else
-		bad = nla_put(skb, RW_LISTEN_A_ADDR, sizeof(sin6->sin6_addr),
-			      &sin6->sin6_addr) ||
-		      nla_put_u16(skb, RW_LISTEN_A_PORT, ntohs(sin6->sin6_port));
-	bad = bad || nla_put_string(skb, RW_LISTEN_A_DEV, l->dev) ||
+	bad = rw_genl_put_addr(skb, &l->addr, RW_LISTEN_A_ADDR,
+			       RW_LISTEN_A_PORT) ||
+	      nla_put_string(skb, RW_LISTEN_A_DEV, l->dev) ||
 	      nla_put_u8(skb, RW_LISTEN_A_UP, l->up) ||
 	      nla_put_u64_64bit(skb, RW_LISTEN_A_REQUESTS, l->requests,
 				RW_LISTEN_A_PAD) ||
@@ -129,6 +139,25 @@ static int rw_genl_put_listener(const struct rw_listen_info *l, void *arg)
 	return 0;
 }
 
+static int rw_genl_put_conn(const struct rw_conn_info *c, void *arg)
+{
+	struct sk_buff *skb = arg;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, RW_A_CONNECTIONS_ENTRY);
+	if (!nest)
+		return -EMSGSIZE;
+	if (rw_genl_put_addr(skb, &c->peer, RW_CONN_A_ADDR, RW_CONN_A_PORT) ||
+	    nla_put_string(skb, RW_CONN_A_DEV, c->dev) ||
+	    nla_put_string(skb, RW_CONN_A_JOB, c->job) ||
+	    nla_put_u32(skb, RW_CONN_A_RANK, c->rank)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 int rw_genl_put_listeners(struct sk_buff *skb)
 {
 	struct nlattr *nest;
@@ -138,6 +167,16 @@ int rw_genl_put_listeners(struct sk_buff *skb)
 	if (!nest)
 		return -EMSGSIZE;
 	ret = rw_listen_for_each(rw_genl_put_listener, skb);
+	if (ret) {
+		nla_nest_cancel(skb, nest);
+		return ret;
+	}
+	nla_nest_end(skb, nest);
+
+	nest = nla_nest_start(skb, RW_A_CONNECTIONS);
+	if (!nest)
+		return -EMSGSIZE;
+	ret = rw_conn_for_each(rw_genl_put_conn, skb);
 	if (ret) {
 		nla_nest_cancel(skb, nest);
 		return ret;

@@ -123,6 +123,10 @@
  *                                rw_listen_attr): _ADDR, _PORT, _DEV, _UP,
  *                                _REQUESTS, _ACCEPTED, _CONNECTED and the
  *                                refusals by reason, _REF_PROTO.._REF_OTHER
+ *     RW_A_CONNECTIONS   nest    one RW_A_CONNECTIONS_ENTRY per remote worker
+ *                                connected now (enum rw_conn_attr): the
+ *                                peer's _ADDR and _PORT, the box's _DEV,
+ *                                its _JOB and _RANK
  *
  * RW_CMD_LISTEN_ADD (doit; CAP_NET_ADMIN): RW_LISTEN_A_ADDR, optional
  *   RW_LISTEN_A_PORT (default RW_WIRE_PORT, not 0). The box listens for
@@ -449,6 +453,7 @@ enum rw_attr {
 	RW_A_DEVICES,
 	RW_A_AGG_IMPL,
 	RW_A_LISTENERS,
+	RW_A_CONNECTIONS,
 	__RW_A_MAX
 };
 
@@ -458,6 +463,7 @@ enum rw_attr {
 #define RW_A_NODES_ENTRY	1
 #define RW_A_DEVICES_ENTRY	1
 #define RW_A_LISTENERS_ENTRY	1
+#define RW_A_CONNECTIONS_ENTRY	1
 
 /* Attributes of the listener commands and of RW_A_LISTENERS entries. */
 enum rw_listen_attr {
@@ -482,6 +488,19 @@ enum rw_listen_attr {
 };
 
 #define RW_LISTEN_A_MAX (__RW_LISTEN_A_MAX - 1)
+
+/* Attributes of RW_A_CONNECTIONS entries: the box's remote workers. */
+enum rw_conn_attr {
+	RW_CONN_A_UNSPEC,
+	RW_CONN_A_ADDR,		/* binary: the peer's 4 or 16 address bytes */
+	RW_CONN_A_PORT,		/* u16: the peer's port */
+	RW_CONN_A_DEV,		/* string: the box's RDMA device */
+	RW_CONN_A_JOB,		/* string */
+	RW_CONN_A_RANK,		/* u32 */
+	__RW_CONN_A_MAX
+};
+
+#define RW_CONN_A_MAX (__RW_CONN_A_MAX - 1)
 
 enum rw_node_attr {
 	RW_NODE_A_UNSPEC,

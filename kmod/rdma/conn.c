@@ -44,9 +44,7 @@ struct rw_conn {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct work_struct close_work;
-	struct sockaddr_storage peer;
-	char job[RW_JOB_NAME_MAX];
-	u32 rank;
+	struct rw_conn_info info;	/* peer, device, job, rank */
 };
 
 /* Protects rw_conns, every rw_conn.link and .closing; QP events take it. */
@@ -71,7 +69,8 @@ static void rw_conn_teardown(struct rw_conn *c)
 	ib_drain_qp(c->id->qp);
 	rdma_destroy_qp(c->id);
 	rdma_destroy_id(c->id);
-	pr_info("closed %pISpc: job %s rank %u\n", &c->peer, c->job, c->rank);
+	pr_info("closed %pISpc: job %s rank %u\n", &c->info.peer, c->info.job,
+		c->info.rank);
 	rw_listen_conn_gone(c->listener);
 	rw_conn_free(c);
 }
@@ -108,7 +107,7 @@ static void rw_conn_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct rw_conn *c = ctx;
 
-	pr_warn_ratelimited("%pISpc: QP event %s: closing\n", &c->peer,
+	pr_warn_ratelimited("%pISpc: QP event %s: closing\n", &c->info.peer,
 			    ib_event_msg(ev->event));
 	rw_conn_close_later(c);
 }
@@ -130,16 +129,18 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	c->closing = true;		/* until it is on rw_conns */
 	INIT_WORK(&c->close_work, rw_conn_close_work);
 	c->id = id;
-	c->rank = adm->req.rank;
-	memcpy(&c->peer, &id->route.addr.dst_addr, sizeof(c->peer));
-	strscpy(c->job, job->cfg.name, sizeof(c->job));
+	c->info.rank = adm->req.rank;
+	memcpy(&c->info.peer, &id->route.addr.dst_addr, sizeof(c->info.peer));
+	strscpy(c->info.job, job->cfg.name, sizeof(c->info.job));
+	strscpy(c->info.dev, dev_name(&id->device->dev), sizeof(c->info.dev));
 
 	ret = -ENOMEM;
 	c->w = rw_worker_new();
 	if (!c->w)
 		goto err_free;
 	/* The peer proved it holds the token; attach as a local file does. */
-	ret = rw_worker_attach(c->w, job->cfg.name, job->token, c->rank, 0);
+	ret = rw_worker_attach(c->w, job->cfg.name, job->token, c->info.rank,
+			       0);
 	if (ret)
 		goto err_free;
 
@@ -184,8 +185,8 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	list_add_tail(&c->link, &rw_conns);
 	c->closing = false;
 	spin_unlock_irq(&rw_conns_lock);
-	pr_info("accepted %pISpc on %s: job %s rank %u\n", &c->peer,
-		dev_name(&id->device->dev), c->job, c->rank);
+	pr_info("accepted %pISpc on %s: job %s rank %u\n", &c->info.peer,
+		c->info.dev, c->info.job, c->info.rank);
 	return 0;
 
 err_free:
@@ -211,6 +212,23 @@ int rw_conn_cm_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	default:
 		return 0;
 	}
+}
+
+int rw_conn_for_each(int (*fn)(const struct rw_conn_info *info, void *arg),
+		     void *arg)
+{
+	struct rw_conn *c;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&rw_conns_lock, flags);
+	list_for_each_entry(c, &rw_conns, link) {
+		ret = fn(&c->info, arg);
+		if (ret)
+			break;
+	}
+	spin_unlock_irqrestore(&rw_conns_lock, flags);
+	return ret;
 }
 
 void rw_wire_job_gone(struct rw_job *job)

@@ -47,6 +47,21 @@ struct rw_listen_info {
 	u64 refused[RW_REF_NR];
 };
 
+/* A remote worker connected now, as netlink reports it. */
+struct rw_conn_info {
+	struct sockaddr_storage peer;
+	char dev[RW_DEV_NAME_MAX];
+	char job[RW_JOB_NAME_MAX];
+	u32 rank;
+};
+
+/*
+ * Call @fn for each connection, oldest first, under a spinlock: @fn must
+ * not sleep. Stops at @fn's first non-zero return and returns it.
+ */
+int rw_conn_for_each(int (*fn)(const struct rw_conn_info *info, void *arg),
+		     void *arg);
+
 /*
  * Listen on @addr (AF_INET or AF_INET6, with the port): 0, or -EEXIST (a
  * live listener there), -ENOSPC (RW_LISTEN_MAX), -EADDRNOTAVAIL (no RDMA

@@ -47,6 +47,9 @@ if [ "$RW_ROLE" = box ]; then
 	t_ok "the worker holds rank 0" await worker holding
 	t_eq "the job has the remote worker attached" 1 \
 		"$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')"
+	t_eq "listen show: the worker host's connection as rank 0 of $JOB" \
+		"[[\"$WORKER\", \"$JOB\", 0]]" \
+		"$("$RWCTL" -j listen show | jpy '[[c["addr"], c["job"], c["rank"]] for c in d["connections"]]')"
 	t_eq "stats: rank 0 attached" true \
 		"$("$RWCTL" -j stats show $JOB | jpy '[w["attached"] for w in d["workers"] if w["rank"] == 0][0]')"
 	touch "$RW_OUT/checked"

@@ -39,6 +39,7 @@
 static const uint8_t rw_v4[4] = { 10, 77, 0, 1 };
 static const uint8_t rw_v6[16] = { 0xfe, 0x80, [15] = 1 };
 static const uint8_t rw_v6_lo[16] = { [15] = 1 };
+static const uint8_t rw_peer[4] = { 10, 88, 0, 2 };
 
 /* ---- "ADDR [port N]" ---- */
 
@@ -260,6 +261,26 @@ static void rw_put_lsn(struct nl_msg *m, const struct rw_lsn *l,
 	rw_put_lsn_bad(m, l, skip, 0, 0);
 }
 
+/* One RW_A_CONNECTIONS_ENTRY (rank 1 of "cj" on rxe0); @skip as above. */
+static void rw_put_conn(struct nl_msg *m, const uint8_t *addr, int len,
+			unsigned int skip)
+{
+	struct nlattr *e = nla_nest_start(m, RW_A_CONNECTIONS_ENTRY);
+
+	assert_non_null(e);
+	if (!(skip & BIT(RW_CONN_A_ADDR)))
+		assert_int_equal(nla_put(m, RW_CONN_A_ADDR, len, addr), 0);
+	if (!(skip & BIT(RW_CONN_A_PORT)))
+		assert_int_equal(nla_put_u16(m, RW_CONN_A_PORT, 40675), 0);
+	if (!(skip & BIT(RW_CONN_A_DEV)))
+		assert_int_equal(nla_put_string(m, RW_CONN_A_DEV, "rxe0"), 0);
+	if (!(skip & BIT(RW_CONN_A_JOB)))
+		assert_int_equal(nla_put_string(m, RW_CONN_A_JOB, "cj"), 0);
+	if (!(skip & BIT(RW_CONN_A_RANK)))
+		assert_int_equal(nla_put_u32(m, RW_CONN_A_RANK, 1), 0);
+	nla_nest_end(m, e);
+}
+
 static void rw_put_two(struct nl_msg *m)
 {
 	struct nlattr *list;
@@ -269,6 +290,10 @@ static void rw_put_two(struct nl_msg *m)
 	assert_non_null(list);
 	rw_put_lsn(m, &rw_lsn_v4, 0);
 	rw_put_lsn(m, &rw_lsn_v6, 0);
+	nla_nest_end(m, list);
+	list = nla_nest_start(m, RW_A_CONNECTIONS);
+	assert_non_null(list);
+	rw_put_conn(m, rw_peer, sizeof(rw_peer), 0);
 	nla_nest_end(m, list);
 }
 
@@ -311,6 +336,41 @@ static void rw_test_status_listeners(void **state)
 	assert_int_equal(l->connected, 0);
 	assert_memory_equal(l->refused, rw_lsn_v6.refused,
 			    sizeof(l->refused));
+
+	assert_int_equal(fx->st.nr_conns, 1);
+	assert_int_equal(fx->st.conns[0].family, AF_INET);
+	assert_memory_equal(fx->st.conns[0].addr, rw_peer, 4);
+	assert_int_equal(fx->st.conns[0].port, 40675);
+	assert_string_equal(fx->st.conns[0].dev, "rxe0");
+	assert_string_equal(fx->st.conns[0].job, "cj");
+	assert_int_equal(fx->st.conns[0].rank, 1);
+}
+
+/* A connection entry without one of its attributes, or a bad address. */
+static void rw_test_status_conn_malformed(void **state)
+{
+	static const uint8_t five[5] = { 10, 88, 0, 2, 1 };
+	static const int required[] = {
+		RW_CONN_A_ADDR, RW_CONN_A_PORT, RW_CONN_A_DEV, RW_CONN_A_JOB,
+		RW_CONN_A_RANK,
+	};
+	struct rw_fx *fx = *state;
+	struct nlattr *list;
+	size_t i;
+
+	for (i = 0; i <= RW_ARRAY_SIZE(required); i++) {
+		rw_reset(fx);
+		rw_put_header(fx->msg);
+		list = nla_nest_start(fx->msg, RW_A_CONNECTIONS);
+		if (i < RW_ARRAY_SIZE(required))
+			rw_put_conn(fx->msg, rw_peer, 4, BIT(required[i]));
+		else
+			rw_put_conn(fx->msg, five, 5, 0);
+		nla_nest_end(fx->msg, list);
+		rw_assert_malformed(fx, i < RW_ARRAY_SIZE(required) ?
+				    "connection entry 0 lacks an attribute" :
+				    "connection entry 0: address of 5 bytes");
+	}
 }
 
 /* Each refusal counter lands in its own slot. */
@@ -552,6 +612,15 @@ static int rw_fetch(struct rwctl_status *st, char *msg, size_t msglen)
 	rw_listener_fill(&st->listeners[0], &rw_lsn_v4);
 	rw_listener_fill(&st->listeners[1], &rw_lsn_v6);
 	st->nr_listeners = 2;
+	st->conns = calloc(1, sizeof(*st->conns));
+	assert_non_null(st->conns);
+	st->conns[0].family = AF_INET;
+	memcpy(st->conns[0].addr, rw_peer, sizeof(rw_peer));
+	st->conns[0].port = 40675;
+	snprintf(st->conns[0].dev, sizeof(st->conns[0].dev), "rxe0");
+	snprintf(st->conns[0].job, sizeof(st->conns[0].job), "cj");
+	st->conns[0].rank = 1;
+	st->nr_conns = 1;
 	return 0;
 }
 
@@ -612,7 +681,9 @@ static const char rw_text[] =
 	"10.77.0.1:18515  rxe0  up  requests 7  accepted 2  connected 1\n"
 	"  refused 5: proto 1, auth 2, clock 1, in-use 1\n"
 	"[fe80::1]:7000  down (its RDMA device went; add it again)"
-	"  requests 3  accepted 0  connected 0\n";
+	"  requests 3  accepted 0  connected 0\n"
+	"connections:\n"
+	"  10.88.0.2:40675  rxe0  job cj  rank 1\n";
 
 static const char rw_json[] =
 	"{\"listeners\":["
@@ -623,7 +694,9 @@ static const char rw_json[] =
 	"{\"addr\":\"fe80::1\",\"port\":7000,\"device\":\"\",\"up\":false,"
 	"\"requests\":3,\"accepted\":0,\"connected\":0,\"refused_total\":0,"
 	"\"refused\":{\"proto\":0,\"auth\":0,\"clock\":0,\"busy\":0,\"rank\":0,"
-	"\"in-use\":0,\"stale\":0,\"other\":0}}]}\n";
+	"\"in-use\":0,\"stale\":0,\"other\":0}}],"
+	"\"connections\":[{\"addr\":\"10.88.0.2\",\"port\":40675,"
+	"\"device\":\"rxe0\",\"job\":\"cj\",\"rank\":1}]}\n";
 
 static void rw_test_show_text(void **state)
 {
@@ -675,7 +748,7 @@ static void rw_test_show_json(void **state)
 	rw_be.no_listeners = true;
 	RUN("-j", "listen", "show");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
-	assert_string_equal(rw_last.out, "{\"listeners\":[]}\n");
+	assert_string_equal(rw_last.out, "{\"listeners\":[],\"connections\":[]}\n");
 }
 
 static void rw_test_dev_show(void **state)
@@ -856,6 +929,7 @@ int main(void)
 		RW_M(rw_test_status_lengths),
 		RW_M(rw_test_status_dev_and_cut),
 		RW_M(rw_test_status_newer),
+		RW_M(rw_test_status_conn_malformed),
 		RW_T(rw_test_show_text),
 		RW_T(rw_test_show_json),
 		RW_T(rw_test_dev_show),

@@ -131,6 +131,9 @@ t_ok "the job counts it as an attached worker" until_attached 1
 t_eq "rank 0 again from elsewhere: refused EADDRINUSE" "refused EADDRINUSE" \
 	"$(peer 0)"
 t_eq "listen show: connected 1" 1 "$(ls_json 'd["listeners"][0]["connected"]')"
+t_eq "listen show: the connection, its peer, job and rank" \
+	"[[\"$SRC\", \"rxe0\", \"$JOB\", 0]]" \
+	"$(ls_json '[[c["addr"], c["device"], c["job"], c["rank"]] for c in d["connections"]]')"
 unhold
 t_eq "the peer closes: it saw no error" "accepted closed" \
 	"$(tr '\n' ' ' <"$RW_OUT/hold0" | sed 's/ $//')"
@@ -149,8 +152,8 @@ t_eq "listen show: every refusal counted by reason" \
 	"$(ls_json 'd["listeners"][0]["refused"]')"
 t_eq "listen show: requests = accepted + refused" true \
 	"$(ls_json 'd["listeners"][0]["requests"] == d["listeners"][0]["accepted"] + d["listeners"][0]["refused_total"]')"
-t_eq "listen show: 3 accepted, none connected now" "[3, 0]" \
-	"$(ls_json '[d["listeners"][0]["accepted"], d["listeners"][0]["connected"]]')"
+t_eq "listen show: 3 accepted, none connected now" "[3, 0, []]" \
+	"$(ls_json '[d["listeners"][0]["accepted"], d["listeners"][0]["connected"], d["connections"]]')"
 
 # The box's device goes with a peer connected: both ends hear of it.
 hold 0 "$RW_OUT/hold2"

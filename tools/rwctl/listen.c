@@ -5,6 +5,8 @@
  *
  *   10.77.0.1:18515  rxe0  up  requests 7  accepted 2  connected 1
  *     refused 5: proto 1, auth 2, clock 1, in-use 1
+ *   connections:
+ *     10.88.0.2:40675  rxe0  job train rank 0
  *
  * Text lists only the refusal reasons that happened; JSON has them all.
  * "rank" counts ranks not below the job's worker count (ERANGE), "in-use"
@@ -134,11 +136,41 @@ void rwctl_listen_print_list(struct rwctl_printer *p,
 	rwctl_pr_arr_close(p);
 }
 
+static void rwctl_listen_print_conns(struct rwctl_printer *p,
+				     const struct rwctl_status *st)
+{
+	char where[INET6_ADDRSTRLEN + 16], a[INET6_ADDRSTRLEN];
+	const struct rwctl_conn *c;
+	size_t i;
+
+	if (st->nr_conns)
+		rwctl_pr_text(p, "connections:\n");
+	rwctl_pr_arr_open(p, "connections");
+	for (i = 0; i < st->nr_conns; i++) {
+		c = &st->conns[i];
+		if (!inet_ntop(c->family, c->addr, a, sizeof(a)))
+			snprintf(a, sizeof(a), "?");
+		rwctl_listen_format(where, sizeof(where), c->family, c->addr,
+				    c->port);
+		rwctl_pr_obj_open(p, NULL);
+		rwctl_pr_text(p, "  %s", where);
+		rwctl_pr_str(p, "addr", NULL, a);
+		rwctl_pr_u32(p, "port", NULL, c->port);
+		rwctl_pr_str(p, "device", "  %s", c->dev);
+		rwctl_pr_str(p, "job", "  job %s", c->job);
+		rwctl_pr_u32(p, "rank", "  rank %u", c->rank);
+		rwctl_pr_obj_close(p);
+		rwctl_pr_nl(p);
+	}
+	rwctl_pr_arr_close(p);
+}
+
 static void rwctl_listen_print(struct rwctl_printer *p,
 			       const struct rwctl_status *st)
 {
 	rwctl_pr_obj_open(p, NULL);
 	rwctl_listen_print_list(p, st);
+	rwctl_listen_print_conns(p, st);
 	rwctl_pr_obj_close(p);
 }
 
@@ -227,7 +259,7 @@ static const struct rwctl_cmd rwctl_listen_cmds[] = {
 	{
 		.name = "show",
 		.alias = "list",
-		.help = "listeners with their requests, connections and refusals",
+		.help = "listeners (requests, connections, refusals) and remote workers",
 		.run = rwctl_listen_show,
 	},
 	{

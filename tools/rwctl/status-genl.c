@@ -2,7 +2,7 @@
 /*
  * rwctl status over generic netlink: RW_CMD_STATUS_GET and its reply parsed
  * into struct rwctl_status (the module's version and features, the NUMA
- * nodes and RDMA devices it sees, its RDMA listeners).
+ * nodes and RDMA devices it sees, its RDMA listeners and connections).
  *
  * The parser trusts nothing: libnl's policies only check minimum lengths, so
  * every fixed-size attribute here states minlen and maxlen alike, and every
@@ -34,6 +34,7 @@ static const struct nla_policy rwctl_status_policy[RW_A_MAX + 1] = {
 	[RW_A_DEVICES]		= { .type = NLA_NESTED },
 	[RW_A_AGG_IMPL]		= { .type = NLA_STRING, .maxlen = RW_AGG_IMPL_NAME_MAX },
 	[RW_A_LISTENERS]	= { .type = NLA_NESTED },
+	[RW_A_CONNECTIONS]	= { .type = NLA_NESTED },
 };
 
 static const struct nla_policy rwctl_node_policy[RW_NODE_A_MAX + 1] = {
@@ -69,6 +70,14 @@ static const struct nla_policy rwctl_listen_policy[RW_LISTEN_A_MAX + 1] = {
 	[RW_LISTEN_A_REF_OTHER]	= RWCTL_U64_POLICY,
 };
 
+static const struct nla_policy rwctl_conn_policy[RW_CONN_A_MAX + 1] = {
+	[RW_CONN_A_ADDR]	= { .type = NLA_UNSPEC, .minlen = 4, .maxlen = 16 },
+	[RW_CONN_A_PORT]	= { .type = NLA_U16, .minlen = 2, .maxlen = 2 },
+	[RW_CONN_A_DEV]		= { .type = NLA_STRING, .maxlen = RW_DEV_NAME_MAX },
+	[RW_CONN_A_JOB]		= { .type = NLA_STRING, .maxlen = RW_JOB_NAME_MAX },
+	[RW_CONN_A_RANK]	= RWCTL_U32_POLICY,
+};
+
 #define rwctl_genl_bad(msg, msglen, fmt, ...)				\
 	rwctl_genl_fail(msg, msglen, -EPROTO,				\
 			"malformed status reply from the rackweave module: " \
@@ -79,6 +88,7 @@ void rwctl_status_free(struct rwctl_status *st)
 	free(st->nodes);
 	free(st->devs);
 	free(st->listeners);
+	free(st->conns);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -169,6 +179,17 @@ static int rwctl_genl_parse_devs(struct nlattr *list, struct rwctl_status *st,
 	return 0;
 }
 
+/* An address of 4 or 16 bytes into @addr: its family, or 0 for neither. */
+static int rwctl_genl_addr(struct nlattr *a, uint8_t *addr)
+{
+	int len = nla_len(a);
+
+	if (len != 4 && len != 16)
+		return 0;
+	memcpy(addr, nla_data(a), (size_t)len);
+	return len == 4 ? AF_INET : AF_INET6;
+}
+
 static int rwctl_genl_parse_listener(struct nlattr *entry,
 				     struct rwctl_listener *l, size_t i,
 				     char *msg, size_t msglen)
@@ -187,16 +208,11 @@ static int rwctl_genl_parse_listener(struct nlattr *entry,
 	    !tb[RW_LISTEN_A_CONNECTED])
 		return rwctl_genl_bad(msg, msglen,
 				      "listener entry %zu lacks an attribute", i);
-	if (nla_len(tb[RW_LISTEN_A_ADDR]) == 4)
-		l->family = AF_INET;
-	else if (nla_len(tb[RW_LISTEN_A_ADDR]) == 16)
-		l->family = AF_INET6;
-	else
+	l->family = rwctl_genl_addr(tb[RW_LISTEN_A_ADDR], l->addr);
+	if (!l->family)
 		return rwctl_genl_bad(msg, msglen,
 				      "listener entry %zu: address of %d bytes",
 				      i, nla_len(tb[RW_LISTEN_A_ADDR]));
-	memcpy(l->addr, nla_data(tb[RW_LISTEN_A_ADDR]),
-	       nla_len(tb[RW_LISTEN_A_ADDR]));
 	l->port = nla_get_u16(tb[RW_LISTEN_A_PORT]);
 	nla_strlcpy(l->dev, tb[RW_LISTEN_A_DEV], sizeof(l->dev));
 	l->up = nla_get_u8(tb[RW_LISTEN_A_UP]);
@@ -239,6 +255,53 @@ static int rwctl_genl_parse_listeners(struct nlattr *list,
 	return 0;
 }
 
+static int rwctl_genl_parse_conns(struct nlattr *list, struct rwctl_status *st,
+				  char *msg, size_t msglen)
+{
+	struct nlattr *tb[RW_CONN_A_MAX + 1];
+	struct rwctl_conn *c;
+	struct nlattr *entry;
+	int rem, err;
+	size_t n;
+
+	n = list ? rwctl_genl_count(list, RW_A_CONNECTIONS_ENTRY) : 0;
+	st->conns = calloc(n + 1, sizeof(*st->conns));
+	if (!st->conns)
+		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
+	if (!list)
+		return 0;
+	nla_for_each_nested(entry, list, rem) {
+		if (nla_type(entry) != RW_A_CONNECTIONS_ENTRY)
+			continue;
+		err = rwctl_genl_parse_nested(tb, RW_CONN_A_MAX, entry,
+					      rwctl_conn_policy);
+		if (err < 0)
+			return rwctl_genl_bad(msg, msglen, "connection entry: %s",
+					      rwctl_genl_strerror(err));
+		if (!tb[RW_CONN_A_ADDR] || !tb[RW_CONN_A_PORT] ||
+		    !tb[RW_CONN_A_DEV] || !tb[RW_CONN_A_JOB] ||
+		    !tb[RW_CONN_A_RANK])
+			return rwctl_genl_bad(msg, msglen,
+					      "connection entry %zu lacks an attribute",
+					      st->nr_conns);
+		c = &st->conns[st->nr_conns];
+		c->family = rwctl_genl_addr(tb[RW_CONN_A_ADDR], c->addr);
+		if (!c->family)
+			return rwctl_genl_bad(msg, msglen,
+					      "connection entry %zu: address of %d bytes",
+					      st->nr_conns,
+					      nla_len(tb[RW_CONN_A_ADDR]));
+		c->port = nla_get_u16(tb[RW_CONN_A_PORT]);
+		nla_strlcpy(c->dev, tb[RW_CONN_A_DEV], sizeof(c->dev));
+		nla_strlcpy(c->job, tb[RW_CONN_A_JOB], sizeof(c->job));
+		c->rank = nla_get_u32(tb[RW_CONN_A_RANK]);
+		st->nr_conns++;
+	}
+	if (rem > 0)
+		return rwctl_genl_bad(msg, msglen, "trailing bytes in connection list");
+	return 0;
+}
+
 int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 			    char *msg, size_t msglen)
 {
@@ -268,7 +331,10 @@ int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 	err = rwctl_genl_parse_devs(tb[RW_A_DEVICES], st, msg, msglen);
 	if (err)
 		return err;
-	return rwctl_genl_parse_listeners(tb[RW_A_LISTENERS], st, msg, msglen);
+	err = rwctl_genl_parse_listeners(tb[RW_A_LISTENERS], st, msg, msglen);
+	if (err)
+		return err;
+	return rwctl_genl_parse_conns(tb[RW_A_CONNECTIONS], st, msg, msglen);
 }
 
 /* The status request's reply: parsed once; a second would be a module bug. */

@@ -50,6 +50,16 @@ struct rwctl_listener {
 	uint64_t refused[RWCTL_REF_NR];
 };
 
+/* A remote worker connected to the box now. */
+struct rwctl_conn {
+	int family;			/* AF_INET or AF_INET6 */
+	uint8_t addr[16];		/* the peer's, network order */
+	unsigned int port;
+	char dev[RW_DEV_NAME_MAX];	/* the box's RDMA device */
+	char job[RW_JOB_NAME_MAX];
+	unsigned int rank;
+};
+
 struct rwctl_status {
 	char version[RWCTL_VERSION_MAX];
 	unsigned int version_code;
@@ -63,6 +73,8 @@ struct rwctl_status {
 	size_t nr_devs;
 	struct rwctl_listener *listeners;
 	size_t nr_listeners;
+	struct rwctl_conn *conns;
+	size_t nr_conns;
 };
 
 /* Free the arrays and zero @st; safe on a zeroed or half-parsed struct. */
