@@ -65,7 +65,8 @@ struct rw_worker_counters {
  *         s->lock         sync/sync.c: the gate (spinlock, BH off)
  *   w->lock               worker.c: transfers; never with w->setup
  *     s->lock
- *   rw_ibdevs_lock        ibdev.c: takes nothing else
+ *   rw_ibdevs_lock        ibdev.c: takes no other lock of ours (allocates
+ *                         and frees protection domains under it)
  *   job->replay_lock      rdma/admit.c: connect nonces (spinlock, leaf)
  *   rw_listen_lock        rdma/listen.c: creates and binds rdma_cm ids
  *                         under it, never destroys one; no handler takes it

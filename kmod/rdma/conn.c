@@ -3,8 +3,9 @@
  * The box's connections: one per remote worker, accepted by a listener
  * after rdma/admit.c let the request in.
  *
- * A connection owns a reliable connected QP, its completion queue and
- * protection domain, and a struct rw_worker attached to the job at the
+ * A connection owns a reliable connected QP and its completion queue, uses
+ * its job's protection domain on the device (ibdev.c), and owns a struct
+ * rw_worker attached to the job at the
  * rank the request named, exactly as a local worker's file is: the rank
  * is held, the job counts a user, events go out, and job deletion, policy
  * checks and statistics see the peer like any other worker.
@@ -25,6 +26,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rw.h"
+#include "ibdev.h"
 #include "job.h"
 #include "worker.h"
 #include "rdma/cm.h"
@@ -41,7 +43,9 @@ struct rw_conn {
 	struct rdma_cm_id *id;
 	struct rw_listener *listener;
 	struct rw_worker *w;
-	struct ib_pd *pd;
+	struct ib_device *dev;
+	struct rw_job *job;		/* the worker's, while it is attached */
+	struct ib_pd *pd;		/* the job's on this device (ibdev.c) */
 	struct ib_cq *cq;
 	struct work_struct close_work;
 	struct rw_conn_info info;	/* peer, device, job, rank */
@@ -57,7 +61,7 @@ static void rw_conn_free(struct rw_conn *c)
 	if (c->cq)
 		ib_free_cq(c->cq);
 	if (c->pd)
-		ib_dealloc_pd(c->pd);
+		rw_ibdev_pd_put(c->dev, c->job);
 	rw_worker_free(c->w);
 	kfree(c);
 }
@@ -144,7 +148,10 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	if (ret)
 		goto err_free;
 
-	c->pd = ib_alloc_pd(id->device, 0);
+	c->dev = id->device;
+	/* Attached: the worker holds a reference to the job it found. */
+	c->job = rw_worker_job(c->w);
+	c->pd = rw_ibdev_pd_get(id->device, c->job);
 	if (IS_ERR(c->pd)) {
 		ret = PTR_ERR(c->pd);
 		c->pd = NULL;

@@ -113,6 +113,9 @@ unhold() {
 	wait "$hold_pid" 2>/dev/null
 }
 
+# The box's protection domains (rdma_cm names the module as their owner).
+box_pds() { rdma resource show pd | grep -c "\[rackweave\]"; }
+
 # until_attached N: wait (10 s at most) until the job has N workers.
 until_attached() {
 	local _ n
@@ -130,6 +133,16 @@ t_eq "a peer connects as rank 0 and holds" accepted "$(head -n 1 "$RW_OUT/hold0"
 t_ok "the job counts it as an attached worker" until_attached 1
 t_eq "rank 0 again from elsewhere: refused EADDRINUSE" "refused EADDRINUSE" \
 	"$(peer 0)"
+t_eq "one protection domain for the job on rxe0" 1 "$(box_pds)"
+# (No process substitution in the guest: no /dev/fd. $! is the peer.)
+req=$($REQ $JOB "$RW_OUT/token" 1)
+sleep 30 | "$PEER" $SRC $BOX $PORT "$req" stdin >"$RW_OUT/second" 2>&1 &
+second=$!
+t_ok "a second worker of the job connects" until_attached 2
+t_eq "... and shares the job's protection domain" 1 "$(box_pds)"
+kill "$second"
+wait "$second" 2>/dev/null
+t_ok "... then goes" until_attached 1
 t_eq "listen show: connected 1" 1 "$(ls_json 'd["listeners"][0]["connected"]')"
 t_eq "listen show: the connection, its peer, job and rank" \
 	"[[\"$SRC\", \"rxe0\", \"$JOB\", 0]]" \
@@ -138,6 +151,7 @@ unhold
 t_eq "the peer closes: it saw no error" "accepted closed" \
 	"$(tr '\n' ' ' <"$RW_OUT/hold0" | sed 's/ $//')"
 t_ok "the box lets the rank go" until_attached 0
+t_eq "no protection domain left" 0 "$(box_pds)"
 
 # Killed: its ids die with the process and the box hears the disconnect.
 hold 1 "$RW_OUT/hold1"
@@ -152,7 +166,7 @@ t_eq "listen show: every refusal counted by reason" \
 	"$(ls_json 'd["listeners"][0]["refused"]')"
 t_eq "listen show: requests = accepted + refused" true \
 	"$(ls_json 'd["listeners"][0]["requests"] == d["listeners"][0]["accepted"] + d["listeners"][0]["refused_total"]')"
-t_eq "listen show: 3 accepted, none connected now" "[3, 0, []]" \
+t_eq "listen show: 4 accepted, none connected now" "[4, 0, []]" \
 	"$(ls_json '[d["listeners"][0]["accepted"], d["listeners"][0]["connected"], d["connections"]]')"
 
 # The box's device goes with a peer connected: both ends hear of it.
