@@ -92,90 +92,97 @@ void rwctl_status_free(struct rwctl_status *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static int rwctl_genl_parse_nodes(struct nlattr *list, struct rwctl_status *st,
-				  char *msg, size_t msglen)
+/* How one kind of list entry of the status reply is read. */
+struct rwctl_genl_list {
+	const char *what;		/* "node", "device", ... */
+	int type;			/* the entries' nest type */
+	int maxtype;
+	const struct nla_policy *policy;
+	const int *required;		/* attributes every entry has; 0 ends */
+	size_t size;			/* of one element of the array */
+	/* Fill @elem from @tb: 0, or -EPROTO with a sentence in @msg. */
+	int (*fill)(struct nlattr **tb, void *elem, size_t i, char *msg,
+		    size_t msglen);
+};
+
+/* Room for the attributes of any list entry. */
+#define RWCTL_LIST_TB		32
+
+/*
+ * The entries of @list (absent: none) into a calloc'ed array in *@arr, one
+ * spare element so that an empty list still allocates, and their number in
+ * *@nr: each parsed against its policy, every required attribute present,
+ * no trailing bytes.
+ */
+static int rwctl_genl_parse_list(struct nlattr *list,
+				 const struct rwctl_genl_list *k, void **arr,
+				 size_t *nr, char *msg, size_t msglen)
 {
-	struct nlattr *tb[RW_NODE_A_MAX + 1];
+	struct nlattr *tb[RWCTL_LIST_TB];
 	struct nlattr *entry;
-	struct rwctl_node *node;
+	const int *a;
 	int rem, err;
 	size_t n;
 
-	/* One spare element so that an empty list still allocates. */
-	n = list ? rwctl_genl_count(list, RW_A_NODES_ENTRY) : 0;
-	st->nodes = calloc(n + 1, sizeof(*st->nodes));
-	if (!st->nodes)
+	n = list ? rwctl_genl_count(list, k->type) : 0;
+	*arr = calloc(n + 1, k->size);
+	if (!*arr)
 		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
 	if (!list)
 		return 0;
-
 	nla_for_each_nested(entry, list, rem) {
-		if (nla_type(entry) != RW_A_NODES_ENTRY)
+		if (nla_type(entry) != k->type)
 			continue;
-		err = rwctl_genl_parse_nested(tb, RW_NODE_A_MAX, entry,
-					      rwctl_node_policy);
+		err = rwctl_genl_parse_nested(tb, k->maxtype, entry, k->policy);
 		if (err < 0)
-			return rwctl_genl_bad(msg, msglen, "node entry: %s",
-					      rwctl_genl_strerror(err));
-		if (!tb[RW_NODE_A_ID] || !tb[RW_NODE_A_NR_CPUS] ||
-		    !tb[RW_NODE_A_CPULIST] || !tb[RW_NODE_A_MEM_MB])
-			return rwctl_genl_bad(msg, msglen,
-					      "node entry %zu lacks an attribute",
-					      st->nr_nodes);
-
-		node = &st->nodes[st->nr_nodes++];
-		node->id = nla_get_u32(tb[RW_NODE_A_ID]);
-		node->nr_cpus = nla_get_u32(tb[RW_NODE_A_NR_CPUS]);
-		nla_strlcpy(node->cpulist, tb[RW_NODE_A_CPULIST],
-			    sizeof(node->cpulist));
-		node->mem_mb = nla_get_u64(tb[RW_NODE_A_MEM_MB]);
+			return rwctl_genl_bad(msg, msglen, "%s entry: %s",
+					      k->what, rwctl_genl_strerror(err));
+		for (a = k->required; *a; a++)
+			if (!tb[*a])
+				return rwctl_genl_bad(msg, msglen,
+						      "%s entry %zu lacks an attribute",
+						      k->what, *nr);
+		err = k->fill(tb, (char *)*arr + *nr * k->size, *nr, msg,
+			      msglen);
+		if (err)
+			return err;
+		(*nr)++;
 	}
 	if (rem > 0)
-		return rwctl_genl_bad(msg, msglen, "trailing bytes in node list");
+		return rwctl_genl_bad(msg, msglen, "trailing bytes in %s list",
+				      k->what);
 	return 0;
 }
 
-static int rwctl_genl_parse_devs(struct nlattr *list, struct rwctl_status *st,
-				 char *msg, size_t msglen)
+static int rwctl_genl_fill_node(struct nlattr **tb, void *elem, size_t i,
+				char *msg, size_t msglen)
 {
-	struct nlattr *tb[RW_DEV_A_MAX + 1];
-	struct rwctl_device *d;
-	struct nlattr *entry;
-	int rem, err;
-	size_t n;
+	struct rwctl_node *node = elem;
 
-	/* One spare element so that an empty list still allocates. */
-	n = list ? rwctl_genl_count(list, RW_A_DEVICES_ENTRY) : 0;
-	st->devs = calloc(n + 1, sizeof(*st->devs));
-	if (!st->devs)
-		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
-	if (!list)
-		return 0;
+	(void)i;
+	(void)msg;
+	(void)msglen;
+	node->id = nla_get_u32(tb[RW_NODE_A_ID]);
+	node->nr_cpus = nla_get_u32(tb[RW_NODE_A_NR_CPUS]);
+	nla_strlcpy(node->cpulist, tb[RW_NODE_A_CPULIST],
+		    sizeof(node->cpulist));
+	node->mem_mb = nla_get_u64(tb[RW_NODE_A_MEM_MB]);
+	return 0;
+}
 
-	nla_for_each_nested(entry, list, rem) {
-		if (nla_type(entry) != RW_A_DEVICES_ENTRY)
-			continue;
-		err = rwctl_genl_parse_nested(tb, RW_DEV_A_MAX, entry,
-					      rwctl_dev_policy);
-		if (err < 0)
-			return rwctl_genl_bad(msg, msglen, "device entry: %s",
-					      rwctl_genl_strerror(err));
-		if (!tb[RW_DEV_A_NAME] || !tb[RW_DEV_A_NODE] ||
-		    !tb[RW_DEV_A_PORTS] || !tb[RW_DEV_A_NODE_GUID] ||
-		    !tb[RW_DEV_A_INDEX])
-			return rwctl_genl_bad(msg, msglen,
-					      "device entry %zu lacks an attribute",
-					      st->nr_devs);
+static int rwctl_genl_fill_dev(struct nlattr **tb, void *elem, size_t i,
+			       char *msg, size_t msglen)
+{
+	struct rwctl_device *d = elem;
 
-		d = &st->devs[st->nr_devs++];
-		nla_strlcpy(d->name, tb[RW_DEV_A_NAME], sizeof(d->name));
-		d->node = nla_get_s32(tb[RW_DEV_A_NODE]);
-		d->ports = nla_get_u32(tb[RW_DEV_A_PORTS]);
-		d->node_guid = nla_get_u64(tb[RW_DEV_A_NODE_GUID]);
-		d->index = nla_get_u32(tb[RW_DEV_A_INDEX]);
-	}
-	if (rem > 0)
-		return rwctl_genl_bad(msg, msglen, "trailing bytes in device list");
+	(void)i;
+	(void)msg;
+	(void)msglen;
+	nla_strlcpy(d->name, tb[RW_DEV_A_NAME], sizeof(d->name));
+	d->node = nla_get_s32(tb[RW_DEV_A_NODE]);
+	d->ports = nla_get_u32(tb[RW_DEV_A_PORTS]);
+	d->node_guid = nla_get_u64(tb[RW_DEV_A_NODE_GUID]);
+	d->index = nla_get_u32(tb[RW_DEV_A_INDEX]);
 	return 0;
 }
 
@@ -190,24 +197,12 @@ static int rwctl_genl_addr(struct nlattr *a, uint8_t *addr)
 	return len == 4 ? AF_INET : AF_INET6;
 }
 
-static int rwctl_genl_parse_listener(struct nlattr *entry,
-				     struct rwctl_listener *l, size_t i,
-				     char *msg, size_t msglen)
+static int rwctl_genl_fill_listener(struct nlattr **tb, void *elem, size_t i,
+				    char *msg, size_t msglen)
 {
-	struct nlattr *tb[RW_LISTEN_A_MAX + 1];
-	int err, r;
+	struct rwctl_listener *l = elem;
+	int r;
 
-	err = rwctl_genl_parse_nested(tb, RW_LISTEN_A_MAX, entry,
-				      rwctl_listen_policy);
-	if (err < 0)
-		return rwctl_genl_bad(msg, msglen, "listener entry: %s",
-				      rwctl_genl_strerror(err));
-	if (!tb[RW_LISTEN_A_ADDR] || !tb[RW_LISTEN_A_PORT] ||
-	    !tb[RW_LISTEN_A_DEV] || !tb[RW_LISTEN_A_UP] ||
-	    !tb[RW_LISTEN_A_REQUESTS] || !tb[RW_LISTEN_A_ACCEPTED] ||
-	    !tb[RW_LISTEN_A_CONNECTED])
-		return rwctl_genl_bad(msg, msglen,
-				      "listener entry %zu lacks an attribute", i);
 	l->family = rwctl_genl_addr(tb[RW_LISTEN_A_ADDR], l->addr);
 	if (!l->family)
 		return rwctl_genl_bad(msg, msglen,
@@ -226,86 +221,66 @@ static int rwctl_genl_parse_listener(struct nlattr *entry,
 	return 0;
 }
 
-static int rwctl_genl_parse_listeners(struct nlattr *list,
-				      struct rwctl_status *st, char *msg,
-				      size_t msglen)
+static int rwctl_genl_fill_conn(struct nlattr **tb, void *elem, size_t i,
+				char *msg, size_t msglen)
 {
-	struct nlattr *entry;
-	int rem, err;
-	size_t n;
+	struct rwctl_conn *c = elem;
 
-	n = list ? rwctl_genl_count(list, RW_A_LISTENERS_ENTRY) : 0;
-	st->listeners = calloc(n + 1, sizeof(*st->listeners));
-	if (!st->listeners)
-		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
-	if (!list)
-		return 0;
-	nla_for_each_nested(entry, list, rem) {
-		if (nla_type(entry) != RW_A_LISTENERS_ENTRY)
-			continue;
-		err = rwctl_genl_parse_listener(entry,
-						&st->listeners[st->nr_listeners],
-						st->nr_listeners, msg, msglen);
-		if (err)
-			return err;
-		st->nr_listeners++;
-	}
-	if (rem > 0)
-		return rwctl_genl_bad(msg, msglen, "trailing bytes in listener list");
+	c->family = rwctl_genl_addr(tb[RW_CONN_A_ADDR], c->addr);
+	if (!c->family)
+		return rwctl_genl_bad(msg, msglen,
+				      "connection entry %zu: address of %d bytes",
+				      i, nla_len(tb[RW_CONN_A_ADDR]));
+	c->port = nla_get_u16(tb[RW_CONN_A_PORT]);
+	nla_strlcpy(c->dev, tb[RW_CONN_A_DEV], sizeof(c->dev));
+	nla_strlcpy(c->job, tb[RW_CONN_A_JOB], sizeof(c->job));
+	c->rank = nla_get_u32(tb[RW_CONN_A_RANK]);
 	return 0;
 }
 
-static int rwctl_genl_parse_conns(struct nlattr *list, struct rwctl_status *st,
-				  char *msg, size_t msglen)
-{
-	struct nlattr *tb[RW_CONN_A_MAX + 1];
-	struct rwctl_conn *c;
-	struct nlattr *entry;
-	int rem, err;
-	size_t n;
+static const int rwctl_node_required[] = {
+	RW_NODE_A_ID, RW_NODE_A_NR_CPUS, RW_NODE_A_CPULIST, RW_NODE_A_MEM_MB, 0
+};
+static const int rwctl_dev_required[] = {
+	RW_DEV_A_NAME, RW_DEV_A_NODE, RW_DEV_A_PORTS, RW_DEV_A_NODE_GUID,
+	RW_DEV_A_INDEX, 0
+};
+static const int rwctl_listen_required[] = {
+	RW_LISTEN_A_ADDR, RW_LISTEN_A_PORT, RW_LISTEN_A_DEV, RW_LISTEN_A_UP,
+	RW_LISTEN_A_REQUESTS, RW_LISTEN_A_ACCEPTED, RW_LISTEN_A_CONNECTED, 0
+};
+static const int rwctl_conn_required[] = {
+	RW_CONN_A_ADDR, RW_CONN_A_PORT, RW_CONN_A_DEV, RW_CONN_A_JOB,
+	RW_CONN_A_RANK, 0
+};
 
-	n = list ? rwctl_genl_count(list, RW_A_CONNECTIONS_ENTRY) : 0;
-	st->conns = calloc(n + 1, sizeof(*st->conns));
-	if (!st->conns)
-		return rwctl_genl_fail(msg, msglen, -ENOMEM, "out of memory");
-	if (!list)
-		return 0;
-	nla_for_each_nested(entry, list, rem) {
-		if (nla_type(entry) != RW_A_CONNECTIONS_ENTRY)
-			continue;
-		err = rwctl_genl_parse_nested(tb, RW_CONN_A_MAX, entry,
-					      rwctl_conn_policy);
-		if (err < 0)
-			return rwctl_genl_bad(msg, msglen, "connection entry: %s",
-					      rwctl_genl_strerror(err));
-		if (!tb[RW_CONN_A_ADDR] || !tb[RW_CONN_A_PORT] ||
-		    !tb[RW_CONN_A_DEV] || !tb[RW_CONN_A_JOB] ||
-		    !tb[RW_CONN_A_RANK])
-			return rwctl_genl_bad(msg, msglen,
-					      "connection entry %zu lacks an attribute",
-					      st->nr_conns);
-		c = &st->conns[st->nr_conns];
-		c->family = rwctl_genl_addr(tb[RW_CONN_A_ADDR], c->addr);
-		if (!c->family)
-			return rwctl_genl_bad(msg, msglen,
-					      "connection entry %zu: address of %d bytes",
-					      st->nr_conns,
-					      nla_len(tb[RW_CONN_A_ADDR]));
-		c->port = nla_get_u16(tb[RW_CONN_A_PORT]);
-		nla_strlcpy(c->dev, tb[RW_CONN_A_DEV], sizeof(c->dev));
-		nla_strlcpy(c->job, tb[RW_CONN_A_JOB], sizeof(c->job));
-		c->rank = nla_get_u32(tb[RW_CONN_A_RANK]);
-		st->nr_conns++;
-	}
-	if (rem > 0)
-		return rwctl_genl_bad(msg, msglen, "trailing bytes in connection list");
-	return 0;
-}
+_Static_assert(RW_NODE_A_MAX < RWCTL_LIST_TB && RW_DEV_A_MAX < RWCTL_LIST_TB &&
+	       RW_LISTEN_A_MAX < RWCTL_LIST_TB && RW_CONN_A_MAX < RWCTL_LIST_TB,
+	       "a list entry's attributes fit RWCTL_LIST_TB");
+
+static const struct rwctl_genl_list rwctl_list_nodes = {
+	"node", RW_A_NODES_ENTRY, RW_NODE_A_MAX, rwctl_node_policy,
+	rwctl_node_required, sizeof(struct rwctl_node), rwctl_genl_fill_node,
+};
+static const struct rwctl_genl_list rwctl_list_devs = {
+	"device", RW_A_DEVICES_ENTRY, RW_DEV_A_MAX, rwctl_dev_policy,
+	rwctl_dev_required, sizeof(struct rwctl_device), rwctl_genl_fill_dev,
+};
+static const struct rwctl_genl_list rwctl_list_listeners = {
+	"listener", RW_A_LISTENERS_ENTRY, RW_LISTEN_A_MAX, rwctl_listen_policy,
+	rwctl_listen_required, sizeof(struct rwctl_listener),
+	rwctl_genl_fill_listener,
+};
+static const struct rwctl_genl_list rwctl_list_conns = {
+	"connection", RW_A_CONNECTIONS_ENTRY, RW_CONN_A_MAX, rwctl_conn_policy,
+	rwctl_conn_required, sizeof(struct rwctl_conn), rwctl_genl_fill_conn,
+};
 
 int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 			    char *msg, size_t msglen)
 {
 	struct nlattr *tb[RW_A_MAX + 1];
+	void *a;
 	int err;
 
 	err = rwctl_genl_parse_msg(nlh, tb, RW_A_MAX, rwctl_status_policy);
@@ -324,17 +299,29 @@ int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 	if (tb[RW_A_AGG_IMPL])
 		nla_strlcpy(st->agg_impl, tb[RW_A_AGG_IMPL], sizeof(st->agg_impl));
 
-	/* An absent list is an empty one: nothing to report is not an error. */
-	err = rwctl_genl_parse_nodes(tb[RW_A_NODES], st, msg, msglen);
+	/*
+	 * An absent list is an empty one: nothing to report is not an error.
+	 * Each array is kept even when a later entry fails, for the free.
+	 */
+	err = rwctl_genl_parse_list(tb[RW_A_NODES], &rwctl_list_nodes, &a,
+				    &st->nr_nodes, msg, msglen);
+	st->nodes = a;
 	if (err)
 		return err;
-	err = rwctl_genl_parse_devs(tb[RW_A_DEVICES], st, msg, msglen);
+	err = rwctl_genl_parse_list(tb[RW_A_DEVICES], &rwctl_list_devs, &a,
+				    &st->nr_devs, msg, msglen);
+	st->devs = a;
 	if (err)
 		return err;
-	err = rwctl_genl_parse_listeners(tb[RW_A_LISTENERS], st, msg, msglen);
+	err = rwctl_genl_parse_list(tb[RW_A_LISTENERS], &rwctl_list_listeners,
+				    &a, &st->nr_listeners, msg, msglen);
+	st->listeners = a;
 	if (err)
 		return err;
-	return rwctl_genl_parse_conns(tb[RW_A_CONNECTIONS], st, msg, msglen);
+	err = rwctl_genl_parse_list(tb[RW_A_CONNECTIONS], &rwctl_list_conns,
+				    &a, &st->nr_conns, msg, msglen);
+	st->conns = a;
+	return err;
 }
 
 /* The status request's reply: parsed once; a second would be a module bug. */
