@@ -148,9 +148,10 @@ static int rw_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 static bool rw_listen_same(const struct sockaddr_storage *a,
 			   const struct sockaddr_storage *b)
 {
-	return rdma_addr_size((struct sockaddr *)a) ==
-		rdma_addr_size((struct sockaddr *)b) &&
-		!memcmp(a, b, rdma_addr_size((struct sockaddr *)a));
+	int len = rdma_addr_size((struct sockaddr *)a);
+
+	return len == rdma_addr_size((struct sockaddr *)b) &&
+		!memcmp(a, b, len);
 }
 
 static struct rw_listener *

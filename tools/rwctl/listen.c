@@ -72,14 +72,22 @@ int rwctl_listen_parse(int argc, char **argv, struct rwctl_listen_req *r,
 	return 0;
 }
 
+/* The address alone into @a (JSON's "addr"), and with its port into @buf. */
+static void rwctl_listen_render(char a[INET6_ADDRSTRLEN], char *buf,
+				size_t len, int family, const uint8_t *addr,
+				unsigned int port)
+{
+	if (!inet_ntop(family, addr, a, INET6_ADDRSTRLEN))
+		snprintf(a, INET6_ADDRSTRLEN, "?");
+	snprintf(buf, len, family == AF_INET6 ? "[%s]:%u" : "%s:%u", a, port);
+}
+
 void rwctl_listen_format(char *buf, size_t len, int family,
 			 const uint8_t *addr, unsigned int port)
 {
 	char a[INET6_ADDRSTRLEN];
 
-	if (!inet_ntop(family, addr, a, sizeof(a)))
-		snprintf(a, sizeof(a), "?");
-	snprintf(buf, len, family == AF_INET6 ? "[%s]:%u" : "%s:%u", a, port);
+	rwctl_listen_render(a, buf, len, family, addr, port);
 }
 
 static void rwctl_listen_print_one(struct rwctl_printer *p,
@@ -92,9 +100,8 @@ static void rwctl_listen_print_one(struct rwctl_printer *p,
 
 	for (r = 0; r < RWCTL_REF_NR; r++)
 		total += l->refused[r];
-	if (!inet_ntop(l->family, l->addr, a, sizeof(a)))
-		snprintf(a, sizeof(a), "?");
-	rwctl_listen_format(where, sizeof(where), l->family, l->addr, l->port);
+	rwctl_listen_render(a, where, sizeof(where), l->family, l->addr,
+			    l->port);
 
 	rwctl_pr_obj_open(p, NULL);
 	rwctl_pr_text(p, "%s", where);
@@ -148,10 +155,8 @@ static void rwctl_listen_print_conns(struct rwctl_printer *p,
 	rwctl_pr_arr_open(p, "connections");
 	for (i = 0; i < st->nr_conns; i++) {
 		c = &st->conns[i];
-		if (!inet_ntop(c->family, c->addr, a, sizeof(a)))
-			snprintf(a, sizeof(a), "?");
-		rwctl_listen_format(where, sizeof(where), c->family, c->addr,
-				    c->port);
+		rwctl_listen_render(a, where, sizeof(where), c->family,
+				    c->addr, c->port);
 		rwctl_pr_obj_open(p, NULL);
 		rwctl_pr_text(p, "  %s", where);
 		rwctl_pr_str(p, "addr", NULL, a);
