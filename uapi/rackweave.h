@@ -253,6 +253,38 @@
  *   iteration; fresh parameters: the chunk's version), 19-0 the chunk id.
  *   The queue pair names the worker; nothing else describes the data. A
  *   type or chunk id out of range tears the connection down.
+ *
+ * Control messages: once the connection is established, the worker SENDs
+ *   one struct rw_wire_setup and the box answers with one struct
+ *   rw_wire_setup_reply; nothing else is ever sent (every later transfer
+ *   is a WRITE WITH IMMEDIATE). Both start with struct rw_wire_msg, whose
+ *   @len is the whole message (at most RW_WIRE_MSG_MAX bytes).
+ *   A window is a buffer its owner lets the peer write: cut into segments
+ *   of 2^@seg_shift bytes (4 KiB to 1 TiB, at least one chunk), segment i
+ *   registered at @segs[i].addr under key @segs[i].rkey. Byte off of the
+ *   buffer is at segs[off >> seg_shift].addr + off % 2^seg_shift, so a
+ *   chunk never straddles two segments. Each key covers only that
+ *   segment of that peer's buffer.
+ *   Setup: the model's tensors as RW_IOC_DECLARE takes them (the first
+ *   declaration starts the job's run, a later one must match; @flags may
+ *   hold RW_DECLARE_VERIFY), then the worker's parameter window: it covers
+ *   the model's bytes (the layout's total, which the tensors alone
+ *   determine) and there the box writes fresh parameters.
+ *   Reply: @msg.status 0 or a positive errno (what RW_IOC_DECLARE would
+ *   answer; EINVAL for a window that does not fit the model, EFBIG for a
+ *   model too large for the wire's windows). On 0, the run's geometry (as
+ *   struct rw_setup reports it), @credits (gradients the box takes before
+ *   it answers any) and the box's gradient window for this rank: chunk c's
+ *   gradient goes to bytes [c * chunk_size, c * chunk_size + its length).
+ *   After a refusal the box disconnects.
+ *   Then the box writes every chunk's current parameters (RW_IMM_PARAMS,
+ *   the clock field the version's low bits) and from then on answers each
+ *   pushed chunk (RW_IMM_PUSH) with its parameters as soon as they are
+ *   fresh for the worker (as RW_IOC_PULL defines it). The worker pushes
+ *   every chunk once per iteration, pushes a chunk again only after its
+ *   answer has arrived, and keeps at most @credits pushes unanswered; a
+ *   push into a gradient still being summed, or twice in one iteration,
+ *   ends the connection.
  */
 #ifndef _UAPI_RACKWEAVE_H
 #define _UAPI_RACKWEAVE_H
@@ -677,6 +709,70 @@ struct rw_wire_rej {
 };
 
 #define RW_WIRE_REJ_SIZE	8
+
+/* Control messages (see "RDMA wire"). */
+#define RW_WIRE_MSG_MAX		65536
+#define RW_WIRE_SEG_SHIFT_MIN	12
+#define RW_WIRE_SEG_SHIFT_MAX	40
+
+enum rw_wire_msg_type {
+	RW_MSG_SETUP = 1,	/* worker -> box */
+	RW_MSG_SETUP_REPLY = 2,	/* box -> worker */
+	__RW_MSG_TYPE_MAX
+};
+
+struct rw_wire_msg {
+	__le32 magic;		/* RW_WIRE_MAGIC */
+	__u8 version;		/* RW_WIRE_VERSION */
+	__u8 type;		/* enum rw_wire_msg_type */
+	__le16 status;		/* a reply's: 0 or a positive errno */
+	__le32 len;		/* the whole message, in bytes */
+	__le32 reserved;
+};
+
+struct rw_wire_seg {
+	__le64 addr;
+	__le32 rkey;
+	__le32 reserved;
+};
+
+struct rw_wire_tensor {
+	__le64 key;
+	__le64 nelems;
+	__le32 dtype;		/* RW_DTYPE_* */
+	__le32 reserved;
+};
+
+struct rw_wire_setup {
+	struct rw_wire_msg msg;	/* RW_MSG_SETUP, status 0 */
+	__le32 flags;		/* RW_DECLARE_VERIFY or 0 */
+	__le32 nr_tensors;	/* >= 1 */
+	__le32 seg_shift;	/* the parameter window */
+	__le32 nr_segs;
+	/* then struct rw_wire_seg[nr_segs], struct rw_wire_tensor[nr_tensors] */
+};
+
+struct rw_wire_setup_reply {
+	struct rw_wire_msg msg;	/* RW_MSG_SETUP_REPLY */
+	__le32 rank;
+	__le32 nr_workers;
+	__le32 sync;		/* RW_SYNC_* */
+	__le32 epoch;
+	__le32 chunk_size;
+	__le32 nr_chunks;
+	__le64 model_bytes;
+	__le32 credits;
+	__le32 reserved;
+	__le32 seg_shift;	/* the gradient window */
+	__le32 nr_segs;
+	/* then struct rw_wire_seg[nr_segs] */
+};
+
+#define RW_WIRE_MSG_SIZE	16
+#define RW_WIRE_SEG_SIZE	16
+#define RW_WIRE_TENSOR_SIZE	24
+#define RW_WIRE_SETUP_SIZE	32
+#define RW_WIRE_REPLY_SIZE	64
 
 enum rw_imm_type {
 	RW_IMM_PUSH = 1,	/* a worker's gradient for the chunk */

@@ -30,6 +30,12 @@ RW_PIN_(sizeof(struct rw_wire_req) == RW_WIRE_REQ_SIZE, "wire req");
 RW_PIN_(offsetof(struct rw_wire_req, job_tag) == 16, "wire req.job_tag");
 RW_PIN_(offsetof(struct rw_wire_req, auth) == 40, "wire req.auth");
 RW_PIN_(sizeof(struct rw_wire_rej) == RW_WIRE_REJ_SIZE, "wire rej");
+RW_PIN_(sizeof(struct rw_wire_msg) == RW_WIRE_MSG_SIZE, "wire msg");
+RW_PIN_(sizeof(struct rw_wire_seg) == RW_WIRE_SEG_SIZE, "wire seg");
+RW_PIN_(sizeof(struct rw_wire_tensor) == RW_WIRE_TENSOR_SIZE, "wire tensor");
+RW_PIN_(sizeof(struct rw_wire_setup) == RW_WIRE_SETUP_SIZE, "wire setup");
+RW_PIN_(sizeof(struct rw_wire_setup_reply) == RW_WIRE_REPLY_SIZE,
+	"wire setup reply");
 
 #undef RW_PIN_
 

@@ -127,3 +127,305 @@ int rw_wire_rej_parse(const void *data, size_t len)
 	return reason ? -(int)reason : -EPROTO;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_rej_parse);
+
+/* ---- control messages ---- */
+
+static_assert(sizeof(struct rw_wire_setup) == RW_WIRE_SETUP_SIZE,
+	      "setup header size");
+static_assert(sizeof(struct rw_wire_setup_reply) == RW_WIRE_REPLY_SIZE,
+	      "reply header size");
+
+void rw_wire_seg_get(const struct rw_wire_win *w, u32 i,
+		     struct rw_wire_seg_info *out)
+{
+	struct rw_wire_seg s;
+
+	memcpy(&s, &w->segs[i], sizeof(s));
+	out->addr = le64_to_cpu(s.addr);
+	out->rkey = le32_to_cpu(s.rkey);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_seg_get);
+
+/* Segments of 2^@shift bytes that cover @bytes. */
+static u64 rw_wire_nr_segs(u64 bytes, u32 shift)
+{
+	return (bytes >> shift) + !!(bytes & ((1ULL << shift) - 1));
+}
+
+int rw_wire_win_check(const struct rw_wire_win *w, u64 bytes, u32 chunk_size)
+{
+	if (w->seg_shift < RW_WIRE_SEG_SHIFT_MIN ||
+	    w->seg_shift > RW_WIRE_SEG_SHIFT_MAX ||
+	    (1ULL << w->seg_shift) < chunk_size || !bytes ||
+	    rw_wire_nr_segs(bytes, w->seg_shift) != w->nr_segs)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_win_check);
+
+void rw_wire_win_at(const struct rw_wire_win *w, u64 off,
+		    struct rw_wire_seg_info *out)
+{
+	rw_wire_seg_get(w, (u32)(off >> w->seg_shift), out);
+	out->addr += off & ((1ULL << w->seg_shift) - 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_win_at);
+
+static size_t rw_wire_msg_size(size_t head, u32 nr_segs, u32 nr_tensors)
+{
+	u64 n = head + (u64)nr_segs * sizeof(struct rw_wire_seg) +
+		(u64)nr_tensors * sizeof(struct rw_wire_tensor);
+
+	return n <= RW_WIRE_MSG_MAX ? (size_t)n : 0;
+}
+
+size_t rw_wire_setup_size(u32 nr_segs, u32 nr_tensors)
+{
+	return rw_wire_msg_size(sizeof(struct rw_wire_setup), nr_segs,
+				nr_tensors);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_setup_size);
+
+size_t rw_wire_reply_size(u32 nr_segs)
+{
+	return rw_wire_msg_size(sizeof(struct rw_wire_setup_reply), nr_segs, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_reply_size);
+
+static void rw_wire_msg_pack(struct rw_wire_msg *m, u32 type, u32 status,
+			     size_t len)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = cpu_to_le32(RW_WIRE_MAGIC);
+	m->version = RW_WIRE_VERSION;
+	m->type = (u8)type;
+	m->status = cpu_to_le16((u16)status);
+	m->len = cpu_to_le32((u32)len);
+}
+
+static void rw_wire_segs_pack(u8 *p, const struct rw_wire_seg_info *segs,
+			      u32 n)
+{
+	struct rw_wire_seg s = {};
+	u32 i;
+
+	for (i = 0; i < n; i++, p += sizeof(s)) {
+		s.addr = cpu_to_le64(segs[i].addr);
+		s.rkey = cpu_to_le32(segs[i].rkey);
+		memcpy(p, &s, sizeof(s));
+	}
+}
+
+int rw_wire_setup_pack(void *buf, size_t len,
+		       const struct rw_wire_setup_info *in,
+		       const struct rw_wire_seg_info *segs,
+		       const struct rw_tensor_desc *t)
+{
+	size_t n = rw_wire_setup_size(in->win.nr_segs, in->nr_tensors);
+	struct rw_wire_setup h;
+	struct rw_wire_tensor wt = {};
+	u8 *p = buf;
+	u32 i;
+
+	if (!n || n > len)
+		return -EMSGSIZE;
+	rw_wire_msg_pack(&h.msg, RW_MSG_SETUP, 0, n);
+	h.flags = cpu_to_le32(in->flags);
+	h.nr_tensors = cpu_to_le32(in->nr_tensors);
+	h.seg_shift = cpu_to_le32(in->win.seg_shift);
+	h.nr_segs = cpu_to_le32(in->win.nr_segs);
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	rw_wire_segs_pack(p, segs, in->win.nr_segs);
+	p += (size_t)in->win.nr_segs * sizeof(struct rw_wire_seg);
+	for (i = 0; i < in->nr_tensors; i++, p += sizeof(wt)) {
+		wt.key = cpu_to_le64(t[i].key);
+		wt.nelems = cpu_to_le64(t[i].nelems);
+		wt.dtype = cpu_to_le32(t[i].dtype);
+		wt.reserved = cpu_to_le32(t[i].reserved);
+		memcpy(p, &wt, sizeof(wt));
+	}
+	return (int)n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_setup_pack);
+
+/* The frame of a control message of @type; its length is checked later. */
+static int rw_wire_msg_check(const void *data, size_t len, size_t head,
+			     u32 type, struct rw_wire_msg *m, const char **why)
+{
+	int ret;
+
+	if (!data || len < head) {
+		*why = "message shorter than its header";
+		return -EPROTO;
+	}
+	memcpy(m, data, sizeof(*m));
+	ret = rw_wire_check_frame(m->magic, m->version, why);
+	if (ret)
+		return ret;
+	if (m->type != type) {
+		*why = "unexpected message type";
+		return -EPROTO;
+	}
+	if (m->reserved) {
+		*why = "non-zero reserved bytes";
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Segment entries carry no reserved bits; their values are the peer's. */
+static int rw_wire_segs_check(const struct rw_wire_seg *segs, u32 n,
+			      const char **why)
+{
+	struct rw_wire_seg s;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&s, &segs[i], sizeof(s));
+		if (s.reserved) {
+			*why = "non-zero reserved bytes in a segment";
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+int rw_wire_setup_parse(const void *data, size_t len,
+			struct rw_wire_setup_info *out, const char **why)
+{
+	struct rw_wire_setup h;
+	const u8 *p = data;
+	size_t n;
+	int ret;
+
+	ret = rw_wire_msg_check(data, len, sizeof(h), RW_MSG_SETUP, &h.msg,
+				why);
+	if (ret)
+		return ret;
+	memcpy(&h, data, sizeof(h));
+	if (h.msg.status || le32_to_cpu(h.flags) & ~RW_DECLARE_VERIFY) {
+		*why = "unknown flags or a status in a setup";
+		return -EPROTO;
+	}
+	out->flags = le32_to_cpu(h.flags);
+	out->nr_tensors = le32_to_cpu(h.nr_tensors);
+	out->win.seg_shift = le32_to_cpu(h.seg_shift);
+	out->win.nr_segs = le32_to_cpu(h.nr_segs);
+	n = rw_wire_setup_size(out->win.nr_segs, out->nr_tensors);
+	if (!out->nr_tensors || !out->win.nr_segs || !n ||
+	    n != le32_to_cpu(h.msg.len) || n > len) {
+		*why = "setup length does not match its counts";
+		return -EPROTO;
+	}
+	if (out->win.seg_shift < RW_WIRE_SEG_SHIFT_MIN ||
+	    out->win.seg_shift > RW_WIRE_SEG_SHIFT_MAX) {
+		*why = "segment size out of range";
+		return -EPROTO;
+	}
+	out->win.segs = (const void *)(p + sizeof(h));
+	out->tensors = (const void *)(p + sizeof(h) +
+			(size_t)out->win.nr_segs * sizeof(struct rw_wire_seg));
+	return rw_wire_segs_check(out->win.segs, out->win.nr_segs, why);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_setup_parse);
+
+void rw_wire_tensor_get(const struct rw_wire_setup_info *s, u32 i,
+			struct rw_tensor_desc *out)
+{
+	struct rw_wire_tensor wt;
+
+	memcpy(&wt, &s->tensors[i], sizeof(wt));
+	out->key = le64_to_cpu(wt.key);
+	out->nelems = le64_to_cpu(wt.nelems);
+	out->dtype = le32_to_cpu(wt.dtype);
+	out->reserved = le32_to_cpu(wt.reserved);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_tensor_get);
+
+int rw_wire_reply_pack(void *buf, size_t len,
+		       const struct rw_wire_reply_info *in,
+		       const struct rw_wire_seg_info *segs)
+{
+	u32 nr_segs = in->status ? 0 : in->win.nr_segs;
+	size_t n = rw_wire_reply_size(nr_segs);
+	struct rw_wire_setup_reply h = {};
+
+	if (!n || n > len)
+		return -EMSGSIZE;
+	rw_wire_msg_pack(&h.msg, RW_MSG_SETUP_REPLY, in->status, n);
+	if (!in->status) {
+		h.rank = cpu_to_le32(in->rank);
+		h.nr_workers = cpu_to_le32(in->nr_workers);
+		h.sync = cpu_to_le32(in->sync);
+		h.epoch = cpu_to_le32(in->epoch);
+		h.chunk_size = cpu_to_le32(in->chunk_size);
+		h.nr_chunks = cpu_to_le32(in->nr_chunks);
+		h.model_bytes = cpu_to_le64(in->model_bytes);
+		h.credits = cpu_to_le32(in->credits);
+		h.seg_shift = cpu_to_le32(in->win.seg_shift);
+		h.nr_segs = cpu_to_le32(nr_segs);
+	}
+	memcpy(buf, &h, sizeof(h));
+	rw_wire_segs_pack((u8 *)buf + sizeof(h), segs, nr_segs);
+	return (int)n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_reply_pack);
+
+int rw_wire_reply_parse(const void *data, size_t len,
+			struct rw_wire_reply_info *out, const char **why)
+{
+	struct rw_wire_setup_reply h;
+	u64 chunks;
+	size_t n;
+	int ret;
+
+	ret = rw_wire_msg_check(data, len, sizeof(h), RW_MSG_SETUP_REPLY,
+				&h.msg, why);
+	if (ret)
+		return ret;
+	memcpy(&h, data, sizeof(h));
+	memset(out, 0, sizeof(*out));
+	out->status = le16_to_cpu(h.msg.status);
+	out->rank = le32_to_cpu(h.rank);
+	out->nr_workers = le32_to_cpu(h.nr_workers);
+	out->sync = le32_to_cpu(h.sync);
+	out->epoch = le32_to_cpu(h.epoch);
+	out->chunk_size = le32_to_cpu(h.chunk_size);
+	out->nr_chunks = le32_to_cpu(h.nr_chunks);
+	out->model_bytes = le64_to_cpu(h.model_bytes);
+	out->credits = le32_to_cpu(h.credits);
+	out->win.seg_shift = le32_to_cpu(h.seg_shift);
+	out->win.nr_segs = le32_to_cpu(h.nr_segs);
+	out->win.segs = (const void *)((const u8 *)data + sizeof(h));
+	n = rw_wire_reply_size(out->win.nr_segs);
+	if (!n || n != le32_to_cpu(h.msg.len) || n > len || h.reserved) {
+		*why = "reply length does not match its counts";
+		return -EPROTO;
+	}
+	if (out->status && out->win.nr_segs) {
+		*why = "a refusal with a window";
+		return -EPROTO;
+	}
+	if (out->status)
+		return 0;
+	if (out->chunk_size < RW_LAYOUT_CHUNK_MIN ||
+	    out->chunk_size > RW_LAYOUT_CHUNK_MAX ||
+	    out->chunk_size & (out->chunk_size - 1)) {
+		*why = "chunk size out of range";
+		return -EPROTO;
+	}
+	chunks = rw_wire_nr_segs(out->model_bytes,
+				 (u32)__builtin_ctz(out->chunk_size));
+	if (!out->nr_workers ||
+	    out->rank >= out->nr_workers || !out->credits ||
+	    chunks != out->nr_chunks ||
+	    rw_wire_win_check(&out->win,
+			      (u64)out->nr_chunks * out->chunk_size,
+			      out->chunk_size)) {
+		*why = "reply geometry or window does not add up";
+		return -EPROTO;
+	}
+	return rw_wire_segs_check(out->win.segs, out->win.nr_segs, why);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_reply_parse);

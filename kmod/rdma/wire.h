@@ -56,4 +56,88 @@ void rw_wire_rej_pack(struct rw_wire_rej *w, int err);
  */
 int rw_wire_rej_parse(const void *data, size_t len);
 
+/*
+ * Control messages (uapi "Control messages"). A decoded window points at
+ * its segments inside the message, as they came (little-endian):
+ * rw_wire_seg_get() reads one.
+ */
+struct rw_wire_seg_info {
+	u64 addr;
+	u32 rkey;
+};
+
+struct rw_wire_win {
+	u32 seg_shift;
+	u32 nr_segs;
+	const struct rw_wire_seg *segs;
+};
+
+void rw_wire_seg_get(const struct rw_wire_win *w, u32 i,
+		     struct rw_wire_seg_info *out);
+
+/*
+ * Whether @w covers exactly a buffer of @bytes bytes with segments of
+ * whole @chunk_size chunks: 0 or -EINVAL.
+ */
+int rw_wire_win_check(const struct rw_wire_win *w, u64 bytes, u32 chunk_size);
+
+/* Where byte @off of a checked window's buffer is: its address and key. */
+void rw_wire_win_at(const struct rw_wire_win *w, u64 off,
+		    struct rw_wire_seg_info *out);
+
+struct rw_wire_setup_info {
+	u32 flags;
+	u32 nr_tensors;
+	const struct rw_wire_tensor *tensors;	/* in the message */
+	struct rw_wire_win win;			/* the parameter window */
+};
+
+/* Bytes of a setup message, or 0 if it would exceed RW_WIRE_MSG_MAX. */
+size_t rw_wire_setup_size(u32 nr_segs, u32 nr_tensors);
+
+/*
+ * Pack a setup message into @buf (@len bytes): its size, or -EMSGSIZE.
+ * @in->win.segs and @in->tensors are ignored: @segs and @t are packed.
+ */
+int rw_wire_setup_pack(void *buf, size_t len,
+		       const struct rw_wire_setup_info *in,
+		       const struct rw_wire_seg_info *segs,
+		       const struct rw_tensor_desc *t);
+
+/*
+ * Check and decode a setup message of @len bytes (a receive's byte
+ * count): 0, or -EPROTO with *@why saying what was wrong. The tensors'
+ * own values are the declaration's to check.
+ */
+int rw_wire_setup_parse(const void *data, size_t len,
+			struct rw_wire_setup_info *out, const char **why);
+void rw_wire_tensor_get(const struct rw_wire_setup_info *s, u32 i,
+			struct rw_tensor_desc *out);
+
+struct rw_wire_reply_info {
+	u32 status;			/* 0 or a positive errno */
+	u32 rank;
+	u32 nr_workers;
+	u32 sync;
+	u32 epoch;
+	u32 chunk_size;
+	u32 nr_chunks;
+	u64 model_bytes;
+	u32 credits;
+	struct rw_wire_win win;		/* the gradient window */
+};
+
+/* Bytes of a reply, or 0 if it would exceed RW_WIRE_MSG_MAX. */
+size_t rw_wire_reply_size(u32 nr_segs);
+/* As rw_wire_setup_pack; a refusal (@in->status) packs no window. */
+int rw_wire_reply_pack(void *buf, size_t len,
+		       const struct rw_wire_reply_info *in,
+		       const struct rw_wire_seg_info *segs);
+/*
+ * Check and decode a reply: 0 (a refusal too: see @out->status), or
+ * -EPROTO with *@why. An accepting reply's geometry and window agree.
+ */
+int rw_wire_reply_parse(const void *data, size_t len,
+			struct rw_wire_reply_info *out, const char **why);
+
 #endif /* _RW_RDMA_WIRE_H */

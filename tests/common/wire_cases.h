@@ -223,4 +223,143 @@ static const char *rw_wc_rej_run(void)
 	return NULL;
 }
 
+/*
+ * Control messages: a setup and a reply packed, parsed back, and then
+ * broken one field at a time; every broken copy must be refused.
+ */
+static u8 rw_wc_msg_buf[512];
+static u8 rw_wc_msg_bad[512];
+
+static const struct rw_tensor_desc rw_wc_tensors[2] = {
+	{ .key = 7, .nelems = 1000, .dtype = 0 },
+	{ .key = 3, .nelems = 1, .dtype = 0 },
+};
+
+static const struct rw_wire_seg_info rw_wc_segs[2] = {
+	{ .addr = 0x1000200030004000ULL, .rkey = 0x1234 },
+	{ .addr = 0x10000, .rkey = 0xabcdef01U },
+};
+
+/* One broken copy of a packed message: flip or set a field. */
+struct rw_wc_break {
+	const char *name;
+	size_t off;		/* byte to change */
+	u8 xor;			/* 0: shorten the message to @off bytes */
+};
+
+static const struct rw_wc_break rw_wc_setup_breaks[] = {
+	{ "magic", 0, 1 }, { "version", 4, 1 }, { "type", 5, 3 },
+	{ "status", 6, 1 }, { "length", 8, 8 }, { "reserved", 12, 1 },
+	{ "flags", 16, 2 }, { "tensor count", 20, 4 },
+	{ "segment shift low", 24, 24 }, { "segment count", 28, 1 },
+	{ "segment reserved", 32 + 12, 1 }, { "truncated", 40, 0 },
+	{ "header only", 16, 0 },
+};
+
+static const struct rw_wc_break rw_wc_reply_breaks[] = {
+	{ "magic", 0, 1 }, { "type", 5, 3 }, { "length", 8, 16 },
+	{ "rank beyond workers", 16, 4 }, { "chunk size", 32, 1 },
+	{ "chunk count", 36, 1 }, { "model bytes", 40 + 3, 1 },
+	{ "no credits", 48, 16 }, { "reserved", 52, 1 },
+	{ "segment shift", 56, 8 }, { "segment count", 60, 1 },
+	{ "segment reserved", 64 + 12, 1 }, { "truncated", 63, 0 },
+};
+
+static const char *rw_wc_setup_run(void)
+{
+	struct rw_wire_setup_info in = {
+		.flags = RW_DECLARE_VERIFY, .nr_tensors = 2,
+		.win = { .seg_shift = 16, .nr_segs = 2 },
+	}, out;
+	struct rw_wire_seg_info seg;
+	struct rw_tensor_desc t;
+	const char *why = NULL;
+	int n, i;
+
+	n = rw_wire_setup_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+			       rw_wc_segs, rw_wc_tensors);
+	if (n != RW_WIRE_SETUP_SIZE + 2 * RW_WIRE_SEG_SIZE +
+		 2 * RW_WIRE_TENSOR_SIZE)
+		return "setup: packed size";
+	if (rw_wire_setup_pack(rw_wc_msg_buf, (size_t)n - 1, &in, rw_wc_segs,
+			       rw_wc_tensors) != -EMSGSIZE)
+		return "setup: a short buffer is not refused";
+	if (rw_wire_setup_parse(rw_wc_msg_buf, (size_t)n + 8, &out, &why))
+		return "setup: a packed message (with trailing bytes) refused";
+	if (out.flags != in.flags || out.nr_tensors != 2 ||
+	    out.win.seg_shift != 16 || out.win.nr_segs != 2)
+		return "setup: counts differ";
+	for (i = 0; i < 2; i++) {
+		rw_wire_seg_get(&out.win, (u32)i, &seg);
+		rw_wire_tensor_get(&out, (u32)i, &t);
+		if (seg.addr != rw_wc_segs[i].addr ||
+		    seg.rkey != rw_wc_segs[i].rkey ||
+		    t.key != rw_wc_tensors[i].key ||
+		    t.nelems != rw_wc_tensors[i].nelems || t.dtype)
+			return "setup: a segment or tensor differs";
+	}
+	/* 70000 bytes in 64 KiB segments: two, the second 4464 bytes in. */
+	if (rw_wire_win_check(&out.win, 70000, 4096) ||
+	    rw_wire_win_check(&out.win, 65536, 4096) != -EINVAL ||
+	    rw_wire_win_check(&out.win, 140000, 4096) != -EINVAL ||
+	    rw_wire_win_check(&out.win, 70000, 131072) != -EINVAL)
+		return "setup: window check";
+	rw_wire_win_at(&out.win, 70000 - 1, &seg);
+	if (seg.addr != 0x10000 + 70000 - 1 - 65536 || seg.rkey != 0xabcdef01U)
+		return "setup: window address";
+	for (i = 0; i < (int)ARRAY_SIZE(rw_wc_setup_breaks); i++) {
+		const struct rw_wc_break *b = &rw_wc_setup_breaks[i];
+		size_t len = b->xor ? (size_t)n : b->off;
+
+		memcpy(rw_wc_msg_bad, rw_wc_msg_buf, (size_t)n);
+		rw_wc_msg_bad[b->off] ^= b->xor;
+		why = NULL;
+		if (rw_wire_setup_parse(rw_wc_msg_bad, len, &out, &why) !=
+		    -EPROTO || !why)
+			return b->name;
+	}
+	return NULL;
+}
+
+static const char *rw_wc_reply_run(void)
+{
+	struct rw_wire_reply_info in = {
+		.rank = 1, .nr_workers = 2, .sync = 0, .epoch = 3,
+		.chunk_size = 4096, .nr_chunks = 3, .model_bytes = 8200,
+		.credits = 16, .win = { .seg_shift = 13, .nr_segs = 2 },
+	}, out;
+	const char *why = NULL;
+	int n, i;
+
+	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+			       rw_wc_segs);
+	if (n != RW_WIRE_REPLY_SIZE + 2 * RW_WIRE_SEG_SIZE)
+		return "reply: packed size";
+	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.status || out.rank != 1 || out.nr_chunks != 3 ||
+	    out.model_bytes != 8200 || out.credits != 16 || out.epoch != 3 ||
+	    out.win.nr_segs != 2)
+		return "reply: parsed back";
+	for (i = 0; i < (int)ARRAY_SIZE(rw_wc_reply_breaks); i++) {
+		const struct rw_wc_break *b = &rw_wc_reply_breaks[i];
+		size_t len = b->xor ? (size_t)n : b->off;
+
+		memcpy(rw_wc_msg_bad, rw_wc_msg_buf, (size_t)n);
+		rw_wc_msg_bad[b->off] ^= b->xor;
+		why = NULL;
+		if (rw_wire_reply_parse(rw_wc_msg_bad, len, &out, &why) !=
+		    -EPROTO || !why)
+			return b->name;
+	}
+	/* A refusal carries a status and nothing else. */
+	in.status = EEXIST;
+	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+			       rw_wc_segs);
+	if (n != RW_WIRE_REPLY_SIZE ||
+	    rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.status != EEXIST || out.win.nr_segs)
+		return "reply: a refusal";
+	return NULL;
+}
+
 #endif /* _RW_TESTS_WIRE_CASES_H */

@@ -46,6 +46,15 @@ static void rw_wire_rej_test(struct kunit *test)
 	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
 }
 
+static void rw_wire_msg_test(struct kunit *test)
+{
+	const char *fail = rw_wc_setup_run();
+
+	KUNIT_EXPECT_NULL_MSG(test, fail, "setup broken by %s", fail);
+	fail = rw_wc_reply_run();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "reply broken by %s", fail);
+}
+
 static void rw_wire_layout_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, sizeof(struct rw_wire_req), RW_WIRE_REQ_SIZE);
@@ -62,6 +71,7 @@ static struct kunit_case rw_wire_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_wire_imm_test, rw_wc_imm_gen_params),
 	KUNIT_CASE_PARAM(rw_wire_req_test, rw_wc_req_gen_params),
 	KUNIT_CASE(rw_wire_rej_test),
+	KUNIT_CASE(rw_wire_msg_test),
 	KUNIT_CASE(rw_wire_layout_test),
 	{}
 };

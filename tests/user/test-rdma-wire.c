@@ -34,6 +34,19 @@ static void wire_rej(void **state)
 		fail_msg("%s", fail);
 }
 
+static void wire_msgs(void **state)
+{
+	const char *fail;
+
+	(void)state;
+	fail = rw_wc_setup_run();
+	if (fail)
+		fail_msg("setup broken by %s: not refused", fail);
+	fail = rw_wc_reply_run();
+	if (fail)
+		fail_msg("reply broken by %s: not refused", fail);
+}
+
 static void wire_layout(void **state)
 {
 	(void)state;
@@ -48,6 +61,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(wire_tables),
 		cmocka_unit_test(wire_rej),
+		cmocka_unit_test(wire_msgs),
 		cmocka_unit_test(wire_layout),
 	};
 
