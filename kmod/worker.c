@@ -614,6 +614,65 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_xfer);
 
+int rw_worker_push_chunk(struct rw_worker *w, u32 chunk, long tmo)
+{
+	int ret;
+
+	mutex_lock(&w->lock);
+	ret = rw_worker_ready(w, true);
+	if (ret)
+		goto out;
+	ret = -EINVAL;
+	if (chunk >= w->nr_chunks)
+		goto out;
+	/* The gradient is in the slot already: the slot had to be free. */
+	ret = -EBUSY;
+	if (rw_engine_slot_busy(w->engine, w->rank, chunk))
+		goto out;
+	bitmap_zero(w->sel, w->nr_chunks);
+	__set_bit(chunk, w->sel);
+	ret = rw_worker_push(w, false, tmo);
+	if (!ret && w->snap)
+		w->snap[chunk] = rw_engine_posted(w->engine, chunk);
+out:
+	if (ret && ret != -ENODEV)
+		atomic64_inc(&rw_worker_wc(w)->errors);
+	mutex_unlock(&w->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_push_chunk);
+
+int rw_worker_pull_admit(struct rw_worker *w, long tmo)
+{
+	int ret;
+
+	mutex_lock(&w->lock);
+	ret = rw_worker_ready(w, true);
+	if (!ret)
+		ret = rw_worker_admit(w, false, tmo);
+	mutex_unlock(&w->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_pull_admit);
+
+bool rw_worker_chunk_fresh(struct rw_worker *w, u32 chunk)
+{
+	return rw_engine_fresh(w->engine, w->rank, chunk,
+			       w->snap ? READ_ONCE(w->snap[chunk]) : 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_chunk_fresh);
+
+bool rw_worker_admitted(struct rw_worker *w)
+{
+	return READ_ONCE(w->admitted);
+}
+
+struct rw_engine *rw_worker_engine(struct rw_worker *w)
+{
+	/* Pairs with the release in rw_worker_declare(). */
+	return smp_load_acquire(&w->declared) ? w->engine : NULL;
+}
+
 /*
  * Lock-free on purpose (poll must not sleep on a file whose owner may be
  * blocked in a pull): what it reads only moves forward, so a race costs

@@ -38,6 +38,29 @@ __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
 			poll_table *pt);
 
 /*
+ * A remote worker (rdma/conn.c) moves one chunk at a time, the data
+ * already in place: its gradient written into the slot, its parameters
+ * written out by the box when fresh.
+ *
+ * rw_worker_push_chunk: the gradient of @chunk is in this worker's slot;
+ * queue it as a push of that chunk alone would (the gate admits the
+ * iteration first, which may sleep up to @tmo). 0, -EBUSY if the slot was
+ * still being summed (the data arrived too early), -EALREADY if the chunk
+ * was pushed in this iteration, or what a push answers.
+ * rw_worker_pull_admit: the last push ended an iteration; before the
+ * answers of that push go out the gate admits the next one (a pull would
+ * wait there). 0 or what the gate answers (-ETIMEDOUT after @tmo).
+ * rw_worker_chunk_fresh: lock-free, whether @chunk's parameters are fresh
+ * for this worker since its last push of it.
+ */
+int rw_worker_push_chunk(struct rw_worker *w, u32 chunk, long tmo);
+int rw_worker_pull_admit(struct rw_worker *w, long tmo);
+bool rw_worker_chunk_fresh(struct rw_worker *w, u32 chunk);
+bool rw_worker_admitted(struct rw_worker *w);
+/* The engine once the worker declared (else NULL); it lives as @w does. */
+struct rw_engine *rw_worker_engine(struct rw_worker *w);
+
+/*
  * mmap support: check a request for @len bytes at @off and pin what the
  * mapping needs (a job reference). 0 with *@buf, *@base set, or -errno.
  */

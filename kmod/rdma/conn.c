@@ -29,27 +29,7 @@
 #include "ibdev.h"
 #include "job.h"
 #include "worker.h"
-#include "rdma/cm.h"
-#include "rdma/rdma.h"
-
-/* Queue depths of a connection's QP until the data path sizes them. */
-#define RW_CONN_WR	16
-#define RW_CONN_CQE	(2 * RW_CONN_WR)
-
-struct rw_conn {
-	struct rw_cm_ctx ctx;
-	struct list_head link;		/* in rw_conns until closing */
-	bool closing;			/* taken off rw_conns to be closed */
-	struct rdma_cm_id *id;
-	struct rw_listener *listener;
-	struct rw_worker *w;
-	struct ib_device *dev;
-	struct rw_job *job;		/* the worker's, while it is attached */
-	struct ib_pd *pd;		/* the job's on this device (ibdev.c) */
-	struct ib_cq *cq;
-	struct work_struct close_work;
-	struct rw_conn_info info;	/* peer, device, job, rank */
-};
+#include "rdma/conn.h"
 
 /* Protects rw_conns, every rw_conn.link and .closing; QP events take it. */
 static DEFINE_SPINLOCK(rw_conns_lock);
@@ -58,6 +38,7 @@ static struct workqueue_struct *rw_conn_wq;
 
 static void rw_conn_free(struct rw_conn *c)
 {
+	rw_conn_data_free(c);
 	if (c->cq)
 		ib_free_cq(c->cq);
 	if (c->pd)
@@ -69,6 +50,7 @@ static void rw_conn_free(struct rw_conn *c)
 /* @c is off rw_conns and its close work cannot be queued again. */
 static void rw_conn_teardown(struct rw_conn *c)
 {
+	rw_conn_data_stop(c);
 	rdma_disconnect(c->id);
 	ib_drain_qp(c->id->qp);
 	rdma_destroy_qp(c->id);
@@ -96,8 +78,7 @@ static void rw_conn_close_work(struct work_struct *work)
 		rw_conn_teardown(c);
 }
 
-/* From an event handler: close @c later, unless that is under way. */
-static void rw_conn_close_later(struct rw_conn *c)
+void rw_conn_close_later(struct rw_conn *c)
 {
 	unsigned long flags;
 
@@ -157,7 +138,11 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 		c->pd = NULL;
 		goto err_free;
 	}
-	c->cq = ib_alloc_cq_any(id->device, c, RW_CONN_CQE, IB_POLL_WORKQUEUE);
+	/* One slot of each queue stays free for ib_drain_qp(). */
+	c->depth = min_t(u32, RW_CONN_DEPTH_MAX,
+			 (u32)id->device->attrs.max_qp_wr - 1);
+	c->cq = ib_alloc_cq_any(id->device, c, 2 * c->depth + 2,
+				IB_POLL_WORKQUEUE);
 	if (IS_ERR(c->cq)) {
 		ret = PTR_ERR(c->cq);
 		c->cq = NULL;
@@ -167,8 +152,8 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	qpa.qp_context = c;
 	qpa.send_cq = c->cq;
 	qpa.recv_cq = c->cq;
-	qpa.cap.max_send_wr = RW_CONN_WR;
-	qpa.cap.max_recv_wr = RW_CONN_WR;
+	qpa.cap.max_send_wr = c->depth + 1;
+	qpa.cap.max_recv_wr = c->depth + 1;
 	qpa.cap.max_send_sge = 1;
 	qpa.cap.max_recv_sge = 1;
 	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -176,6 +161,12 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	ret = rdma_create_qp(id, c->pd, &qpa);
 	if (ret)
 		goto err_free;
+	/* The setup's receive is posted before the peer can send it. */
+	ret = rw_conn_data_init(c);
+	if (ret) {
+		rdma_destroy_qp(id);
+		goto err_free;
+	}
 
 	/* Events of this id come to the connection from now on. */
 	id->context = &c->ctx;

@@ -33,13 +33,23 @@ $(VM_TEST_DIR)/dev-check: $(VM_DEV_CHECK_OBJS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $^ $(USER_LDFLAGS) -lm
 
-# wire-peer: a raw librdmacm peer for the box's listener (wire-listen.sh);
-# it reads refusals with the module's own pure wire.c.
-VM_TEST_BINS  += $(VM_TEST_DIR)/wire-peer
-vm-tests: $(VM_TEST_DIR)/wire-peer
+# wire-peer: a raw librdmacm peer for the box's listener (wire-listen.sh)
+# and, in its train mode (wire-train.c), a remote worker (wire-train.sh);
+# it packs and reads the wire with the module's own pure wire.c and
+# layout.c. wire-local trains the same model locally through librackweave.
+VM_TEST_BINS  += $(VM_TEST_DIR)/wire-peer $(VM_TEST_DIR)/wire-local
+vm-tests: $(VM_TEST_DIR)/wire-peer $(VM_TEST_DIR)/wire-local
 
-$(VM_TEST_DIR)/wire-peer: tests/vm/wire-peer.c kmod/rdma/wire.c kmod/rdma/wire.h \
-		$(RW_UAPI_COPY)
+VM_WIRE_PEER_SRCS := tests/vm/wire-peer.c tests/vm/wire-train.c \
+		     kmod/rdma/wire.c kmod/chunk/layout.c
+$(VM_TEST_DIR)/wire-peer: $(VM_WIRE_PEER_SRCS) kmod/rdma/wire.h \
+		tests/vm/wire-peer.h tests/vm/wire-model.h $(RW_UAPI_COPY)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) -I$(TOP)/kmod -I$(TOP)/uapi $(USER_CFLAGS) \
-		-o $@ tests/vm/wire-peer.c kmod/rdma/wire.c $(USER_LDFLAGS) -lrdmacm -libverbs
+		-o $@ $(VM_WIRE_PEER_SRCS) $(USER_LDFLAGS) -lrdmacm -libverbs
+
+$(VM_TEST_DIR)/wire-local: tests/vm/wire-local.c tests/vm/wire-model.h \
+		$(RW_LIB_A) $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(RW_LIB_A) \
+		$(USER_LDFLAGS) -pthread -lnuma

@@ -5,6 +5,7 @@
  * the tests see the box as a stranger on the wire does.
  *
  *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX [HOLD]
+ *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX train ARGS...
  *
  * Connects from SRC_ADDR to the box at DST_ADDR:PORT with REQUEST_HEX as
  * the connect request's private data (tests/vm/wire-req.py builds one) and
@@ -18,7 +19,8 @@
  *
  * After "accepted" and a hold, it also prints "disconnected" when the box
  * closed the connection first, or "closed" when it did. Exit status: 0
- * accepted, 3 refused, 1 error.
+ * accepted, 3 refused, 1 error. After "accepted", "train" trains as a
+ * remote worker (wire-train.c says how).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -31,16 +33,18 @@
 #include <rdma/rdma_cma.h>
 
 #include "rdma/wire.h"
+#include "wire-peer.h"
 
 #define TIMEOUT_MS	5000
 
-static const char *errno_name(int e)
+const char *wire_errno_name(int e)
 {
 	static const struct { int e; const char *n; } names[] = {
 		{ EPROTO, "EPROTO" }, { EACCES, "EACCES" },
 		{ ETIMEDOUT, "ETIMEDOUT" }, { EBUSY, "EBUSY" },
 		{ ERANGE, "ERANGE" }, { EADDRINUSE, "EADDRINUSE" },
 		{ ESTALE, "ESTALE" }, { ENOMEM, "ENOMEM" },
+		{ EINVAL, "EINVAL" }, { EEXIST, "EEXIST" },
 	};
 	static char buf[24];
 	size_t i;
@@ -109,8 +113,8 @@ int main(int argc, char **argv)
 	struct ibv_cq *cq;
 	int len, ret, rej;
 
-	if (argc < 5 || argc > 6) {
-		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin]\n");
+	if (argc < 5 || (argc > 6 && strcmp(argv[5], "train"))) {
+		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin | train ARGS...]\n");
 		return 2;
 	}
 	len = hex_decode(argv[4], pdata, sizeof(pdata));
@@ -141,11 +145,11 @@ int main(int argc, char **argv)
 	rdma_ack_cm_event(ev);
 
 	pd = ibv_alloc_pd(id->verbs);
-	cq = pd ? ibv_create_cq(id->verbs, 8, NULL, NULL, 0) : NULL;
+	cq = pd ? ibv_create_cq(id->verbs, 512, NULL, NULL, 0) : NULL;
 	qpa.send_cq = cq;
 	qpa.recv_cq = cq;
-	qpa.cap.max_send_wr = 4;
-	qpa.cap.max_recv_wr = 4;
+	qpa.cap.max_send_wr = 128;
+	qpa.cap.max_recv_wr = 128;
 	qpa.cap.max_send_sge = 1;
 	qpa.cap.max_recv_sge = 1;
 	qpa.qp_type = IBV_QPT_RC;
@@ -174,13 +178,15 @@ int main(int argc, char **argv)
 		if (rej == -EPROTO && ev->param.conn.private_data_len == 0)
 			printf("rejected without reason\n");
 		else
-			printf("refused %s\n", errno_name(-rej));
+			printf("refused %s\n", wire_errno_name(-rej));
 		rdma_ack_cm_event(ev);
 		return 3;
 	}
 	rdma_ack_cm_event(ev);
 	printf("accepted\n");
 
+	if (argc > 6)
+		return wire_train(ch, id, pd, cq, argc - 6, argv + 6);
 	if (argc == 6) {
 		/* Hold until stdin ends or the box disconnects. */
 		struct pollfd fds[2] = {

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A remote worker's connection on the box, as rdma/conn.c (its life) and
+ * rdma/data.c (its setup and data path) share it.
+ */
+#ifndef _RW_RDMA_CONN_H
+#define _RW_RDMA_CONN_H
+
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include "rdma/cm.h"
+#include "rdma/rdma.h"
+#include "rdma/win.h"
+
+struct rw_worker;
+struct rw_engine;
+
+/* Send and receive queue depth of a connection, at most. */
+#define RW_CONN_DEPTH_MAX	1024
+
+struct rw_conn {
+	struct rw_cm_ctx ctx;
+	struct list_head link;		/* in rw_conns until closing */
+	bool closing;			/* taken off rw_conns to be closed */
+	struct rdma_cm_id *id;
+	struct rw_listener *listener;
+	struct rw_worker *w;
+	struct ib_device *dev;
+	struct rw_job *job;		/* the worker's, while it is attached */
+	struct ib_pd *pd;		/* the job's on this device (ibdev.c) */
+	struct ib_cq *cq;
+	u32 depth;			/* of each queue, less the drain's slot */
+	struct work_struct close_work;
+	struct rw_conn_info info;	/* peer, device, job, rank */
+
+	/* Control: the setup received, the reply sent (rdma/data.c). */
+	spinlock_t lock;		/* @stopping against queued setup */
+	bool stopping;
+	void *ctl;
+	u64 ctl_dma;
+	u32 ctl_bytes;
+	void *reply;
+	u64 reply_dma;
+	size_t reply_len;
+	u32 reply_status;		/* positive errno of a refusal */
+	u32 nr_regs;			/* unsignaled registrations before it */
+	struct work_struct setup_work;
+	struct ib_cqe ctl_cqe, reply_cqe, reg_cqe, push_cqe, write_cqe;
+
+	/* The data path, set up before the reply goes out. */
+	struct rw_engine *e;
+	u32 nr_chunks;
+	u32 chunk_shift;
+	struct rw_win grad;		/* the peer writes its gradients here */
+	struct rw_win params;		/* the box writes parameters from here */
+	struct rw_wire_win peer;	/* ... to here, the peer's window */
+	unsigned long *arrived;		/* pushes received, not yet queued */
+	unsigned long *awaiting;	/* pushed, parameters not yet sent */
+	unsigned long *to_send;		/* parameters owed regardless */
+	atomic_t sq_room;
+	atomic_t kick;			/* something for the agent to do */
+	wait_queue_head_t wq;		/* the agent sleeps here */
+	struct wait_queue_entry engine_wait;
+	bool engine_waiting;
+	struct task_struct *agent;
+};
+
+/* From an event or completion handler: close @c later, once. */
+void rw_conn_close_later(struct rw_conn *c);
+
+/* rdma/data.c */
+int rw_conn_data_init(struct rw_conn *c);	/* before rdma_accept */
+void rw_conn_data_stop(struct rw_conn *c);	/* first in teardown */
+void rw_conn_data_free(struct rw_conn *c);	/* the QP is gone */
+
+#endif /* _RW_RDMA_CONN_H */

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A remote worker's data path on the box (uapi "Control messages").
+ *
+ * Setup: the connection is accepted with one receive posted for the
+ * worker's setup. Its completion queues setup work, which declares the
+ * worker's model (the first declaration starts the job's run, as a local
+ * RW_IOC_DECLARE does), registers two windows over the engine's own
+ * buffers (the rank's gradient slots, remotely writable, and the
+ * parameters, the source of the box's writes), posts one receive per
+ * credit and answers. Then the connection's agent starts.
+ *
+ * Push: the worker writes a chunk's gradient straight into its slot with
+ * an immediate naming the chunk; the completion handler checks the
+ * immediate and the length, posts the receive again and marks the chunk
+ * arrived. Nothing is copied: the slot is the one a local worker maps.
+ *
+ * The agent (a kthread per connection, since the gate may make it wait)
+ * queues arrived chunks through the worker exactly as a local push of
+ * that chunk would go, and answers each with the chunk's parameters,
+ * written with an immediate into the worker's window, once they are fresh
+ * for it. It sleeps on its own queue and is kicked by arrivals, by send
+ * completions and by every step of the engine (an entry on the engine's
+ * wait queue).
+ *
+ * Any error in a completion, a malformed or unexpected immediate, a push
+ * into a slot still being summed, or an eviction closes this connection
+ * alone; rdma/conn.c tears it down outside every handler.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/dma-mapping.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "rw.h"
+#include "engine.h"
+#include "job.h"
+#include "worker.h"
+#include "rdma/conn.h"
+#include "rdma/wire.h"
+
+/* How long the agent waits in the gate before it looks around again. */
+#define RW_AGENT_GATE_MS	200
+
+static void rw_conn_wc_error(struct rw_conn *c, struct ib_wc *wc,
+			     const char *what)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("%pISpc: %s: %s: closing\n", &c->info.peer,
+				    what, ib_wc_status_msg(wc->status));
+	rw_conn_close_later(c);
+}
+
+static void rw_conn_protocol_error(struct rw_conn *c, const char *why)
+{
+	pr_warn_ratelimited("%pISpc: job %s rank %u: %s: closing\n",
+			    &c->info.peer, c->info.job, c->info.rank, why);
+	rw_conn_close_later(c);
+}
+
+static void rw_conn_kick(struct rw_conn *c)
+{
+	atomic_set(&c->kick, 1);
+	wake_up(&c->wq);
+}
+
+static int rw_conn_engine_wake(struct wait_queue_entry *wqe, unsigned int mode,
+			       int sync, void *key)
+{
+	rw_conn_kick(container_of(wqe, struct rw_conn, engine_wait));
+	return 0;
+}
+
+static int rw_conn_post_ctl_recv(struct rw_conn *c)
+{
+	struct ib_sge sge = {
+		.addr = c->ctl_dma,
+		.length = RW_WIRE_MSG_MAX,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &c->ctl_cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(c->id->qp, &wr, NULL);
+}
+
+/* A receive for one pushed chunk: it carries no data, only an immediate. */
+static int rw_conn_post_push_recv(struct rw_conn *c)
+{
+	struct ib_recv_wr wr = { .wr_cqe = &c->push_cqe };
+
+	return ib_post_recv(c->id->qp, &wr, NULL);
+}
+
+static void rw_conn_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn, ctl_cqe);
+	unsigned long flags;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_conn_wc_error(c, wc, "setup receive");
+		return;
+	}
+	if (wc->opcode != IB_WC_RECV || wc->wc_flags & IB_WC_WITH_IMM) {
+		rw_conn_protocol_error(c, "data before the setup");
+		return;
+	}
+	c->ctl_bytes = wc->byte_len;
+	spin_lock_irqsave(&c->lock, flags);
+	if (!c->stopping)
+		queue_work(system_unbound_wq, &c->setup_work);
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn,
+					 push_cqe);
+	struct rw_wire_imm imm;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_conn_wc_error(c, wc, "push");
+		return;
+	}
+	if (wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
+	    !(wc->wc_flags & IB_WC_WITH_IMM)) {
+		rw_conn_protocol_error(c, "a message where a push belongs");
+		return;
+	}
+	if (rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), c->nr_chunks,
+			      &imm) || imm.type != RW_IMM_PUSH) {
+		rw_conn_protocol_error(c, "bad immediate");
+		return;
+	}
+	if (wc->byte_len != rw_engine_chunk_len(c->e, imm.chunk)) {
+		rw_conn_protocol_error(c, "push of the wrong length");
+		return;
+	}
+	if (test_and_set_bit(imm.chunk, c->arrived)) {
+		rw_conn_protocol_error(c, "chunk pushed twice before its answer");
+		return;
+	}
+	if (rw_conn_post_push_recv(c)) {
+		rw_conn_protocol_error(c, "cannot post a receive");
+		return;
+	}
+	rw_conn_kick(c);
+}
+
+static void rw_conn_reply_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn,
+					 reply_cqe);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_conn_wc_error(c, wc, "setup reply");
+		return;
+	}
+	if (c->reply_status) {
+		/* The refusal is out: nothing more to say to this peer. */
+		rw_conn_close_later(c);
+		return;
+	}
+	/* The registrations before the reply are done with as well. */
+	atomic_add(c->nr_regs + 1, &c->sq_room);
+	rw_conn_kick(c);
+}
+
+/* Registrations are unsignaled: only a failed one completes. */
+static void rw_conn_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn, reg_cqe);
+
+	rw_conn_wc_error(c, wc, "registration");
+}
+
+static void rw_conn_write_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn,
+					 write_cqe);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_conn_wc_error(c, wc, "parameter write");
+		return;
+	}
+	atomic_inc(&c->sq_room);
+	rw_conn_kick(c);
+}
+
+/* ---- the agent ---- */
+
+/* Write @chunk's parameters into the peer's window. */
+static int rw_conn_send_params(struct rw_conn *c, u32 chunk)
+{
+	u64 off = (u64)chunk << c->chunk_shift;
+	u64 version = rw_engine_version(c->e, chunk);
+	struct rw_wire_seg_info at;
+	struct ib_sge sge;
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_cqe = &c->write_cqe,
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+		.wr.ex.imm_data = cpu_to_be32(RW_IMM(RW_IMM_PARAMS, version,
+						     chunk)),
+	};
+	int ret;
+
+	rw_win_at(&c->params, off, &sge.addr, &sge.lkey);
+	sge.length = rw_engine_chunk_len(c->e, chunk);
+	rw_wire_win_at(&c->peer, off, &at);
+	wr.remote_addr = at.addr;
+	wr.rkey = at.rkey;
+	atomic_dec(&c->sq_room);
+	ret = ib_post_send(c->id->qp, &wr.wr, NULL);
+	if (ret)
+		atomic_inc(&c->sq_room);
+	return ret;
+}
+
+/*
+ * One round: queue what arrived, then send what is owed and fresh. > 0 if
+ * it did something (go round again), 0 if only an event can help, or a
+ * negative errno that ends the connection.
+ */
+static int rw_conn_agent_round(struct rw_conn *c)
+{
+	long tmo = msecs_to_jiffies(RW_AGENT_GATE_MS);
+	u32 n = c->nr_chunks, chunk;
+	int ret, did = 0;
+
+	for_each_set_bit(chunk, c->arrived, n) {
+		clear_bit(chunk, c->arrived);
+		ret = rw_worker_push_chunk(c->w, chunk, tmo);
+		if (ret == -ETIMEDOUT) {
+			/* Parked in the gate: keep it, look around, retry. */
+			set_bit(chunk, c->arrived);
+			return 1;
+		}
+		if (ret)
+			return ret;
+		__set_bit(chunk, c->awaiting);
+		did = 1;
+	}
+	if (!bitmap_empty(c->awaiting, n) && !rw_worker_admitted(c->w)) {
+		/* The iteration ended: its answers wait for the next one. */
+		ret = rw_worker_pull_admit(c->w, tmo);
+		if (ret == -ETIMEDOUT)
+			return 1;
+		if (ret)
+			return ret;
+	}
+	for_each_set_bit(chunk, c->to_send, n) {
+		if (atomic_read(&c->sq_room) <= 0)
+			return did;
+		ret = rw_conn_send_params(c, chunk);
+		if (ret)
+			return ret;
+		__clear_bit(chunk, c->to_send);
+		did = 1;
+	}
+	for_each_set_bit(chunk, c->awaiting, n) {
+		if (atomic_read(&c->sq_room) <= 0)
+			return did;
+		if (!rw_worker_chunk_fresh(c->w, chunk))
+			continue;
+		ret = rw_conn_send_params(c, chunk);
+		if (ret)
+			return ret;
+		__clear_bit(chunk, c->awaiting);
+		did = 1;
+	}
+	return did;
+}
+
+static const char *rw_conn_agent_why(int err)
+{
+	switch (err) {
+	case -EBUSY:
+		return "pushed into a gradient still being summed";
+	case -EALREADY:
+		return "pushed a chunk twice in one iteration";
+	case -ESTALE:
+		return "evicted";
+	case -ENODEV:
+		return "job deleted";
+	default:
+		return "transfer failed";
+	}
+}
+
+static int rw_conn_agent(void *arg)
+{
+	struct rw_conn *c = arg;
+	int ret = 0;
+
+	while (!kthread_should_stop()) {
+		atomic_set(&c->kick, 0);
+		ret = rw_conn_agent_round(c);
+		if (ret < 0)
+			break;
+		if (!ret)
+			wait_event_interruptible_timeout(c->wq,
+				atomic_read(&c->kick) || kthread_should_stop(),
+				HZ);
+	}
+	if (ret < 0) {
+		pr_warn_ratelimited("%pISpc: job %s rank %u: %s (%d): closing\n",
+				    &c->info.peer, c->info.job, c->info.rank,
+				    rw_conn_agent_why(ret), ret);
+		rw_conn_close_later(c);
+		/* Teardown stops this thread; wait for it. */
+		for (;;) {
+			set_current_state(TASK_INTERRUPTIBLE);
+			if (kthread_should_stop())
+				break;
+			schedule();
+		}
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+/* ---- setup ---- */
+
+/* Declare the peer's model as RW_IOC_DECLARE would. */
+static int rw_conn_declare(struct rw_conn *c,
+			   const struct rw_wire_setup_info *si)
+{
+	struct rw_tensor_desc *t;
+	u32 i;
+	int ret;
+
+	t = kvmalloc_array(si->nr_tensors, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < si->nr_tensors; i++)
+		rw_wire_tensor_get(si, i, &t[i]);
+	ret = rw_worker_declare(c->w, t, si->nr_tensors, si->flags);
+	kvfree(t);
+	return ret;
+}
+
+static int rw_conn_map_reply(struct rw_conn *c, size_t len)
+{
+	c->reply = kzalloc(len, GFP_KERNEL);
+	if (!c->reply)
+		return -ENOMEM;
+	c->reply_len = len;
+	c->reply_dma = ib_dma_map_single(c->dev, c->reply, len, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(c->dev, c->reply_dma)) {
+		kfree(c->reply);
+		c->reply = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Send the first @len bytes of the reply buffer. */
+static int rw_conn_post_reply(struct rw_conn *c, size_t len)
+{
+	struct ib_sge sge = {
+		.addr = c->reply_dma,
+		.length = len,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_cqe = &c->reply_cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	ib_dma_sync_single_for_device(c->dev, c->reply_dma, len, DMA_TO_DEVICE);
+	return ib_post_send(c->id->qp, &wr, NULL);
+}
+
+/*
+ * Everything up to the reply; a negative errno is the refusal. On
+ * success the reply is packed in c->reply and the agent may start.
+ */
+static int rw_conn_setup(struct rw_conn *c)
+{
+	struct rw_wire_reply_info ri = {};
+	struct rw_wire_setup_info si;
+	struct rw_wire_seg_info *segs;
+	struct rw_wire_seg *peer;
+	struct rw_setup s;
+	const char *why = NULL;
+	u32 shift, i, regs;
+	size_t len;
+	int ret;
+
+	ib_dma_sync_single_for_cpu(c->dev, c->ctl_dma, RW_WIRE_MSG_MAX,
+				   DMA_FROM_DEVICE);
+	ret = rw_wire_setup_parse(c->ctl, c->ctl_bytes, &si, &why);
+	if (ret) {
+		pr_warn_ratelimited("%pISpc: setup refused: %s\n",
+				    &c->info.peer, why);
+		return ret;
+	}
+	ret = rw_conn_declare(c, &si);
+	if (ret)
+		return ret;
+	ret = rw_worker_setup(c->w, &s);
+	if (ret)
+		return ret;
+	if (rw_wire_win_check(&si.win, s.model_bytes, s.chunk_size))
+		return -EINVAL;
+	c->e = rw_worker_engine(c->w);
+	c->nr_chunks = s.nr_chunks;
+	c->chunk_shift = ilog2(s.chunk_size);
+	c->peer.seg_shift = si.win.seg_shift;
+	c->peer.nr_segs = si.win.nr_segs;
+	peer = kvmalloc_array(si.win.nr_segs, sizeof(*peer), GFP_KERNEL);
+	if (peer)
+		memcpy(peer, si.win.segs, si.win.nr_segs * sizeof(*peer));
+	c->peer.segs = peer;
+	c->arrived = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
+	c->awaiting = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
+	c->to_send = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
+	if (!c->peer.segs || !c->arrived || !c->awaiting || !c->to_send)
+		return -ENOMEM;
+
+	shift = rw_win_seg_shift(c->dev, s.chunk_size);
+	if (!shift)
+		return -EOPNOTSUPP;
+	ret = rw_win_map(&c->grad, c->pd, c->e, RW_BUF_GRAD, s.rank, shift);
+	if (ret)
+		return ret;
+	ret = rw_win_map(&c->params, c->pd, c->e, RW_BUF_PARAMS, 0, shift);
+	if (ret)
+		return ret;
+	regs = c->grad.nr_segs + c->params.nr_segs;
+	len = rw_wire_reply_size(c->grad.nr_segs);
+	if (!len || regs + 1 > c->depth)
+		return -EFBIG;
+	ret = rw_conn_map_reply(c, len);
+	if (ret)
+		return ret;
+
+	ri.rank = s.rank;
+	ri.nr_workers = s.nr_workers;
+	ri.sync = s.sync;
+	ri.epoch = s.epoch;
+	ri.chunk_size = s.chunk_size;
+	ri.nr_chunks = s.nr_chunks;
+	ri.model_bytes = s.model_bytes;
+	ri.credits = min(s.nr_chunks, c->depth);
+	ri.win.seg_shift = shift;
+	ri.win.nr_segs = c->grad.nr_segs;
+	segs = kvcalloc(ri.win.nr_segs, sizeof(*segs), GFP_KERNEL);
+	if (!segs)
+		return -ENOMEM;
+	/* Registration picks the keys: post it before describing them. */
+	ret = rw_win_post_reg(&c->grad, c->id->qp, &c->reg_cqe,
+			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	if (!ret)
+		ret = rw_win_post_reg(&c->params, c->id->qp, &c->reg_cqe, 0);
+	if (!ret) {
+		rw_win_describe(&c->grad, segs);
+		ret = rw_wire_reply_pack(c->reply, c->reply_len, &ri, segs);
+		ret = ret < 0 ? ret : 0;
+	}
+	kvfree(segs);
+	if (ret)
+		return ret;
+	for (i = 0; i < ri.credits; i++) {
+		ret = rw_conn_post_push_recv(c);
+		if (ret)
+			return ret;
+	}
+	c->nr_regs = regs;
+	/* What is left once the registrations and the reply are posted. */
+	atomic_set(&c->sq_room, c->depth - regs - 1);
+	bitmap_fill(c->to_send, s.nr_chunks);
+	return 0;
+}
+
+static void rw_conn_setup_work(struct work_struct *work)
+{
+	struct rw_conn *c = container_of(work, struct rw_conn, setup_work);
+	struct rw_wire_reply_info ri = {};
+	size_t len = rw_wire_reply_size(0);
+	int ret;
+
+	ret = rw_conn_setup(c);
+	if (!ret) {
+		init_waitqueue_func_entry(&c->engine_wait, rw_conn_engine_wake);
+		add_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
+		c->engine_waiting = true;
+		c->agent = kthread_run(rw_conn_agent, c, "rw_conn/%s/%u",
+				       c->info.job, c->info.rank);
+		if (IS_ERR(c->agent)) {
+			ret = PTR_ERR(c->agent);
+			c->agent = NULL;
+		}
+	}
+	if (!ret) {
+		ret = rw_conn_post_reply(c, c->reply_len);
+		if (ret)
+			rw_conn_close_later(c);
+		else
+			pr_info("%pISpc: job %s rank %u set up: %u chunks\n",
+				&c->info.peer, c->info.job, c->info.rank,
+				c->nr_chunks);
+		return;
+	}
+	/* A refusal: say why, then the reply's completion closes. */
+	c->reply_status = -ret;
+	ri.status = -ret;
+	pr_info("%pISpc: job %s rank %u: setup refused (%d)\n", &c->info.peer,
+		c->info.job, c->info.rank, ret);
+	if (!c->reply && rw_conn_map_reply(c, len)) {
+		rw_conn_close_later(c);
+		return;
+	}
+	rw_wire_reply_pack(c->reply, len, &ri, NULL);
+	if (rw_conn_post_reply(c, len))
+		rw_conn_close_later(c);
+}
+
+/* ---- life ---- */
+
+int rw_conn_data_init(struct rw_conn *c)
+{
+	spin_lock_init(&c->lock);
+	init_waitqueue_head(&c->wq);
+	INIT_WORK(&c->setup_work, rw_conn_setup_work);
+	c->ctl_cqe.done = rw_conn_ctl_done;
+	c->reply_cqe.done = rw_conn_reply_done;
+	c->reg_cqe.done = rw_conn_reg_done;
+	c->push_cqe.done = rw_conn_push_done;
+	c->write_cqe.done = rw_conn_write_done;
+	c->ctl = kmalloc(RW_WIRE_MSG_MAX, GFP_KERNEL);
+	if (!c->ctl)
+		return -ENOMEM;
+	c->ctl_dma = ib_dma_map_single(c->dev, c->ctl, RW_WIRE_MSG_MAX,
+				       DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(c->dev, c->ctl_dma)) {
+		kfree(c->ctl);
+		c->ctl = NULL;
+		return -ENOMEM;
+	}
+	return rw_conn_post_ctl_recv(c);
+}
+
+void rw_conn_data_stop(struct rw_conn *c)
+{
+	spin_lock_irq(&c->lock);
+	c->stopping = true;
+	spin_unlock_irq(&c->lock);
+	cancel_work_sync(&c->setup_work);
+	if (c->agent)
+		kthread_stop(c->agent);
+	c->agent = NULL;
+	if (c->engine_waiting)
+		remove_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
+	c->engine_waiting = false;
+}
+
+void rw_conn_data_free(struct rw_conn *c)
+{
+	rw_win_unmap(&c->grad);
+	rw_win_unmap(&c->params);
+	if (c->reply) {
+		ib_dma_unmap_single(c->dev, c->reply_dma, c->reply_len,
+				    DMA_TO_DEVICE);
+		kfree(c->reply);
+	}
+	if (c->ctl) {
+		ib_dma_unmap_single(c->dev, c->ctl_dma, RW_WIRE_MSG_MAX,
+				    DMA_FROM_DEVICE);
+		kfree(c->ctl);
+	}
+	kvfree(c->peer.segs);
+	bitmap_free(c->arrived);
+	bitmap_free(c->awaiting);
+	bitmap_free(c->to_send);
+}

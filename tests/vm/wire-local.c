@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wire-local: a local trainer of the wire tests' model (wire-model.h),
+ * through librackweave on the box itself.
+ *
+ *   wire-local JOB TOKEN_FILE RANK WORKERS ITERS
+ *
+ * Attaches at RANK, declares the model, and per iteration writes its
+ * gradients and pushpulls every chunk. Then it checks every parameter
+ * against the exact result for WORKERS workers and prints
+ *
+ *   trained ITERS exact HASH     (HASH: FNV-1a of the parameter buffer)
+ *   trained ITERS mismatch N HASH
+ *   error: ...
+ *
+ * Exit status 0 only when exact.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rackweave.h>
+
+#include "wire-model.h"
+
+static int fail(const char *what, int err)
+{
+	printf("error: %s: %s\n", what, rw_strerror(err));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct rw_tensor_view v[WM_NR_TENSORS];
+	uint8_t token[RW_JOB_TOKEN_LEN];
+	uint32_t rank, workers, iters, i, t;
+	uint64_t k, bad = 0;
+	struct rw_setup s;
+	struct rw_ctx *ctx;
+	int ret;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: wire-local JOB TOKEN_FILE RANK WORKERS ITERS\n");
+		return 2;
+	}
+	rank = (uint32_t)atoi(argv[3]);
+	workers = (uint32_t)atoi(argv[4]);
+	iters = (uint32_t)atoi(argv[5]);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ret = rw_token_read(argv[2], token);
+	if (ret)
+		return fail("token", ret);
+	ret = rw_ctx_open(&ctx, NULL);
+	if (ret)
+		return fail("open", ret);
+	ret = rw_attach(ctx, argv[1], token, rank, 0);
+	if (ret)
+		return fail("attach", ret);
+	ret = rw_declare(ctx, wm_tensors, WM_NR_TENSORS, 0);
+	if (ret)
+		return fail("declare", ret);
+	ret = rw_map(ctx);
+	if (!ret)
+		ret = rw_setup_get(ctx, &s);
+	if (ret)
+		return fail("map", ret);
+	for (t = 0; t < WM_NR_TENSORS; t++) {
+		ret = rw_tensor(ctx, wm_tensors[t].key, &v[t]);
+		if (ret)
+			return fail("tensor", ret);
+	}
+	rw_set_timeout(ctx, 60000);
+	for (i = 0; i < iters; i++) {
+		for (t = 0; t < WM_NR_TENSORS; t++)
+			for (k = 0; k < v[t].nelems; k++)
+				((float *)v[t].grad)[k] = wm_grad(rank, i, t, k);
+		ret = rw_pushpull(ctx, NULL, 0, 0);
+		if (ret)
+			return fail("pushpull", ret);
+	}
+	for (t = 0; t < WM_NR_TENSORS; t++)
+		for (k = 0; k < v[t].nelems; k++)
+			bad += ((const float *)v[t].params)[k] !=
+			       wm_expect(workers, iters, t, k);
+	if (bad)
+		printf("trained %u mismatch %llu ", iters, (unsigned long long)bad);
+	else
+		printf("trained %u exact ", iters);
+	printf("%016llx\n", (unsigned long long)
+	       wm_hash(v[0].params, s.model_bytes));
+	rw_ctx_close(ctx);
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What wire-peer.c (connect) and wire-train.c (its train mode) share. */
+#ifndef _RW_TESTS_WIRE_PEER_H
+#define _RW_TESTS_WIRE_PEER_H
+
+#include <rdma/rdma_cma.h>
+
+/* "EACCES" for EACCES: the names the tests match. */
+const char *wire_errno_name(int e);
+
+/*
+ * Train over the established connection @id (argv: RANK WORKERS ITERS
+ * [FAULT]); the exit status wire-peer returns.
+ */
+int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv);
+
+#endif /* _RW_TESTS_WIRE_PEER_H */

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wire-peer's "train" mode: a remote worker written straight against
+ * libibverbs, speaking the data path as uapi/rackweave.h documents it
+ * ("Control messages"), with the module's pure wire.c and layout.c for
+ * packing and geometry only.
+ *
+ *   wire-peer SRC DST PORT REQUEST_HEX train RANK WORKERS ITERS [FAULT]
+ *
+ * Sends the setup for the model of wire-model.h with its parameter
+ * window, reads the reply and the initial parameters, then per iteration
+ * writes every chunk's gradient with an immediate and waits for every
+ * chunk's answer. Prints "set up N chunks" and then, as wire-local does:
+ *
+ *   trained ITERS exact HASH | trained ITERS mismatch N HASH
+ *   refused ERRNO            the box refused the setup
+ *
+ * FAULT breaks the protocol once the run is set up, and the box must end
+ * the connection ("disconnected" is printed):
+ *   bad-imm      a push whose chunk id is beyond the model
+ *   twice        a chunk pushed twice before its answer
+ *   bad-window   (at setup) a parameter window too small for the model:
+ *                refused EINVAL
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "rdma/wire.h"
+#include "chunk/layout.h"
+#include "wire-model.h"
+#include "wire-peer.h"
+
+#define TR_RECVS	128
+#define TR_WINDOW	64	/* pushes in flight at most */
+#define TR_WAIT_MS	60000
+
+struct tr {
+	struct rdma_cm_id *id;
+	struct rdma_event_channel *ch;
+	struct ibv_cq *cq;
+	uint8_t *msg;			/* receives land here (the reply) */
+	uint8_t *out;			/* the setup */
+	float *grad, *params;
+	struct ibv_mr *msg_mr, *out_mr, *grad_mr, *params_mr;
+	struct rw_layout l;
+	struct rw_layout_tensor lt[WM_NR_TENSORS];
+	u64 offs[WM_NR_TENSORS];
+	u32 by_key[WM_NR_TENSORS];
+	struct rw_wire_reply_info rep;
+	struct rw_wire_seg segs[64];	/* the box's gradient window */
+	int got_reply;
+	uint32_t params_seen;		/* parameter writes received */
+	uint8_t *awaiting;		/* [nr_chunks] */
+	uint32_t in_flight;
+	uint32_t sq;			/* sends not yet completed */
+};
+
+static int post_recv(struct tr *t)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->msg, .length = RW_WIRE_MSG_MAX,
+		.lkey = t->msg_mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(t->id->qp, &wr, &bad);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for and handle one completion: 0, or -1 with a line printed. */
+static int step(struct tr *t)
+{
+	long end = now_ms() + TR_WAIT_MS;
+	struct rw_wire_imm imm;
+	const char *why = "";
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(t->cq, 1, &wc)) == 0) {
+		if (now_ms() > end) {
+			printf("error: no completion in %d ms\n", TR_WAIT_MS);
+			return -1;
+		}
+		sched_yield();
+	}
+	if (n < 0 || wc.status != IBV_WC_SUCCESS) {
+		printf("error: completion: %s\n",
+		       n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
+		return -1;
+	}
+	switch (wc.opcode) {
+	case IBV_WC_RDMA_WRITE:
+	case IBV_WC_SEND:
+		t->sq--;
+		return 0;
+	case IBV_WC_RECV:
+		if (post_recv(t) || rw_wire_reply_parse(t->msg, wc.byte_len,
+							&t->rep, &why)) {
+			printf("error: reply: %s\n", why);
+			return -1;
+		}
+		if (t->rep.win.nr_segs > sizeof(t->segs) / sizeof(t->segs[0])) {
+			printf("error: reply: too many segments\n");
+			return -1;
+		}
+		memcpy(t->segs, t->rep.win.segs,
+		       t->rep.win.nr_segs * sizeof(t->segs[0]));
+		t->rep.win.segs = t->segs;
+		t->got_reply = 1;
+		return 0;
+	case IBV_WC_RECV_RDMA_WITH_IMM:
+		if (post_recv(t) || !t->got_reply ||
+		    rw_wire_imm_parse(ntohl(wc.imm_data), t->rep.nr_chunks,
+				      &imm) || imm.type != RW_IMM_PARAMS) {
+			printf("error: bad write from the box\n");
+			return -1;
+		}
+		t->params_seen++;
+		if (t->awaiting[imm.chunk]) {
+			t->awaiting[imm.chunk] = 0;
+			t->in_flight--;
+		}
+		return 0;
+	default:
+		printf("error: unexpected completion %d\n", wc.opcode);
+		return -1;
+	}
+}
+
+static int push(struct tr *t, uint32_t iter, uint32_t chunk, uint32_t id)
+{
+	uint64_t off = (uint64_t)chunk * t->rep.chunk_size;
+	struct rw_wire_seg_info at;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->grad + off,
+		.length = (uint32_t)(t->rep.model_bytes - off <
+				     t->rep.chunk_size ?
+				     t->rep.model_bytes - off :
+				     t->rep.chunk_size),
+		.lkey = t->grad_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.sg_list = &sge, .num_sge = 1,
+		.imm_data = htonl(RW_IMM(RW_IMM_PUSH, iter, id)),
+	}, *bad;
+
+	while (t->in_flight >= TR_WINDOW || t->in_flight >= t->rep.credits ||
+	       t->sq >= TR_RECVS - 1)
+		if (step(t))
+			return -1;
+	rw_wire_win_at(&t->rep.win, off, &at);
+	wr.wr.rdma.remote_addr = at.addr;
+	wr.wr.rdma.rkey = at.rkey;
+	if (ibv_post_send(t->id->qp, &wr, &bad)) {
+		printf("error: post: %s\n", strerror(errno));
+		return -1;
+	}
+	t->sq++;
+	if (id < t->rep.nr_chunks && !t->awaiting[id]) {
+		t->awaiting[id] = 1;
+		t->in_flight++;
+	}
+	return 0;
+}
+
+static int send_setup(struct tr *t, const char *fault)
+{
+	struct rw_wire_setup_info si = {
+		.nr_tensors = WM_NR_TENSORS,
+		.win = { .seg_shift = RW_WIRE_SEG_SHIFT_MAX, .nr_segs = 1 },
+	};
+	struct rw_wire_seg_info seg = {
+		.addr = (uintptr_t)t->params, .rkey = t->params_mr->rkey,
+	};
+	struct ibv_sge sge = { .addr = (uintptr_t)t->out, .lkey = t->out_mr->lkey };
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.sg_list = &sge, .num_sge = 1,
+	}, *bad;
+	int n;
+
+	if (fault && !strcmp(fault, "bad-window"))
+		si.win.nr_segs = 2;
+	n = rw_wire_setup_pack(t->out, RW_WIRE_MSG_MAX, &si, &seg, wm_tensors);
+	if (n < 0)
+		return -1;
+	sge.length = (uint32_t)n;
+	if (ibv_post_send(t->id->qp, &wr, &bad))
+		return -1;
+	t->sq++;
+	return 0;
+}
+
+/* Wait for the box to end the connection. */
+static int await_disconnect(struct tr *t)
+{
+	struct pollfd pfd = { .fd = t->ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&pfd, 1, TR_WAIT_MS) != 1 || rdma_get_cm_event(t->ch, &ev)) {
+		printf("error: the box kept the connection\n");
+		return 1;
+	}
+	printf("%s\n", ev->event == RDMA_CM_EVENT_DISCONNECTED ?
+	       "disconnected" : rdma_event_str(ev->event));
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+static struct ibv_mr *reg(struct ibv_pd *pd, void **buf, size_t len, int acc)
+{
+	*buf = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+	if (!*buf)
+		return NULL;
+	memset(*buf, 0, len);
+	return ibv_reg_mr(pd, *buf, len, acc);
+}
+
+int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv)
+{
+	struct tr t = { .id = id, .ch = ch, .cq = cq };
+	uint32_t rank, workers, iters, i, c, k, n;
+	const char *fault = argc > 3 ? argv[3] : NULL;
+	uint64_t bad = 0, bytes;
+
+	if (argc < 3)
+		return 2;
+	rank = (uint32_t)atoi(argv[0]);
+	workers = (uint32_t)atoi(argv[1]);
+	iters = (uint32_t)atoi(argv[2]);
+	for (i = 0; i < WM_NR_TENSORS; i++)
+		t.lt[i] = (struct rw_layout_tensor){
+			.key = wm_tensors[i].key, .nelems = wm_tensors[i].nelems,
+			.dtype = wm_tensors[i].dtype,
+		};
+	if (rw_layout_init(&t.l, t.lt, WM_NR_TENSORS, RW_LAYOUT_CHUNK_MIN,
+			   t.offs, t.by_key)) {
+		printf("error: layout\n");
+		return 1;
+	}
+	bytes = t.l.geom.total_bytes;
+	t.msg_mr = reg(pd, (void **)&t.msg, RW_WIRE_MSG_MAX,
+		       IBV_ACCESS_LOCAL_WRITE);
+	t.out_mr = reg(pd, (void **)&t.out, RW_WIRE_MSG_MAX, 0);
+	t.grad_mr = reg(pd, (void **)&t.grad, bytes, 0);
+	t.params_mr = reg(pd, (void **)&t.params, bytes,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!t.msg_mr || !t.out_mr || !t.grad_mr || !t.params_mr) {
+		printf("error: registration: %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < TR_RECVS; i++)
+		if (post_recv(&t)) {
+			printf("error: post_recv: %s\n", strerror(errno));
+			return 1;
+		}
+	if (send_setup(&t, fault)) {
+		printf("error: setup: %s\n", strerror(errno));
+		return 1;
+	}
+	while (!t.got_reply)
+		if (step(&t))
+			return 1;
+	if (t.rep.status) {
+		printf("refused %s\n", wire_errno_name((int)t.rep.status));
+		return 3;
+	}
+	n = t.rep.nr_chunks;
+	t.awaiting = calloc(n, 1);
+	if (!t.awaiting || t.rep.model_bytes != bytes || t.rep.rank != rank) {
+		printf("error: reply geometry differs from the model\n");
+		return 1;
+	}
+	printf("set up %u chunks\n", n);
+	/* Every chunk's current parameters come first. */
+	while (t.params_seen < n)
+		if (step(&t))
+			return 1;
+	if (fault && !strcmp(fault, "bad-imm")) {
+		if (push(&t, 0, 0, n))
+			return 1;
+		return await_disconnect(&t);
+	}
+	if (fault && !strcmp(fault, "twice")) {
+		if (push(&t, 0, 0, 0) || push(&t, 0, 0, 0))
+			return 1;
+		return await_disconnect(&t);
+	}
+	for (i = 0; i < iters; i++) {
+		for (c = 0; c < WM_NR_TENSORS; c++)
+			for (k = 0; k < wm_tensors[c].nelems; k++)
+				t.grad[t.offs[c] / 4 + k] = wm_grad(rank, i, c, k);
+		for (c = 0; c < n; c++)
+			if (push(&t, i, c, c))
+				return 1;
+		while (t.in_flight)
+			if (step(&t))
+				return 1;
+	}
+	for (c = 0; c < WM_NR_TENSORS; c++)
+		for (k = 0; k < wm_tensors[c].nelems; k++)
+			bad += t.params[t.offs[c] / 4 + k] !=
+			       wm_expect(workers, iters, c, k);
+	if (bad)
+		printf("trained %u mismatch %llu ", iters,
+		       (unsigned long long)bad);
+	else
+		printf("trained %u exact ", iters);
+	printf("%016llx\n", (unsigned long long)wm_hash(t.params, bytes));
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: --kernel test --smp 2
+#
+# Training over the wire, the box's side: a remote worker (wire-peer's
+# train mode, raw verbs) and a local one (wire-local, librackweave) train
+# one job under BSP. The remote worker's gradients arrive by RDMA WRITE
+# WITH IMMEDIATE straight into its slots, its parameters go back the same
+# way, and both end with the exact result (every value is exact in single
+# precision) and the same bytes. Two remote workers then train a job
+# alone. A peer that breaks the protocol (a chunk id beyond the model, a
+# chunk pushed twice, a window that does not fit) is refused or
+# disconnected alone, and the job trains on with a new peer.
+#
+# Same-device loopback over rxe0, as in wire-listen.sh (the reason is
+# there); the two-VM test covers separate hosts.
+. "$(dirname "$0")/lib.sh"
+
+PEER=$RW_TOP/build/tests/vm/wire-peer
+LOCAL=$RW_TOP/build/tests/vm/wire-local
+REQ="/usr/bin/python3 $RW_TOP/tests/vm/wire-req.py"
+BOX=10.77.0.1
+PORT=18515
+ITERS=5
+
+t_ok "load rdma_ucm" rw_modprobe rdma_ucm
+t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
+t_ok "load rdma_rxe" rw_modprobe rdma_rxe
+ip link add veth0 type veth peer name veth1
+ip addr add $BOX/24 dev veth0
+ip link set veth0 up
+ip link set veth1 up
+t_ok "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
+t_ok "listen add $BOX" "$RWCTL" listen add $BOX
+head -c 32 /dev/urandom >"$RW_OUT/token"
+
+# job NAME: a two-worker BSP job whose SGD makes every value exact.
+job() {
+	"$RWCTL" job add "$1" workers 2 chunk-size 4096 optim sgd lr 0.5 \
+		token-file "$RW_OUT/token"
+}
+
+# remote JOB RANK LOG [FAULT]: a remote worker in the background.
+remote() {
+	local req
+	req=$($REQ "$1" "$RW_OUT/token" "$2") || return 1
+	"$PEER" $BOX $BOX $PORT "$req" train "$2" 2 $ITERS $4 >"$3" 2>&1 &
+}
+
+# result LOG: the trainer's last line, without its hash.
+result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
+hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
+
+# --- a local and a remote worker ---
+t_ok "job add mix" job mix
+remote mix 1 "$RW_OUT/mix-remote.log"
+rpid=$!
+"$LOCAL" mix "$RW_OUT/token" 0 2 $ITERS >"$RW_OUT/mix-local.log" 2>&1 &
+lpid=$!
+wait $lpid
+wait $rpid
+t_eq "local worker: exact after $ITERS iterations" "trained $ITERS exact" \
+	"$(result "$RW_OUT/mix-local.log")"
+t_eq "remote worker: accepted, exact" "accepted trained $ITERS exact" \
+	"$(head -n 1 "$RW_OUT/mix-remote.log") $(result "$RW_OUT/mix-remote.log")"
+t_eq "both hold the same parameter bytes" "$(hash_of "$RW_OUT/mix-local.log")" \
+	"$(hash_of "$RW_OUT/mix-remote.log")"
+chunks=$(sed -n 's/^set up \([0-9]*\) chunks$/\1/p' "$RW_OUT/mix-remote.log")
+t_eq "the remote rank pushed every chunk every iteration" $((chunks * ITERS)) \
+	"$("$RWCTL" -j stats show mix | jpy '[w["chunks"] for w in d["workers"] if w["rank"] == 1][0]')"
+
+# --- two remote workers ---
+t_ok "job add far" job far
+remote far 0 "$RW_OUT/far0.log"
+p0=$!
+remote far 1 "$RW_OUT/far1.log"
+p1=$!
+wait $p0
+wait $p1
+t_eq "rank 0 remote: exact" "trained $ITERS exact" "$(result "$RW_OUT/far0.log")"
+t_eq "rank 1 remote: exact" "trained $ITERS exact" "$(result "$RW_OUT/far1.log")"
+t_eq "... the same bytes" "$(hash_of "$RW_OUT/far0.log")" "$(hash_of "$RW_OUT/far1.log")"
+
+# --- peers that break the protocol, each alone ---
+t_ok "job add bad" job bad
+remote bad 1 "$RW_OUT/bad-window.log" bad-window
+wait $!
+t_eq "a window smaller than the model: refused EINVAL" "refused EINVAL" \
+	"$(tail -n 1 "$RW_OUT/bad-window.log")"
+remote bad 1 "$RW_OUT/bad-imm.log" bad-imm
+wait $!
+t_eq "a chunk id beyond the model: disconnected" disconnected \
+	"$(tail -n 1 "$RW_OUT/bad-imm.log")"
+t_ok "the box logged why" sh -c "dmesg | grep -q 'bad immediate: closing'"
+# Rank 1 left the gate each time; the job still trains, exactly.
+remote bad 1 "$RW_OUT/bad-after.log"
+rpid=$!
+"$LOCAL" bad "$RW_OUT/token" 0 2 $ITERS >"$RW_OUT/bad-local.log" 2>&1 &
+lpid=$!
+wait $lpid
+wait $rpid
+t_eq "after them, a good peer and a local worker train exactly" \
+	"trained $ITERS exact trained $ITERS exact" \
+	"$(result "$RW_OUT/bad-after.log") $(result "$RW_OUT/bad-local.log")"
+
+# A chunk pushed twice lands in a slot still being summed: a job of its
+# own, since under BSP that gradient stays in the step (issue of elastic
+# membership, not of the wire).
+t_ok "job add twice" job twice
+remote twice 1 "$RW_OUT/twice.log" twice
+wait $!
+t_eq "a chunk pushed twice before its answer: disconnected" disconnected \
+	"$(tail -n 1 "$RW_OUT/twice.log")"
+
+t_ok "job del with everyone gone" sh -c "for j in mix far bad twice; do '$RWCTL' job del \$j || exit 1; done"
+t_ok "rmmod rackweave" rmmod rackweave
+t_done
