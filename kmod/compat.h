@@ -47,10 +47,6 @@ typedef __s16 s16;
 typedef __s32 s32;
 typedef __s64 s64;
 
-#ifndef __maybe_unused
-#define __maybe_unused	__attribute__((__unused__))
-#endif
-
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)

@@ -296,6 +296,11 @@ static const char *rw_conn_agent_why(int err)
 	}
 }
 
+static bool rw_conn_agent_kicked(struct rw_conn *c)
+{
+	return atomic_read(&c->kick) || kthread_should_stop();
+}
+
 static int rw_conn_agent(void *arg)
 {
 	struct rw_conn *c = arg;
@@ -308,8 +313,8 @@ static int rw_conn_agent(void *arg)
 			break;
 		if (!ret)
 			wait_event_interruptible_timeout(c->wq,
-				atomic_read(&c->kick) || kthread_should_stop(),
-				HZ);
+							 rw_conn_agent_kicked(c),
+							 HZ);
 	}
 	if (ret < 0) {
 		pr_warn_ratelimited("%pISpc: job %s rank %u: %s (%d): closing\n",

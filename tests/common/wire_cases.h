@@ -171,7 +171,7 @@ static const char *rw_wc_req_run(const struct rw_wc_req *c)
 
 /* Every case of both tables: NULL, or the first failure and its case. */
 /* The cmocka runner's (KUnit runs a parameter per case instead). */
-static __maybe_unused const char *rw_wc_run_tables(const char **name)
+static inline const char *rw_wc_run_tables(const char **name)
 {
 	const char *fail;
 	u32 i;
