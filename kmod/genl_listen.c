@@ -150,7 +150,13 @@ static int rw_genl_put_conn(const struct rw_conn_info *c, void *arg)
 	if (rw_genl_put_addr(skb, &c->peer, RW_CONN_A_ADDR, RW_CONN_A_PORT) ||
 	    nla_put_string(skb, RW_CONN_A_DEV, c->dev) ||
 	    nla_put_string(skb, RW_CONN_A_JOB, c->job) ||
-	    nla_put_u32(skb, RW_CONN_A_RANK, c->rank)) {
+	    nla_put_u32(skb, RW_CONN_A_RANK, c->rank) ||
+	    nla_put_u64_64bit(skb, RW_CONN_A_PUSHES, c->pushes,
+			      RW_CONN_A_PAD) ||
+	    nla_put_u64_64bit(skb, RW_CONN_A_WRITES, c->writes,
+			      RW_CONN_A_PAD) ||
+	    nla_put_u64_64bit(skb, RW_CONN_A_MESSAGES, c->messages,
+			      RW_CONN_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -126,7 +126,10 @@
  *     RW_A_CONNECTIONS   nest    one RW_A_CONNECTIONS_ENTRY per remote worker
  *                                connected now (enum rw_conn_attr): the
  *                                peer's _ADDR and _PORT, the box's _DEV,
- *                                its _JOB and _RANK
+ *                                its _JOB and _RANK, and what it moved:
+ *                                _PUSHES (chunks received), _WRITES
+ *                                (parameter chunks sent), _MESSAGES
+ *                                (control messages, both ways)
  *
  * RW_CMD_LISTEN_ADD (doit; CAP_NET_ADMIN): RW_LISTEN_A_ADDR, optional
  *   RW_LISTEN_A_PORT (default RW_WIRE_PORT, not 0). The box listens for
@@ -529,6 +532,10 @@ enum rw_conn_attr {
 	RW_CONN_A_DEV,		/* string: the box's RDMA device */
 	RW_CONN_A_JOB,		/* string */
 	RW_CONN_A_RANK,		/* u32 */
+	RW_CONN_A_PUSHES,	/* u64: gradient chunks received */
+	RW_CONN_A_WRITES,	/* u64: parameter chunks written */
+	RW_CONN_A_MESSAGES,	/* u64: control messages sent and received */
+	RW_CONN_A_PAD,
 	__RW_CONN_A_MAX
 };
 

@@ -221,6 +221,9 @@ int rw_conn_for_each(int (*fn)(const struct rw_conn_info *info, void *arg),
 
 	spin_lock_irqsave(&rw_conns_lock, flags);
 	list_for_each_entry(c, &rw_conns, link) {
+		c->info.pushes = atomic64_read(&c->pushes);
+		c->info.writes = atomic64_read(&c->writes);
+		c->info.messages = atomic64_read(&c->messages);
 		ret = fn(&c->info, arg);
 		if (ret)
 			break;

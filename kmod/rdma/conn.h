@@ -66,6 +66,7 @@ struct rw_conn {
 	struct wait_queue_entry engine_wait;
 	bool engine_waiting;
 	struct task_struct *agent;
+	atomic64_t pushes, writes, messages;	/* for rw_conn_info */
 };
 
 /* From an event or completion handler: close @c later, once. */

@@ -112,6 +112,7 @@ static void rw_conn_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	c->ctl_bytes = wc->byte_len;
+	atomic64_inc(&c->messages);
 	spin_lock_irqsave(&c->lock, flags);
 	if (!c->stopping)
 		queue_work(system_unbound_wq, &c->setup_work);
@@ -150,6 +151,7 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		rw_conn_protocol_error(c, "cannot post a receive");
 		return;
 	}
+	atomic64_inc(&c->pushes);
 	rw_conn_kick(c);
 }
 
@@ -162,6 +164,7 @@ static void rw_conn_reply_done(struct ib_cq *cq, struct ib_wc *wc)
 		rw_conn_wc_error(c, wc, "setup reply");
 		return;
 	}
+	atomic64_inc(&c->messages);
 	if (c->reply_status) {
 		/* The refusal is out: nothing more to say to this peer. */
 		rw_conn_close_later(c);
@@ -189,6 +192,7 @@ static void rw_conn_write_done(struct ib_cq *cq, struct ib_wc *wc)
 		rw_conn_wc_error(c, wc, "parameter write");
 		return;
 	}
+	atomic64_inc(&c->writes);
 	atomic_inc(&c->sq_room);
 	rw_conn_kick(c);
 }

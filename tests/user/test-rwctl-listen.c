@@ -278,6 +278,12 @@ static void rw_put_conn(struct nl_msg *m, const uint8_t *addr, int len,
 		assert_int_equal(nla_put_string(m, RW_CONN_A_JOB, "cj"), 0);
 	if (!(skip & BIT(RW_CONN_A_RANK)))
 		assert_int_equal(nla_put_u32(m, RW_CONN_A_RANK, 1), 0);
+	/* Counters are optional: a module before the data path has none. */
+	if (!(skip & BIT(RW_CONN_A_PUSHES))) {
+		assert_int_equal(nla_put_u64(m, RW_CONN_A_PUSHES, 115), 0);
+		assert_int_equal(nla_put_u64(m, RW_CONN_A_WRITES, 138), 0);
+		assert_int_equal(nla_put_u64(m, RW_CONN_A_MESSAGES, 2), 0);
+	}
 	nla_nest_end(m, e);
 }
 
@@ -344,6 +350,27 @@ static void rw_test_status_listeners(void **state)
 	assert_string_equal(fx->st.conns[0].dev, "rxe0");
 	assert_string_equal(fx->st.conns[0].job, "cj");
 	assert_int_equal(fx->st.conns[0].rank, 1);
+	assert_int_equal(fx->st.conns[0].pushes, 115);
+	assert_int_equal(fx->st.conns[0].writes, 138);
+	assert_int_equal(fx->st.conns[0].messages, 2);
+}
+
+/* A module without the data path sends no counters: they read as 0. */
+static void rw_test_status_conn_no_counters(void **state)
+{
+	struct rw_fx *fx = *state;
+	struct nlattr *list;
+
+	rw_reset(fx);
+	rw_put_header(fx->msg);
+	list = nla_nest_start(fx->msg, RW_A_CONNECTIONS);
+	rw_put_conn(fx->msg, rw_peer, 4, BIT(RW_CONN_A_PUSHES));
+	nla_nest_end(fx->msg, list);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_int_equal(fx->st.nr_conns, 1);
+	assert_int_equal(fx->st.conns[0].rank, 1);
+	assert_int_equal(fx->st.conns[0].pushes, 0);
+	assert_int_equal(fx->st.conns[0].messages, 0);
 }
 
 /* A connection entry without one of its attributes, or a bad address. */
@@ -620,6 +647,9 @@ static int rw_fetch(struct rwctl_status *st, char *msg, size_t msglen)
 	snprintf(st->conns[0].dev, sizeof(st->conns[0].dev), "rxe0");
 	snprintf(st->conns[0].job, sizeof(st->conns[0].job), "cj");
 	st->conns[0].rank = 1;
+	st->conns[0].pushes = 115;
+	st->conns[0].writes = 138;
+	st->conns[0].messages = 2;
 	st->nr_conns = 1;
 	return 0;
 }
@@ -683,7 +713,8 @@ static const char rw_text[] =
 	"[fe80::1]:7000  down (its RDMA device went; add it again)"
 	"  requests 3  accepted 0  connected 0\n"
 	"connections:\n"
-	"  10.88.0.2:40675  rxe0  job cj  rank 1\n";
+	"  10.88.0.2:40675  rxe0  job cj  rank 1  pushes 115  writes 138"
+	"  messages 2\n";
 
 static const char rw_json[] =
 	"{\"listeners\":["
@@ -696,7 +727,8 @@ static const char rw_json[] =
 	"\"refused\":{\"proto\":0,\"auth\":0,\"clock\":0,\"busy\":0,\"rank\":0,"
 	"\"in-use\":0,\"stale\":0,\"other\":0}}],"
 	"\"connections\":[{\"addr\":\"10.88.0.2\",\"port\":40675,"
-	"\"device\":\"rxe0\",\"job\":\"cj\",\"rank\":1}]}\n";
+	"\"device\":\"rxe0\",\"job\":\"cj\",\"rank\":1,\"pushes\":115,"
+	"\"writes\":138,\"messages\":2}]}\n";
 
 static void rw_test_show_text(void **state)
 {
@@ -930,6 +962,7 @@ int main(void)
 		RW_M(rw_test_status_dev_and_cut),
 		RW_M(rw_test_status_newer),
 		RW_M(rw_test_status_conn_malformed),
+		RW_M(rw_test_status_conn_no_counters),
 		RW_T(rw_test_show_text),
 		RW_T(rw_test_show_json),
 		RW_T(rw_test_dev_show),

@@ -15,8 +15,9 @@
  *   trained ITERS exact HASH | trained ITERS mismatch N HASH
  *   refused ERRNO            the box refused the setup
  *
- * FAULT breaks the protocol once the run is set up, and the box must end
- * the connection ("disconnected" is printed):
+ * FAULT "hold" keeps the connection after the result until stdin ends.
+ * Any other FAULT breaks the protocol once the run is set up, and the box
+ * must end the connection ("disconnected" is printed):
  *   bad-imm      a push whose chunk id is beyond the model
  *   twice        a chunk pushed twice before its answer
  *   bad-window   (at setup) a parameter window too small for the model:
@@ -324,5 +325,11 @@ int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	else
 		printf("trained %u exact ", iters);
 	printf("%016llx\n", (unsigned long long)wm_hash(t.params, bytes));
+	if (fault && !strcmp(fault, "hold")) {
+		char buf[64];
+
+		while (fread(buf, 1, sizeof(buf), stdin) > 0)
+			;
+	}
 	return bad ? 1 : 0;
 }

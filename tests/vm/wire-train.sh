@@ -69,6 +69,24 @@ chunks=$(sed -n 's/^set up \([0-9]*\) chunks$/\1/p' "$RW_OUT/mix-remote.log")
 t_eq "the remote rank pushed every chunk every iteration" $((chunks * ITERS)) \
 	"$("$RWCTL" -j stats show mix | jpy '[w["chunks"] for w in d["workers"] if w["rank"] == 1][0]')"
 
+# --- the box's counters of a connection ---
+t_ok "job add count" job count
+req=$($REQ count "$RW_OUT/token" 1)
+coproc HOLD { exec "$PEER" $BOX $BOX $PORT "$req" train 1 2 $ITERS hold >"$RW_OUT/count-remote.log" 2>&1; }
+hold_fd=${HOLD[1]}
+hold_pid=$HOLD_PID
+"$LOCAL" count "$RW_OUT/token" 0 2 $ITERS >"$RW_OUT/count-local.log" 2>&1
+for _ in $(seq 100); do
+	grep -q trained "$RW_OUT/count-remote.log" && break
+	sleep 0.1
+done
+t_eq "held remote worker: exact" "trained $ITERS exact" "$(result "$RW_OUT/count-remote.log")"
+t_eq "listen show: pushes, parameter writes and control messages of the connection" \
+	"[$((chunks * ITERS)), $((chunks * (ITERS + 1))), 2]" \
+	"$("$RWCTL" -j listen show | jpy '[[c["pushes"], c["writes"], c["messages"]] for c in d["connections"]][0]')"
+exec {hold_fd}>&-
+wait "$hold_pid"
+
 # --- two remote workers ---
 t_ok "job add far" job far
 remote far 0 "$RW_OUT/far0.log"
@@ -112,6 +130,6 @@ wait $!
 t_eq "a chunk pushed twice before its answer: disconnected" disconnected \
 	"$(tail -n 1 "$RW_OUT/twice.log")"
 
-t_ok "job del with everyone gone" sh -c "for j in mix far bad twice; do '$RWCTL' job del \$j || exit 1; done"
+t_ok "job del with everyone gone" sh -c "for j in mix count far bad twice; do '$RWCTL' job del \$j || exit 1; done"
 t_ok "rmmod rackweave" rmmod rackweave
 t_done

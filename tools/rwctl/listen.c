@@ -164,6 +164,9 @@ static void rwctl_listen_print_conns(struct rwctl_printer *p,
 		rwctl_pr_str(p, "device", "  %s", c->dev);
 		rwctl_pr_str(p, "job", "  job %s", c->job);
 		rwctl_pr_u32(p, "rank", "  rank %u", c->rank);
+		rwctl_pr_u64(p, "pushes", "  pushes %" PRIu64, c->pushes);
+		rwctl_pr_u64(p, "writes", "  writes %" PRIu64, c->writes);
+		rwctl_pr_u64(p, "messages", "  messages %" PRIu64, c->messages);
 		rwctl_pr_obj_close(p);
 		rwctl_pr_nl(p);
 	}

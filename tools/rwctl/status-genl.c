@@ -76,6 +76,9 @@ static const struct nla_policy rwctl_conn_policy[RW_CONN_A_MAX + 1] = {
 	[RW_CONN_A_DEV]		= { .type = NLA_STRING, .maxlen = RW_DEV_NAME_MAX },
 	[RW_CONN_A_JOB]		= { .type = NLA_STRING, .maxlen = RW_JOB_NAME_MAX },
 	[RW_CONN_A_RANK]	= RWCTL_U32_POLICY,
+	[RW_CONN_A_PUSHES]	= RWCTL_U64_POLICY,
+	[RW_CONN_A_WRITES]	= RWCTL_U64_POLICY,
+	[RW_CONN_A_MESSAGES]	= RWCTL_U64_POLICY,
 };
 
 #define rwctl_genl_bad(msg, msglen, fmt, ...)				\
@@ -235,6 +238,13 @@ static int rwctl_genl_fill_conn(struct nlattr **tb, void *elem, size_t i,
 	nla_strlcpy(c->dev, tb[RW_CONN_A_DEV], sizeof(c->dev));
 	nla_strlcpy(c->job, tb[RW_CONN_A_JOB], sizeof(c->job));
 	c->rank = nla_get_u32(tb[RW_CONN_A_RANK]);
+	/* Optional: a module before the data path sends none. */
+	if (tb[RW_CONN_A_PUSHES])
+		c->pushes = nla_get_u64(tb[RW_CONN_A_PUSHES]);
+	if (tb[RW_CONN_A_WRITES])
+		c->writes = nla_get_u64(tb[RW_CONN_A_WRITES]);
+	if (tb[RW_CONN_A_MESSAGES])
+		c->messages = nla_get_u64(tb[RW_CONN_A_MESSAGES]);
 	return 0;
 }
 
