@@ -20,7 +20,7 @@
  * After "accepted" and a hold, it also prints "disconnected" when the box
  * closed the connection first, or "closed" when it did. Exit status: 0
  * accepted, 3 refused, 1 error. After "accepted", "train" trains as a
- * remote worker (wire-train.c says how).
+ * remote worker and "bench" times one (wire-train.c says how).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -110,11 +110,13 @@ int main(int argc, char **argv)
 	unsigned char pdata[56];
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
+	struct ibv_comp_channel *cc;
 	struct ibv_cq *cq;
 	int len, ret, rej;
 
-	if (argc < 5 || (argc > 6 && strcmp(argv[5], "train"))) {
-		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin | train ARGS...]\n");
+	if (argc < 5 || (argc > 6 && strcmp(argv[5], "train") &&
+			  strcmp(argv[5], "bench"))) {
+		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin | train ARGS... | bench ARGS...]\n");
 		return 2;
 	}
 	len = hex_decode(argv[4], pdata, sizeof(pdata));
@@ -145,11 +147,13 @@ int main(int argc, char **argv)
 	rdma_ack_cm_event(ev);
 
 	pd = ibv_alloc_pd(id->verbs);
-	cq = pd ? ibv_create_cq(id->verbs, 512, NULL, NULL, 0) : NULL;
+	/* Completions wake the trainer (wire-train.c) rather than spin. */
+	cc = pd ? ibv_create_comp_channel(id->verbs) : NULL;
+	cq = cc ? ibv_create_cq(id->verbs, 2048, NULL, cc, 0) : NULL;
 	qpa.send_cq = cq;
 	qpa.recv_cq = cq;
-	qpa.cap.max_send_wr = 128;
-	qpa.cap.max_recv_wr = 128;
+	qpa.cap.max_send_wr = 1024;
+	qpa.cap.max_recv_wr = 1024;
 	qpa.cap.max_send_sge = 1;
 	qpa.cap.max_recv_sge = 1;
 	qpa.qp_type = IBV_QPT_RC;
@@ -185,6 +189,8 @@ int main(int argc, char **argv)
 	rdma_ack_cm_event(ev);
 	printf("accepted\n");
 
+	if (argc > 6 && !strcmp(argv[5], "bench"))
+		return wire_bench(ch, id, pd, cq, argc - 6, argv + 6);
 	if (argc > 6)
 		return wire_train(ch, id, pd, cq, argc - 6, argv + 6);
 	if (argc == 6) {

@@ -15,4 +15,8 @@ const char *wire_errno_name(int e);
 int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv);
 
+/* The same, bench mode (argv: RANK NELEMS ITERS [hold]). */
+int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv);
+
 #endif /* _RW_TESTS_WIRE_PEER_H */

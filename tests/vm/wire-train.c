@@ -16,6 +16,14 @@
  *   refused ERRNO            the box refused the setup
  *
  * FAULT "hold" keeps the connection after the result until stdin ends.
+ *
+ *   wire-peer SRC DST PORT REQUEST_HEX bench RANK NELEMS ITERS [hold]
+ *
+ * declares one tensor of NELEMS floats, times the initial parameters (a
+ * pull of the model), then ITERS iterations of pushing every chunk and
+ * waiting for every answer, and prints
+ *   bench bytes B chunks N iters I pull_s P push_s S pushpull_s T
+ * (push_s: the time until the iterations' pushes had completed).
  * Any other FAULT breaks the protocol once the run is set up, and the box
  * must end the connection ("disconnected" is printed):
  *   bad-imm      a push whose chunk id is beyond the model
@@ -38,8 +46,8 @@
 #include "wire-model.h"
 #include "wire-peer.h"
 
-#define TR_RECVS	128
-#define TR_WINDOW	64	/* pushes in flight at most */
+#define TR_RECVS	1024
+#define TR_WINDOW	1024	/* pushes in flight at most */
 #define TR_WAIT_MS	60000
 
 struct tr {
@@ -50,6 +58,8 @@ struct tr {
 	uint8_t *out;			/* the setup */
 	float *grad, *params;
 	struct ibv_mr *msg_mr, *out_mr, *grad_mr, *params_mr;
+	const struct rw_tensor_desc *tensors;
+	uint32_t nr_tensors;
 	struct rw_layout l;
 	struct rw_layout_tensor lt[WM_NR_TENSORS];
 	u64 offs[WM_NR_TENSORS];
@@ -82,6 +92,29 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait (100 ms at most) for the CQ's channel to fire. */
+static int wait_cq(struct tr *t)
+{
+	struct pollfd pfd = { .fd = t->cq->channel->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (poll(&pfd, 1, 100) <= 0)
+		return 0;
+	if (ibv_get_cq_event(t->cq->channel, &cq, &ctx))
+		return -1;
+	ibv_ack_cq_events(cq, 1);
+	return 0;
+}
+
 /* Wait for and handle one completion: 0, or -1 with a line printed. */
 static int step(struct tr *t)
 {
@@ -96,7 +129,14 @@ static int step(struct tr *t)
 			printf("error: no completion in %d ms\n", TR_WAIT_MS);
 			return -1;
 		}
-		sched_yield();
+		/* Sleep until the next completion: arm, look again, wait. */
+		if (ibv_req_notify_cq(t->cq, 0))
+			return -1;
+		n = ibv_poll_cq(t->cq, 1, &wc);
+		if (n)
+			break;
+		if (wait_cq(t) < 0)
+			return -1;
 	}
 	if (n < 0 || wc.status != IBV_WC_SUCCESS) {
 		printf("error: completion: %s\n",
@@ -183,7 +223,7 @@ static int push(struct tr *t, uint32_t iter, uint32_t chunk, uint32_t id)
 static int send_setup(struct tr *t, const char *fault)
 {
 	struct rw_wire_setup_info si = {
-		.nr_tensors = WM_NR_TENSORS,
+		.nr_tensors = t->nr_tensors,
 		.win = { .seg_shift = RW_WIRE_SEG_SHIFT_MAX, .nr_segs = 1 },
 	};
 	struct rw_wire_seg_info seg = {
@@ -198,7 +238,7 @@ static int send_setup(struct tr *t, const char *fault)
 
 	if (fault && !strcmp(fault, "bad-window"))
 		si.win.nr_segs = 2;
-	n = rw_wire_setup_pack(t->out, RW_WIRE_MSG_MAX, &si, &seg, wm_tensors);
+	n = rw_wire_setup_pack(t->out, RW_WIRE_MSG_MAX, &si, &seg, t->tensors);
 	if (n < 0)
 		return -1;
 	sge.length = (uint32_t)n;
@@ -233,69 +273,121 @@ static struct ibv_mr *reg(struct ibv_pd *pd, void **buf, size_t len, int acc)
 	return ibv_reg_mr(pd, *buf, len, acc);
 }
 
+/*
+ * Connect's second half: registrations, receives, the setup and its reply,
+ * then every chunk's initial parameters. 0, 3 (refused, printed) or 1.
+ */
+static int start(struct tr *t, struct ibv_pd *pd, uint32_t rank,
+		 const char *fault, double *pull_s)
+{
+	uint64_t bytes;
+	double t0;
+	uint32_t i;
+
+	for (i = 0; i < t->nr_tensors; i++)
+		t->lt[i] = (struct rw_layout_tensor){
+			.key = t->tensors[i].key,
+			.nelems = t->tensors[i].nelems,
+			.dtype = t->tensors[i].dtype,
+		};
+	if (rw_layout_init(&t->l, t->lt, t->nr_tensors, RW_LAYOUT_CHUNK_MIN,
+			   t->offs, t->by_key)) {
+		printf("error: layout\n");
+		return 1;
+	}
+	bytes = t->l.geom.total_bytes;
+	t->msg_mr = reg(pd, (void **)&t->msg, RW_WIRE_MSG_MAX,
+			IBV_ACCESS_LOCAL_WRITE);
+	t->out_mr = reg(pd, (void **)&t->out, RW_WIRE_MSG_MAX, 0);
+	t->grad_mr = reg(pd, (void **)&t->grad, bytes, 0);
+	t->params_mr = reg(pd, (void **)&t->params, bytes,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!t->msg_mr || !t->out_mr || !t->grad_mr || !t->params_mr) {
+		printf("error: registration: %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < TR_RECVS; i++)
+		if (post_recv(t)) {
+			printf("error: post_recv: %s\n", strerror(errno));
+			return 1;
+		}
+	if (send_setup(t, fault)) {
+		printf("error: setup: %s\n", strerror(errno));
+		return 1;
+	}
+	while (!t->got_reply)
+		if (step(t))
+			return 1;
+	if (t->rep.status) {
+		printf("refused %s\n", wire_errno_name((int)t->rep.status));
+		return 3;
+	}
+	t->awaiting = calloc(t->rep.nr_chunks, 1);
+	if (!t->awaiting || t->rep.model_bytes != bytes || t->rep.rank != rank) {
+		printf("error: reply geometry differs from the model\n");
+		return 1;
+	}
+	printf("set up %u chunks\n", t->rep.nr_chunks);
+	/* Every chunk's current parameters come first: a pull of the model. */
+	t0 = now_s();
+	while (t->params_seen < t->rep.nr_chunks)
+		if (step(t))
+			return 1;
+	*pull_s = now_s() - t0;
+	return 0;
+}
+
+/* Push every chunk (iteration @iter) and wait for every answer. */
+static int iterate(struct tr *t, uint32_t iter, double *push_s)
+{
+	double t0 = now_s();
+	uint32_t c;
+
+	for (c = 0; c < t->rep.nr_chunks; c++)
+		if (push(t, iter, c, c))
+			return -1;
+	/* The pushes are out once their sends complete. */
+	while (t->sq)
+		if (step(t))
+			return -1;
+	*push_s += now_s() - t0;
+	while (t->in_flight)
+		if (step(t))
+			return -1;
+	return 0;
+}
+
+static void hold(void)
+{
+	char buf[64];
+
+	while (fread(buf, 1, sizeof(buf), stdin) > 0)
+		;
+}
+
 int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv)
 {
-	struct tr t = { .id = id, .ch = ch, .cq = cq };
-	uint32_t rank, workers, iters, i, c, k, n;
+	struct tr t = {
+		.id = id, .ch = ch, .cq = cq,
+		.tensors = wm_tensors, .nr_tensors = WM_NR_TENSORS,
+	};
+	uint32_t rank, workers, iters, i, c, k;
 	const char *fault = argc > 3 ? argv[3] : NULL;
-	uint64_t bad = 0, bytes;
+	double pull_s, push_s = 0;
+	uint64_t bad = 0;
+	int ret;
 
 	if (argc < 3)
 		return 2;
 	rank = (uint32_t)atoi(argv[0]);
 	workers = (uint32_t)atoi(argv[1]);
 	iters = (uint32_t)atoi(argv[2]);
-	for (i = 0; i < WM_NR_TENSORS; i++)
-		t.lt[i] = (struct rw_layout_tensor){
-			.key = wm_tensors[i].key, .nelems = wm_tensors[i].nelems,
-			.dtype = wm_tensors[i].dtype,
-		};
-	if (rw_layout_init(&t.l, t.lt, WM_NR_TENSORS, RW_LAYOUT_CHUNK_MIN,
-			   t.offs, t.by_key)) {
-		printf("error: layout\n");
-		return 1;
-	}
-	bytes = t.l.geom.total_bytes;
-	t.msg_mr = reg(pd, (void **)&t.msg, RW_WIRE_MSG_MAX,
-		       IBV_ACCESS_LOCAL_WRITE);
-	t.out_mr = reg(pd, (void **)&t.out, RW_WIRE_MSG_MAX, 0);
-	t.grad_mr = reg(pd, (void **)&t.grad, bytes, 0);
-	t.params_mr = reg(pd, (void **)&t.params, bytes,
-			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!t.msg_mr || !t.out_mr || !t.grad_mr || !t.params_mr) {
-		printf("error: registration: %s\n", strerror(errno));
-		return 1;
-	}
-	for (i = 0; i < TR_RECVS; i++)
-		if (post_recv(&t)) {
-			printf("error: post_recv: %s\n", strerror(errno));
-			return 1;
-		}
-	if (send_setup(&t, fault)) {
-		printf("error: setup: %s\n", strerror(errno));
-		return 1;
-	}
-	while (!t.got_reply)
-		if (step(&t))
-			return 1;
-	if (t.rep.status) {
-		printf("refused %s\n", wire_errno_name((int)t.rep.status));
-		return 3;
-	}
-	n = t.rep.nr_chunks;
-	t.awaiting = calloc(n, 1);
-	if (!t.awaiting || t.rep.model_bytes != bytes || t.rep.rank != rank) {
-		printf("error: reply geometry differs from the model\n");
-		return 1;
-	}
-	printf("set up %u chunks\n", n);
-	/* Every chunk's current parameters come first. */
-	while (t.params_seen < n)
-		if (step(&t))
-			return 1;
+	ret = start(&t, pd, rank, fault, &pull_s);
+	if (ret)
+		return ret;
 	if (fault && !strcmp(fault, "bad-imm")) {
-		if (push(&t, 0, 0, n))
+		if (push(&t, 0, 0, t.rep.nr_chunks))
 			return 1;
 		return await_disconnect(&t);
 	}
@@ -308,12 +400,8 @@ int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		for (c = 0; c < WM_NR_TENSORS; c++)
 			for (k = 0; k < wm_tensors[c].nelems; k++)
 				t.grad[t.offs[c] / 4 + k] = wm_grad(rank, i, c, k);
-		for (c = 0; c < n; c++)
-			if (push(&t, i, c, c))
-				return 1;
-		while (t.in_flight)
-			if (step(&t))
-				return 1;
+		if (iterate(&t, i, &push_s))
+			return 1;
 	}
 	for (c = 0; c < WM_NR_TENSORS; c++)
 		for (k = 0; k < wm_tensors[c].nelems; k++)
@@ -324,12 +412,41 @@ int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		       (unsigned long long)bad);
 	else
 		printf("trained %u exact ", iters);
-	printf("%016llx\n", (unsigned long long)wm_hash(t.params, bytes));
-	if (fault && !strcmp(fault, "hold")) {
-		char buf[64];
-
-		while (fread(buf, 1, sizeof(buf), stdin) > 0)
-			;
-	}
+	printf("%016llx\n", (unsigned long long)
+	       wm_hash(t.params, t.l.geom.total_bytes));
+	if (fault && !strcmp(fault, "hold"))
+		hold();
 	return bad ? 1 : 0;
+}
+
+int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv)
+{
+	struct rw_tensor_desc one = { .key = 1, .dtype = RW_DTYPE_F32 };
+	struct tr t = {
+		.id = id, .ch = ch, .cq = cq, .tensors = &one, .nr_tensors = 1,
+	};
+	double pull_s, push_s = 0, t0, all_s;
+	uint32_t rank, iters, i;
+	int ret;
+
+	if (argc < 3)
+		return 2;
+	rank = (uint32_t)atoi(argv[0]);
+	one.nelems = strtoull(argv[1], NULL, 0);
+	iters = (uint32_t)atoi(argv[2]);
+	ret = start(&t, pd, rank, NULL, &pull_s);
+	if (ret)
+		return ret;
+	t0 = now_s();
+	for (i = 0; i < iters; i++)
+		if (iterate(&t, i, &push_s))
+			return 1;
+	all_s = now_s() - t0;
+	printf("bench bytes %llu chunks %u iters %u pull_s %.6f push_s %.6f pushpull_s %.6f\n",
+	       (unsigned long long)t.rep.model_bytes, t.rep.nr_chunks, iters,
+	       pull_s, push_s, all_s);
+	if (argc > 3 && !strcmp(argv[3], "hold"))
+		hold();
+	return 0;
 }

@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: --kernel test --smp 2
+#
+# The guest half of scripts/bench-wire: in one VM, over soft-RoCE on one
+# rxe device (the box and its workers loop back through it, as in
+# tests/vm/wire-train.sh), measure ib_write_bw with our chunk size and one
+# QP, then the box's push, pull and pushpull goodput with 1, 2 and 4
+# remote workers (tests/vm/wire-peer's bench mode) and chunks of 4 KiB to
+# 1 MiB. Prints one line "BENCH-JSON {...}" for the host script.
+#
+#   wire-bench.sh [--full]      without --full: one worker, 32 KiB chunks
+#
+# The headline ratios are of the one-worker, 32 KiB run against ib_write_bw
+# measured just before and just after it (their mean), so a neighbour's
+# burst on a shared host moves both sides alike.
+. "$(dirname "$0")/../vm/lib.sh"
+
+PEER=$RW_TOP/build/tests/vm/wire-peer
+REQ="/usr/bin/python3 $RW_TOP/tests/vm/wire-req.py"
+BOX=10.77.0.1
+PORT=18515
+NELEMS=$((2 * 1024 * 1024))	# an 8 MiB model
+ITERS=2
+WORKERS=1
+CHUNKS=32768
+if [ "${1:-}" = --full ]; then
+	WORKERS="1 2 4"
+	CHUNKS="4096 32768 262144 1048576"
+	ITERS=4
+fi
+
+t_ok "load rdma_ucm" rw_modprobe rdma_ucm
+t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
+t_ok "load rdma_rxe" rw_modprobe rdma_rxe
+ip link add veth0 type veth peer name veth1
+ip addr add $BOX/24 dev veth0
+ip link set veth0 up
+ip link set veth1 up
+t_ok "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
+t_ok "listen add $BOX" "$RWCTL" listen add $BOX
+head -c 32 /dev/urandom >"$RW_OUT/token"
+res=$RW_OUT/results
+: >"$res"
+
+# ibw NAME [-b]: ib_write_bw with one QP and 32 KiB messages, over rdma_cm
+# like ours (on its own port: its default is the box's); -b both ways.
+ibw() {
+	local cmd="ib_write_bw -R -d rxe0 -p 18600 -s 32768 -n 1000 --report_gbits $2"
+	$cmd >"$RW_OUT/ibw-$1-server.log" 2>&1 &
+	sleep 1
+	$cmd $BOX >"$RW_OUT/ibw-$1.log" 2>&1
+	wait
+	bw=$(awk '$1 == 32768 && NF >= 5 {print $4}' "$RW_OUT/ibw-$1.log" | tail -n 1)
+	echo "ibw $1 $bw" >>"$res"
+	test -n "$bw"
+}
+
+# run W CHUNK: W remote workers of one job, held until the box's counters
+# of their connections are read.
+run() {
+	local w=$1 cs=$2 job=b$1-$2 r pids=() n
+	"$RWCTL" job add $job workers "$w" chunk-size "$cs" optim sgd lr 0 \
+		token-file "$RW_OUT/token" || return 1
+	rm -f /tmp/hold "$RW_OUT/$job"-*.log
+	mkfifo /tmp/hold
+	exec 9<>/tmp/hold
+	for r in $(seq 0 $((w - 1))); do
+		"$PEER" $BOX $BOX $PORT "$($REQ $job "$RW_OUT/token" "$r")" \
+			bench "$r" $NELEMS $ITERS hold </tmp/hold 9>&- >"$RW_OUT/$job-$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for _ in $(seq 1200); do
+		n=$(cat "$RW_OUT/$job"-*.log | grep -c '^bench ')
+		[ "$n" = "$w" ] && break
+		sleep 0.1
+	done
+	"$RWCTL" -j listen show >"$RW_OUT/$job-conns.json"
+	exec 9>&-
+	for r in "${pids[@]}"; do
+		wait "$r"
+	done
+	for r in $(seq 0 $((w - 1))); do
+		grep '^bench ' "$RW_OUT/$job-$r.log" | sed "s/^/run $w $cs /" >>"$res"
+	done
+	/usr/bin/python3 -c '
+import json, sys
+c = [x for x in json.load(open(sys.argv[1]))["connections"] if x["job"] == sys.argv[2]]
+print("conns", sys.argv[3], sys.argv[4], len(c), sum(x["pushes"] for x in c),
+      sum(x["messages"] for x in c))' "$RW_OUT/$job-conns.json" $job "$w" "$cs" >>"$res"
+	"$RWCTL" job del $job
+	[ "$n" = "$w" ]
+}
+
+t_ok "ib_write_bw, one way" ibw before
+t_ok "push, pull and pushpull: 1 worker, 32768-byte chunks" run 1 32768
+t_ok "ib_write_bw, one way, again" ibw after
+t_ok "ib_write_bw, both ways" ibw bidir -b
+for w in $WORKERS; do
+	for cs in $CHUNKS; do
+		[ "$w.$cs" = 1.32768 ] && continue
+		t_ok "push, pull and pushpull: $w workers, $cs-byte chunks" run "$w" "$cs"
+	done
+done
+
+/usr/bin/python3 - "$res" <<'PY' | tee "$RW_OUT/bench.json"
+import json, sys
+ibws, runs, conns = {}, {}, {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "ibw":
+        ibws[f[1]] = float(f[2])
+    elif f[0] == "run":
+        d = dict(zip(f[4::2], f[5::2]))
+        runs.setdefault((int(f[1]), int(f[2])), []).append(d)
+    elif f[0] == "conns":
+        conns[(int(f[1]), int(f[2]))] = [int(x) for x in f[3:]]
+ibw = (ibws["before"] + ibws["after"]) / 2
+out = {"ib_write_bw_gbps": ibw, "ib_write_bw_before_gbps": ibws["before"],
+       "ib_write_bw_after_gbps": ibws["after"],
+       "ib_write_bw_bidir_gbps": ibws["bidir"], "runs": []}
+meta = 0.0
+for (w, cs), ranks in sorted(runs.items()):
+    b = sum(int(r["bytes"]) for r in ranks)
+    it = int(ranks[0]["iters"])
+    g = lambda k, n: 8 * b * n / max(float(r[k]) for r in ranks) / 1e9
+    n, pushes, msgs = conns.get((w, cs), [0, 0, 0])
+    m = (msgs - 2 * n) / pushes if pushes else float("nan")
+    meta = max(meta, m)
+    out["runs"].append({"workers": w, "chunk_size": cs, "model_bytes": b // w,
+                        "push_goodput_gbps": g("push_s", it),
+                        "pull_goodput_gbps": g("pull_s", 1),
+                        "pushpull_goodput_gbps": g("pushpull_s", it),
+                        "connections": n, "pushes": pushes, "messages": msgs,
+                        "metadata_messages_per_chunk": m})
+head = [r for r in out["runs"] if r["workers"] == 1 and r["chunk_size"] == 32768]
+if head and ibw:
+    h = head[0]
+    for k in ("push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps"):
+        out[k] = h[k]
+    out["push_ratio_to_ib_write_bw_32k"] = h["push_goodput_gbps"] / ibw
+    out["pull_ratio_to_ib_write_bw_32k"] = h["pull_goodput_gbps"] / ibw
+    out["pushpull_ratio_to_ib_write_bw_32k"] = h["pushpull_goodput_gbps"] / ibw
+out["metadata_messages_per_chunk"] = meta
+print("BENCH-JSON " + json.dumps(out))
+PY
+bj() { sed 's/^BENCH-JSON //' "$RW_OUT/bench.json" | jpy "$1"; }
+t_eq "every headline field is there and positive" true \
+	"$(bj 'all(d.get(k, 0) > 0 for k in ("ib_write_bw_gbps", "push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps", "push_ratio_to_ib_write_bw_32k", "pushpull_ratio_to_ib_write_bw_32k"))')"
+t_eq "the box sent and received no message per chunk" 0.0 \
+	"$(bj 'd["metadata_messages_per_chunk"]')"
+t_ok "rmmod rackweave" rmmod rackweave
+t_done
