@@ -503,24 +503,23 @@ static void rw_conn_setup_work(struct work_struct *work)
 
 	ret = rw_conn_setup(c);
 	if (!ret) {
+		/* The reply goes out before any parameters can. */
+		if (rw_conn_post_reply(c, c->reply_len)) {
+			rw_conn_close_later(c);
+			return;
+		}
 		init_waitqueue_func_entry(&c->engine_wait, rw_conn_engine_wake);
 		add_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
 		c->engine_waiting = true;
 		c->agent = kthread_run(rw_conn_agent, c, "rw_conn/%s/%u",
 				       c->info.job, c->info.rank);
 		if (IS_ERR(c->agent)) {
-			ret = PTR_ERR(c->agent);
 			c->agent = NULL;
-		}
-	}
-	if (!ret) {
-		ret = rw_conn_post_reply(c, c->reply_len);
-		if (ret)
 			rw_conn_close_later(c);
-		else
-			pr_info("%pISpc: job %s rank %u set up: %u chunks\n",
-				&c->info.peer, c->info.job, c->info.rank,
-				c->nr_chunks);
+			return;
+		}
+		pr_info("%pISpc: job %s rank %u set up: %u chunks\n",
+			&c->info.peer, c->info.job, c->info.rank, c->nr_chunks);
 		return;
 	}
 	/* A refusal: say why, then the reply's completion closes. */
