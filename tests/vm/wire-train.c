@@ -100,15 +100,33 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Wait (100 ms at most) for the CQ's channel to fire. */
+/*
+ * Wait (100 ms at most) for the CQ's channel to fire. A connection event
+ * meanwhile (the box disconnected, its device or module went) ends the
+ * run: -1 with the event printed ("disconnected" for a disconnect).
+ */
 static int wait_cq(struct tr *t)
 {
-	struct pollfd pfd = { .fd = t->cq->channel->fd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = t->cq->channel->fd, .events = POLLIN },
+		{ .fd = t->ch->fd, .events = POLLIN },
+	};
+	struct rdma_cm_event *ev;
 	struct ibv_cq *cq;
 	void *ctx;
 
-	if (poll(&pfd, 1, 100) <= 0)
+	if (poll(pfd, 2, 100) <= 0)
 		return 0;
+	if (pfd[1].revents) {
+		if (rdma_get_cm_event(t->ch, &ev)) {
+			printf("error: rdma_get_cm_event: %s\n", strerror(errno));
+			return -1;
+		}
+		printf("%s\n", ev->event == RDMA_CM_EVENT_DISCONNECTED ?
+		       "disconnected" : rdma_event_str(ev->event));
+		rdma_ack_cm_event(ev);
+		return -1;
+	}
 	if (ibv_get_cq_event(t->cq->channel, &cq, &ctx))
 		return -1;
 	ibv_ack_cq_events(cq, 1);

@@ -8,7 +8,8 @@
 # WITH IMMEDIATE straight into its slots, its parameters go back the same
 # way, and both end with the exact result (every value is exact in single
 # precision) and the same bytes. Two remote workers then train a job
-# alone. A peer that breaks the protocol (a chunk id beyond the model, a
+# alone, and four remote workers train one as four local ones train
+# another: all eight end with the same exact bytes. A peer that breaks the protocol (a chunk id beyond the model, a
 # chunk pushed twice, a window that does not fit) is refused or
 # disconnected alone, and the job trains on with a new peer.
 #
@@ -34,17 +35,20 @@ t_ok "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
 t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 head -c 32 /dev/urandom >"$RW_OUT/token"
 
-# job NAME: a two-worker BSP job whose SGD makes every value exact.
+# job NAME [WORKERS]: a BSP job (two workers unless told) whose SGD
+# makes every value exact.
 job() {
-	"$RWCTL" job add "$1" workers 2 chunk-size 4096 optim sgd lr 0.5 \
-		token-file "$RW_OUT/token"
+	"$RWCTL" job add "$1" workers "${2:-2}" chunk-size 4096 optim sgd \
+		lr 0.5 token-file "$RW_OUT/token"
 }
 
-# remote JOB RANK LOG [FAULT]: a remote worker in the background.
+# remote JOB RANK LOG [FAULT]: a remote worker in the background, one of
+# $W workers (2 unless set).
 remote() {
 	local req
 	req=$($REQ "$1" "$RW_OUT/token" "$2") || return 1
-	"$PEER" $BOX $BOX $PORT "$req" train "$2" 2 $ITERS $4 >"$3" 2>&1 &
+	"$PEER" $BOX $BOX $PORT "$req" train "$2" "${W:-2}" $ITERS $4 \
+		>"$3" 2>&1 &
 }
 
 # result LOG: the trainer's last line, without its hash.
@@ -99,6 +103,27 @@ t_eq "rank 0 remote: exact" "trained $ITERS exact" "$(result "$RW_OUT/far0.log")
 t_eq "rank 1 remote: exact" "trained $ITERS exact" "$(result "$RW_OUT/far1.log")"
 t_eq "... the same bytes" "$(hash_of "$RW_OUT/far0.log")" "$(hash_of "$RW_OUT/far1.log")"
 
+# --- four remote workers, and four local ones: the same bytes ---
+t_ok "job add four (4 workers)" job four 4
+t_ok "job add four-local (4 workers)" job four-local 4
+pids=
+for r in 0 1 2 3; do
+	W=4 remote four $r "$RW_OUT/four$r.log"
+	pids="$pids $!"
+	"$LOCAL" four-local "$RW_OUT/token" $r 4 $ITERS \
+		>"$RW_OUT/four-local$r.log" 2>&1 &
+	pids="$pids $!"
+done
+wait $pids
+t_eq "four remote workers: exact" \
+	"$(printf 'trained %s exact\n' $ITERS $ITERS $ITERS $ITERS)" \
+	"$(for r in 0 1 2 3; do result "$RW_OUT/four$r.log"; done)"
+t_eq "four local workers: exact" \
+	"$(printf 'trained %s exact\n' $ITERS $ITERS $ITERS $ITERS)" \
+	"$(for r in 0 1 2 3; do result "$RW_OUT/four-local$r.log"; done)"
+t_eq "all eight hold the same parameter bytes" 1 \
+	"$(for r in 0 1 2 3; do hash_of "$RW_OUT/four$r.log"; hash_of "$RW_OUT/four-local$r.log"; done | sort -u | wc -l)"
+
 # --- peers that break the protocol, each alone ---
 t_ok "job add bad" job bad
 remote bad 1 "$RW_OUT/bad-window.log" bad-window
@@ -130,6 +155,6 @@ wait $!
 t_eq "a chunk pushed twice before its answer: disconnected" disconnected \
 	"$(tail -n 1 "$RW_OUT/twice.log")"
 
-t_ok "job del with everyone gone" sh -c "for j in mix count far bad twice; do '$RWCTL' job del \$j || exit 1; done"
+t_ok "job del with everyone gone" sh -c "for j in mix count far four four-local bad twice; do '$RWCTL' job del \$j || exit 1; done"
 t_ok "rmmod rackweave" rmmod rackweave
 t_done
