@@ -13,6 +13,8 @@
 
 #include <linux/build_bug.h>
 #include <linux/fs.h>
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mm.h>
@@ -48,18 +50,63 @@ static long rw_ioctl_version(void __user *uarg)
 	return 0;
 }
 
+/* The box's address of a remote attach: 0 or -EAFNOSUPPORT. */
+static int rw_attach_box(const struct rw_attach *a,
+			 struct sockaddr_storage *box)
+{
+	u16 port = a->box_port ?: RW_WIRE_PORT;
+
+	memset(box, 0, sizeof(*box));
+	if (a->box_family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)box;
+
+		/* An IPv4 address is the first 4 bytes, the rest zero. */
+		if (!rw_mem_is_zero(a->box_addr + 4, sizeof(a->box_addr) - 4))
+			return -EINVAL;
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+		memcpy(&in->sin_addr, a->box_addr, 4);
+		return 0;
+	}
+	if (a->box_family == AF_INET6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)box;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		memcpy(&in6->sin6_addr, a->box_addr, sizeof(a->box_addr));
+		return 0;
+	}
+	return -EAFNOSUPPORT;
+}
+
 static long rw_ioctl_attach(struct rw_worker *w, void __user *uarg)
 {
+	struct sockaddr_storage box;
+	bool remote;
 	struct rw_attach a;
 	long ret;
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.size != sizeof(a) || a.reserved0 ||
+	remote = a.flags & RW_ATTACH_REMOTE;
+	if (a.size != sizeof(a) || a.flags & ~RW_ATTACH_FLAGS_ALL ||
 	    !rw_mem_is_zero(a.reserved, sizeof(a.reserved)) ||
-	    !memchr(a.job, 0, sizeof(a.job)))
-		return -EINVAL;
-	ret = rw_worker_attach(w, a.job, a.token, a.rank, a.flags);
+	    !memchr(a.job, 0, sizeof(a.job)) ||
+	    (!remote && (a.box_family || a.box_port ||
+			 !rw_mem_is_zero(a.box_addr, sizeof(a.box_addr)))) ||
+	    (remote && a.flags & RW_ATTACH_OBSERVER)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (remote) {
+		ret = rw_attach_box(&a, &box);
+		if (!ret)
+			ret = rw_worker_attach_remote(w, a.job, a.token, a.rank,
+						      &box);
+	} else {
+		ret = rw_worker_attach(w, a.job, a.token, a.rank, a.flags);
+	}
+out:
 	memzero_explicit(a.token, sizeof(a.token));
 	return ret;
 }
@@ -73,7 +120,7 @@ static void *rw_copy_array(struct rw_worker *w, u64 uptr, u32 n, size_t size)
 	size_t bytes = array_size(n, size);
 	void *p;
 
-	if (!rw_worker_job(w))
+	if (!rw_worker_attached(w))
 		return ERR_PTR(-ENOTCONN);
 	p = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
 	if (!p)
@@ -182,6 +229,9 @@ static void rw_vm_open(struct vm_area_struct *vma)
 {
 	struct rw_job *job = rw_worker_job(vma->vm_private_data);
 
+	/* A remote attachment's buffers are the file's own: no job here. */
+	if (!job)
+		return;
 	kref_get(&job->ref);
 	atomic_inc(&job->mappings);
 }
@@ -190,6 +240,8 @@ static void rw_vm_close(struct vm_area_struct *vma)
 {
 	struct rw_job *job = rw_worker_job(vma->vm_private_data);
 
+	if (!job)
+		return;
 	atomic_dec(&job->mappings);
 	rw_job_put(job);
 }

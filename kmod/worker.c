@@ -38,6 +38,7 @@
 #include "job.h"
 #include "worker.h"
 #include "chunk/layout.h"
+#include "rdma/remote.h"
 #include "sync/sync.h"
 
 /*
@@ -51,6 +52,7 @@
 struct rw_worker {
 	struct mutex setup;		/* attach, declare, setup, mmap */
 	struct rw_job *job;		/* set once at attach (a reference) */
+	struct rw_remote *remote;	/* or this, for a job on another host */
 	u32 rank;
 	bool observer;
 	bool declared;			/* engine, sync and bitmaps are set */
@@ -98,6 +100,41 @@ static void rw_worker_evict_notify(void *arg, u32 p)
 	rw_genl_event(RW_EVENT_EVICTED, job->cfg.name, p, NULL, GFP_ATOMIC);
 }
 
+/* The remote attachment of @w, if it has one (set once, at attach). */
+static struct rw_remote *rw_worker_remote(struct rw_worker *w)
+{
+	/* Pairs with the release in rw_worker_attach(). */
+	return smp_load_acquire(&w->remote);
+}
+
+int rw_worker_attach_remote(struct rw_worker *w, const char *name,
+			    const u8 *token, u32 rank,
+			    const struct sockaddr_storage *box)
+{
+	struct rw_remote *r;
+	int ret = 0;
+
+	if (rw_worker_attached(w))
+		return -EISCONN;
+	/*
+	 * Connect without @setup held: rdma_cm takes its handler locks
+	 * under ours, and the box's accept (maybe in this very module) takes
+	 * a worker's @setup under them.
+	 */
+	r = rw_remote_attach(name, token, rank, box);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	mutex_lock(&w->setup);
+	if (w->job || w->remote)
+		ret = -EISCONN;
+	else	/* Pairs with the acquire in rw_worker_remote(). */
+		smp_store_release(&w->remote, r);
+	mutex_unlock(&w->setup);
+	if (ret)
+		rw_remote_free(r);
+	return ret;
+}
+
 int rw_worker_attach(struct rw_worker *w, const char *name, const u8 *token,
 		     u32 rank, u32 flags)
 {
@@ -105,11 +142,11 @@ int rw_worker_attach(struct rw_worker *w, const char *name, const u8 *token,
 	struct rw_job *job;
 	int ret;
 
-	if (flags & ~RW_ATTACH_FLAGS_ALL || (observer && rank))
+	if (flags & ~RW_ATTACH_OBSERVER || (observer && rank))
 		return -EINVAL;
 	mutex_lock(&w->setup);
 	ret = -EISCONN;
-	if (w->job)
+	if (w->job || w->remote)
 		goto out;
 	ret = -ENOENT;
 	job = rw_job_get(name);
@@ -258,6 +295,9 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 		if (t[i].dtype != RW_DTYPE_F32)
 			return -EOPNOTSUPP;
 	}
+	/* A remote attachment serialises its own calls (see attach). */
+	if (rw_worker_remote(w))
+		return rw_remote_declare(w->remote, t, n, flags);
 	mutex_lock(&w->setup);
 	ret = rw_worker_ready(w, false);
 	if (ret)
@@ -347,6 +387,8 @@ int rw_worker_setup(struct rw_worker *w, struct rw_setup *out)
 	struct rw_engine *e;
 	int ret;
 
+	if (rw_worker_remote(w))
+		return rw_remote_setup(w->remote, out);
 	mutex_lock(&w->setup);
 	ret = rw_worker_mapped_engine(w, &e);
 	if (ret)
@@ -374,9 +416,8 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_setup);
 
-VISIBLE_IF_KUNIT int rw_xfer_select(const struct rw_layout *l,
-				    const struct rw_range *r, u32 nr,
-				    bool keys, unsigned long *sel)
+int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
+		   u32 nr, bool keys, unsigned long *sel)
 {
 	u32 nc = l->geom.nr_chunks, i, idx;
 	struct rw_layout_span sp;
@@ -575,9 +616,12 @@ int rw_worker_xfer(struct rw_worker *w, u32 op, const struct rw_range *r,
 	long tmo = timeout_ms ? (long)msecs_to_jiffies(timeout_ms) :
 			MAX_SCHEDULE_TIMEOUT;
 	bool nonblock = flags & RW_XFER_NONBLOCK;
+	struct rw_remote *rm = rw_worker_remote(w);
 	bool same;
 	int ret;
 
+	if (rm)
+		return rw_remote_xfer(rm, op, r, nr, flags, timeout_ms);
 	if (flags & ~RW_XFER_FLAGS_ALL || !op || op & ~RW_XFER_BOTH)
 		return -EINVAL;
 	if (nr > RW_XFER_MAX_RANGES)
@@ -681,9 +725,12 @@ struct rw_engine *rw_worker_engine(struct rw_worker *w)
 __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
 			poll_table *pt)
 {
+	struct rw_remote *r = rw_worker_remote(w);
 	__poll_t mask = 0, gate;
 	bool in = true;
 
+	if (r)
+		return rw_remote_poll(r, file, pt);
 	/* Pairs with the release in rw_worker_declare(). */
 	if (!smp_load_acquire(&w->declared))
 		return EPOLLERR;
@@ -737,6 +784,12 @@ int rw_worker_map(struct rw_worker *w, u64 off, u64 len, bool writable,
 	u64 blen;
 	int ret = 0;
 
+	if (rw_worker_remote(w)) {
+		*buf = rw_worker_buf_at(off, base);
+		*job = NULL;
+		return rw_remote_map(w->remote, *buf, off - *base, len,
+				     writable, shared);
+	}
 	mutex_lock(&w->setup);
 	ret = rw_worker_mapped_engine(w, &e);
 	if (ret)
@@ -772,12 +825,19 @@ struct rw_job *rw_worker_job(struct rw_worker *w)
 {
 	return READ_ONCE(w->job);
 }
+
+bool rw_worker_attached(struct rw_worker *w)
+{
+	return READ_ONCE(w->job) || rw_worker_remote(w);
+}
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_job);
 
 /* Fault path: the engine is stable while the mapping holds the file. */
 struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
 			    u64 off)
 {
+	if (w->remote)
+		return rw_remote_page(w->remote, buf, off);
 	return w->engine ? rw_engine_page(w->engine, buf, w->rank, off) : NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_page);
@@ -818,6 +878,8 @@ void rw_worker_free(struct rw_worker *w)
 		rw_job_release_user(job);
 		rw_job_put(job);
 	}
+	if (w->remote)
+		rw_remote_free(w->remote);
 	kvfree(w->snap);
 	bitmap_free(w->prev);
 	bitmap_free(w->sel);

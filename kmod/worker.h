@@ -3,6 +3,7 @@
 #define _RW_WORKER_H
 
 #include <linux/poll.h>
+#include <linux/socket.h>
 #include <linux/types.h>
 
 #include "rackweave.h"
@@ -27,8 +28,15 @@ struct rw_worker *rw_worker_new(void);
 /* The file is released (every mapping gone): detach and free. */
 void rw_worker_free(struct rw_worker *w);
 
+/* A local job's worker or observer (flags: RW_ATTACH_OBSERVER or 0). */
 int rw_worker_attach(struct rw_worker *w, const char *job, const u8 *token,
 		     u32 rank, u32 flags);
+/* The worker of rank @rank of job @job on the box listening at @box. */
+int rw_worker_attach_remote(struct rw_worker *w, const char *job,
+			    const u8 *token, u32 rank,
+			    const struct sockaddr_storage *box);
+/* Attached to a job, here or on another host. */
+bool rw_worker_attached(struct rw_worker *w);
 int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 		      u32 n, u32 flags);
 int rw_worker_setup(struct rw_worker *w, struct rw_setup *out);
@@ -79,15 +87,13 @@ struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
  */
 void rw_worker_job_gone(struct rw_job *job, const u32 *ranks);
 
-#if IS_ENABLED(CONFIG_KUNIT)
 /*
  * Chunks selected by @nr ranges (0: all) of chunk indices or, with @keys,
  * whole tensors: bits set in @sel (nr_chunks bits, cleared first).
  * -EINVAL: an empty range, one outside the model, a key range with a
- * count; -ENOENT: an unknown key.
+ * count; -ENOENT: an unknown key. Local and remote workers both select so.
  */
 int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
 		   u32 nr, bool keys, unsigned long *sel);
-#endif
 
 #endif /* _RW_WORKER_H */

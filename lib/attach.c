@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT
 /*
  * Joining a job: RW_IOC_ATTACH with the job's name, token and this
- * worker's rank, then RW_IOC_DECLARE with the model's tensors.
+ * worker's rank (and, for a job on another host, its box's address), then
+ * RW_IOC_DECLARE with the model's tensors.
  *
  * The library checks what it can say more precisely than the module (a
  * name that does not fit, unknown flags) and leaves the rest to the module,
@@ -9,47 +10,145 @@
  * short, and holding it keeps "attached" and "declared" in step with what
  * the module knows.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctx.h"
 
-int rw_attach(struct rw_ctx *ctx, const char *job, const uint8_t *token,
-	      uint32_t rank, uint32_t flags)
+/* The request without the box's address: 0 or -EINVAL. */
+static int rw_attach_fill(struct rw_attach *a, const char *job,
+			  const uint8_t *token, uint32_t rank, uint32_t flags)
 {
-	struct rw_attach a;
 	size_t len;
+
+	if (!job || !token)
+		return -EINVAL;
+	len = strnlen(job, sizeof(a->job));
+	if (len == 0 || len >= sizeof(a->job))
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->flags = flags;
+	memcpy(a->job, job, len);
+	memcpy(a->token, token, sizeof(a->token));
+	a->rank = rank;
+	return 0;
+}
+
+/*
+ * "ADDR", "ADDR:PORT", "[ADDR6]" or "[ADDR6]:PORT" (a bare IPv6 address
+ * too): the box's listener into @a. 0 or -EINVAL.
+ */
+static int rw_attach_parse_box(struct rw_attach *a, const char *box)
+{
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *port = NULL, *close;
+	unsigned long p = 0;
+	size_t len;
+	char *end;
+
+	if (!box)
+		return -EINVAL;
+	if (box[0] == '[') {
+		close = strchr(box, ']');
+		if (!close || (close[1] && close[1] != ':'))
+			return -EINVAL;
+		len = (size_t)(close - box - 1);
+		if (len >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, box + 1, len);
+		host[len] = 0;
+		if (close[1] == ':')
+			port = close + 2;
+	} else {
+		const char *colon = strchr(box, ':');
+
+		/* One colon: ADDR:PORT; more: a bare IPv6 address. */
+		if (colon && !strchr(colon + 1, ':')) {
+			len = (size_t)(colon - box);
+			port = colon + 1;
+		} else {
+			len = strlen(box);
+		}
+		if (len >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, box, len);
+		host[len] = 0;
+	}
+	if (port) {
+		if (!*port || *port == '-' || *port == '+')
+			return -EINVAL;
+		errno = 0;
+		p = strtoul(port, &end, 10);
+		if (errno || *end || p == 0 || p > 65535)
+			return -EINVAL;
+	}
+	a->box_port = (uint16_t)p;
+	if (inet_pton(AF_INET, host, a->box_addr) == 1) {
+		a->box_family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, a->box_addr) == 1) {
+		a->box_family = AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int rw_attach_send(struct rw_ctx *ctx, struct rw_attach *a)
+{
 	int err;
-
-	if (!ctx || !job || !token || (flags & ~RW_ATTACH_FLAGS_ALL))
-		return -EINVAL;
-	len = strnlen(job, sizeof(a.job));
-	if (len == 0 || len >= sizeof(a.job))
-		return -EINVAL;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = flags;
-	memcpy(a.job, job, len);
-	memcpy(a.token, token, sizeof(a.token));
-	a.rank = rank;
 
 	pthread_mutex_lock(&ctx->lock);
 	if (ctx->attached) {
 		err = -EISCONN;
 		goto out;
 	}
-	err = rw_ioctl(ctx, RW_IOC_ATTACH, &a);
+	err = rw_ioctl(ctx, RW_IOC_ATTACH, a);
 	if (err)
 		goto out;
 	ctx->attached = true;
-	ctx->attach_flags = flags;
-	ctx->rank = rank;
+	ctx->attach_flags = a->flags;
+	ctx->rank = a->rank;
 out:
 	pthread_mutex_unlock(&ctx->lock);
-	explicit_bzero(&a, sizeof(a));
+	explicit_bzero(a, sizeof(*a));
 	return err;
+}
+
+int rw_attach_remote(struct rw_ctx *ctx, const char *job,
+		     const uint8_t *token, uint32_t rank, const char *box)
+{
+	struct rw_attach a;
+	int err;
+
+	if (!ctx)
+		return -EINVAL;
+	err = rw_attach_fill(&a, job, token, rank, RW_ATTACH_REMOTE);
+	if (!err)
+		err = rw_attach_parse_box(&a, box);
+	if (err) {
+		explicit_bzero(&a, sizeof(a));
+		return err;
+	}
+	return rw_attach_send(ctx, &a);
+}
+
+int rw_attach(struct rw_ctx *ctx, const char *job, const uint8_t *token,
+	      uint32_t rank, uint32_t flags)
+{
+	struct rw_attach a;
+	int err;
+
+	/* A remote job needs its box's address: rw_attach_remote(). */
+	if (!ctx || (flags & ~RW_ATTACH_OBSERVER))
+		return -EINVAL;
+	err = rw_attach_fill(&a, job, token, rank, flags);
+	if (err)
+		return err;
+	return rw_attach_send(ctx, &a);
 }
 
 /*

@@ -40,6 +40,10 @@ static const struct {
 	{ ETIMEDOUT, "timed out waiting for the job's other workers" },
 	{ EINTR, "interrupted by a signal; a push may have happened (pushing again says EALREADY if so)" },
 	{ ENOSYS, "NUMA is not available on this system" },
+	{ ECONNRESET, "the connection to the remote box was lost; open a new context and attach again" },
+	{ EHOSTUNREACH, "no RDMA route to the box's address (is an RDMA device on that network?)" },
+	{ ECONNREFUSED, "nothing listens at the box's address and port (rwctl listen add on the box)" },
+	{ EAFNOSUPPORT, "the box's address is neither IPv4 nor IPv6" },
 };
 
 const char *rw_strerror(int err)

@@ -28,6 +28,23 @@
  *   EISCONN (this file is attached already), EINVAL (size, flags, reserved
  *   bytes, an observer with a rank other than 0, or a job name that is
  *   not NUL-terminated).
+ *   With RW_ATTACH_REMOTE the job lives on another host, the box whose
+ *   listener @box_family, @box_addr and @box_port name: this module
+ *   connects to it over RDMA (see "RDMA wire" below) from the device
+ *   that routes to that address, with a request signed by the token,
+ *   and the file becomes that box's worker of rank @rank. Everything
+ *   after the attach works as for a local job: RW_IOC_DECLARE sends the
+ *   layout and returns the box's answer, RW_IOC_SETUP reports the box's
+ *   geometry, the buffers are this host's memory mapped at the same
+ *   offsets, a push writes the chunks to the box and a pull waits for
+ *   the box's parameter writes. Observers are local only. More errors:
+ *   EAFNOSUPPORT (a family other than AF_INET or AF_INET6),
+ *   EHOSTUNREACH, ENETUNREACH or ETIMEDOUT (no route to the box or no
+ *   answer), ECONNREFUSED (nothing listens there), and the box's refusal
+ *   (EACCES for an unknown job or a wrong token: the box tells neither
+ *   apart; ERANGE, EADDRINUSE, ETIMEDOUT for a clock too far off).
+ *   Once attached, a lost connection makes every later call fail with
+ *   ECONNRESET; the file may be closed and a new one attached.
  *
  * RW_IOC_DECLARE (struct rw_declare, in) gives the model's tensor layout:
  *   @nr_tensors entries of struct rw_tensor_desc at @tensors, in the order
@@ -356,13 +373,17 @@ struct rw_attach {
 	char job[32];		/* RW_JOB_NAME_MAX, NUL-terminated */
 	__u8 token[32];		/* RW_JOB_TOKEN_LEN */
 	__u32 rank;		/* 0..workers-1; observers: 0 */
-	__u32 reserved0;
-	__u64 reserved[4];
+	/* RW_ATTACH_REMOTE: the box's listener; otherwise all zero */
+	__u16 box_family;	/* AF_INET or AF_INET6 */
+	__u16 box_port;		/* host order; 0: RW_WIRE_PORT */
+	__u8 box_addr[16];	/* IPv4: the first 4 bytes, network order */
+	__u64 reserved[2];
 };
 
 #define RW_ATTACH_SIZE		112
 #define RW_ATTACH_OBSERVER	(1U << 0)
-#define RW_ATTACH_FLAGS_ALL	RW_ATTACH_OBSERVER
+#define RW_ATTACH_REMOTE	(1U << 1)
+#define RW_ATTACH_FLAGS_ALL	(RW_ATTACH_OBSERVER | RW_ATTACH_REMOTE)
 
 #define RW_IOC_ATTACH		_IOW(RW_IOC_MAGIC, 0x01, struct rw_attach)
 

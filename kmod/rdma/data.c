@@ -392,12 +392,28 @@ static int rw_conn_post_reply(struct rw_conn *c, size_t len)
 	return ib_post_send(c->id->qp, &wr, NULL);
 }
 
+/* The engine's pages behind the connection's two windows. */
+static struct page *rw_conn_grad_page(void *arg, u64 off)
+{
+	struct rw_conn *c = arg;
+
+	return rw_engine_page(c->e, RW_BUF_GRAD, c->info.rank, off);
+}
+
+static struct page *rw_conn_params_page(void *arg, u64 off)
+{
+	struct rw_conn *c = arg;
+
+	return rw_engine_page(c->e, RW_BUF_PARAMS, 0, off);
+}
+
 /*
  * Everything up to the reply; a negative errno is the refusal. On
  * success the reply is packed in c->reply and the agent may start.
  */
 static int rw_conn_setup(struct rw_conn *c)
 {
+	struct rw_win_pages src;
 	struct rw_wire_reply_info ri = {};
 	struct rw_wire_setup_info si;
 	struct rw_wire_seg_info *segs;
@@ -442,10 +458,15 @@ static int rw_conn_setup(struct rw_conn *c)
 	shift = rw_win_seg_shift(c->dev, s.chunk_size);
 	if (!shift)
 		return -EOPNOTSUPP;
-	ret = rw_win_map(&c->grad, c->pd, c->e, RW_BUF_GRAD, s.rank, shift);
+	src.page = rw_conn_grad_page;
+	src.arg = c;
+	src.len = rw_engine_buf_len(c->e, RW_BUF_GRAD);
+	ret = rw_win_map(&c->grad, c->pd, &src, shift);
 	if (ret)
 		return ret;
-	ret = rw_win_map(&c->params, c->pd, c->e, RW_BUF_PARAMS, 0, shift);
+	src.page = rw_conn_params_page;
+	src.len = rw_engine_buf_len(c->e, RW_BUF_PARAMS);
+	ret = rw_win_map(&c->params, c->pd, &src, shift);
 	if (ret)
 		return ret;
 	regs = c->grad.nr_segs + c->params.nr_segs;

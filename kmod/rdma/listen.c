@@ -30,6 +30,7 @@
 #include "job.h"
 #include "rdma/cm.h"
 #include "rdma/rdma.h"
+#include "rdma/remote.h"
 #include "rdma/wire.h"
 
 /* Connect requests waiting for the handler, per listener. */
@@ -336,6 +337,7 @@ void rw_wire_dev_gone(struct ib_device *dev)
 {
 	rw_listen_down(dev);
 	rw_conn_close_all(dev);
+	rw_remote_dev_gone(dev);
 }
 
 int rw_wire_init(void)

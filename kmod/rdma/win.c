@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Windows: an engine buffer registered for one peer. The engine keeps each
- * chunk in its own node's memory (vmalloc), so a buffer is not physically
- * contiguous; fast registration gives it one address range per segment
- * anyway, from a list of its pages. A segment holds whole chunks, so every
- * chunk is one range under one key, and a single work request moves it.
+ * Windows: a buffer registered for one peer, on the box an engine buffer,
+ * on a worker host a remote attachment's own (rdma/remote.c). Neither is
+ * physically contiguous (the engine keeps each chunk in its own node's
+ * memory, both come from vmalloc); fast registration gives a buffer one
+ * address range per segment anyway, from a list of its pages. A segment
+ * holds whole chunks, so every chunk is one range under one key, and a
+ * single work request moves it.
  *
  * Neither the device's DMA-wide key nor a PD-wide remote key is ever used:
  * every key a peer learns covers its own segment of its own buffer.
@@ -27,12 +29,11 @@ u32 rw_win_seg_shift(struct ib_device *dev, u32 chunk_size)
 
 /* Segment @i's pages, mapped for DMA, and a memory region for them. */
 static int rw_win_seg_map(struct rw_win *win, struct ib_pd *pd,
-			  struct rw_engine *e, enum rw_engine_buf buf,
-			  u32 worker, u32 i, u64 len)
+			  const struct rw_win_pages *src, u32 i)
 {
 	struct rw_win_seg *s = &win->segs[i];
 	u64 first = (u64)i << win->seg_shift;
-	u64 bytes = min_t(u64, len - first, 1ULL << win->seg_shift);
+	u64 bytes = min_t(u64, src->len - first, 1ULL << win->seg_shift);
 	u32 n = DIV_ROUND_UP(bytes, PAGE_SIZE), p;
 	struct scatterlist *sg;
 	struct page *page;
@@ -42,7 +43,7 @@ static int rw_win_seg_map(struct rw_win *win, struct ib_pd *pd,
 	if (ret)
 		return ret;
 	for_each_sg(s->sgt.sgl, sg, n, p) {
-		page = rw_engine_page(e, buf, worker, first + (u64)p * PAGE_SIZE);
+		page = src->page(src->arg, first + (u64)p * PAGE_SIZE);
 		if (WARN_ON_ONCE(!page))
 			return -EINVAL;
 		sg_set_page(sg, page, PAGE_SIZE, 0);
@@ -60,10 +61,10 @@ static int rw_win_seg_map(struct rw_win *win, struct ib_pd *pd,
 	return ret == s->mapped ? 0 : -EINVAL;
 }
 
-int rw_win_map(struct rw_win *win, struct ib_pd *pd, struct rw_engine *e,
-	       enum rw_engine_buf buf, u32 worker, u32 seg_shift)
+int rw_win_map(struct rw_win *win, struct ib_pd *pd,
+	       const struct rw_win_pages *src, u32 seg_shift)
 {
-	u64 len = rw_engine_buf_len(e, buf);
+	u64 len = src->len;
 	u32 i;
 	int ret;
 
@@ -76,7 +77,7 @@ int rw_win_map(struct rw_win *win, struct ib_pd *pd, struct rw_engine *e,
 		return -ENOMEM;
 	}
 	for (i = 0; i < win->nr_segs; i++) {
-		ret = rw_win_seg_map(win, pd, e, buf, worker, i, len);
+		ret = rw_win_seg_map(win, pd, src, i);
 		if (ret) {
 			rw_win_unmap(win);
 			return ret;

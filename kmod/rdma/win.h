@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Windows (rdma/win.c): one of a job's engine buffers, as one worker sees
- * it, registered on an RDMA device with fast registration, segment by
- * segment. The keys a window hands out cover that worker's pages only.
+ * Windows (rdma/win.c): a buffer registered on an RDMA device with fast
+ * registration, segment by segment: on the box one of a job's engine
+ * buffers as one worker sees it, on a worker host a remote attachment's
+ * gradient or parameter buffer. The keys a window hands out cover that
+ * worker's pages only.
  */
 #ifndef _RW_RDMA_WIN_H
 #define _RW_RDMA_WIN_H
@@ -26,6 +28,13 @@ struct rw_win {
 	struct rw_win_seg *segs;
 };
 
+/* A buffer to register: @len bytes, page by page from @page(@arg, off). */
+struct rw_win_pages {
+	struct page *(*page)(void *arg, u64 off);
+	void *arg;
+	u64 len;
+};
+
 /*
  * The segment size (log2) for windows on @dev holding @chunk_size chunks:
  * the largest power of two the device registers at once, or 0 if it
@@ -34,12 +43,12 @@ struct rw_win {
 u32 rw_win_seg_shift(struct ib_device *dev, u32 chunk_size);
 
 /*
- * Build @win over buffer @buf of @e as worker @worker sees it, in
- * 2^@seg_shift byte segments: memory regions allocated and mapped, not yet
- * registered. 0 or -errno; on error whatever was built is undone.
+ * Build @win over @src in 2^@seg_shift byte segments: memory regions
+ * allocated and mapped, not yet registered. 0 or -errno; on error whatever
+ * was built is undone.
  */
-int rw_win_map(struct rw_win *win, struct ib_pd *pd, struct rw_engine *e,
-	       enum rw_engine_buf buf, u32 worker, u32 seg_shift);
+int rw_win_map(struct rw_win *win, struct ib_pd *pd,
+	       const struct rw_win_pages *src, u32 seg_shift);
 /*
  * Post the registrations on @qp, unsignaled (@cqe sees only errors), with
  * @access: 0 or -errno from ib_post_send.

@@ -82,6 +82,22 @@ int rw_token_read(const char *path, uint8_t token[RW_JOB_TOKEN_LEN]);
 int rw_attach(struct rw_ctx *ctx, const char *job, const uint8_t *token,
 	      uint32_t rank, uint32_t flags);
 
+/* ---- RACKWEAVE_0.3: jobs on another host ---- */
+
+/*
+ * Bind @ctx to job @job on the box at @box ("ADDR", "ADDR:PORT",
+ * "[ADDR6]:PORT"; the port defaults to RW_WIRE_PORT) as the worker of
+ * rank @rank: the module here connects to the box over RDMA
+ * (RW_ATTACH_REMOTE). Everything after works as for a local job, with this
+ * host's memory behind the mappings. -EINVAL for an address that does not
+ * parse; the box's refusal (-EACCES for an unknown job or a wrong token,
+ * -ERANGE, -EADDRINUSE); -EHOSTUNREACH, -ETIMEDOUT or -ECONNREFUSED when
+ * no box answers there. A lost connection later makes every call fail
+ * with -ECONNRESET.
+ */
+int rw_attach_remote(struct rw_ctx *ctx, const char *job,
+		     const uint8_t *token, uint32_t rank, const char *box);
+
 /*
  * Declare the model: @n tensors in the order they lie in the flat buffer
  * (RW_IOC_DECLARE; RW_DECLARE_VERIFY only checks). The library keeps a

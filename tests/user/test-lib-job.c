@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 
@@ -41,7 +42,9 @@ static void rwt_attach_request(void **state)
 	assert_true(rwm_zero(a->job + 5, sizeof(a->job) - 5));
 	assert_memory_equal(a->token, rwt_token, RW_JOB_TOKEN_LEN);
 	assert_int_equal(a->rank, 2);
-	assert_int_equal(a->reserved0, 0);
+	assert_int_equal(a->box_family, 0);
+	assert_int_equal(a->box_port, 0);
+	assert_true(rwm_zero(a->box_addr, sizeof(a->box_addr)));
 	assert_true(rwm_zero(a->reserved, sizeof(a->reserved)));
 }
 
@@ -83,6 +86,77 @@ static void rwt_attach_bad_args(void **state)
 	assert_int_equal(rw_attach(ctx, "j", NULL, 0, 0), -EINVAL);
 	assert_int_equal(rw_attach(ctx, "j", rwt_token, 0, 1U << 1), -EINVAL);
 	assert_int_equal(rw_attach(ctx, "j", rwt_token, 0, 1U << 31), -EINVAL);
+	assert_int_equal(rwm_ncalls(), 0);
+}
+
+/* rw_attach_remote(): the box's address as RW_IOC_ATTACH carries it. */
+static void rwt_attach_remote_request(void **state)
+{
+	static const struct {
+		const char *box;
+		uint16_t family, port;
+		uint8_t addr[16];
+	} ok[] = {
+		{ "10.0.0.1", AF_INET, 0, { 10, 0, 0, 1 } },
+		{ "192.168.7.9:9000", AF_INET, 9000, { 192, 168, 7, 9 } },
+		{ "[fe80::1]:7", AF_INET6, 7,
+		  { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 } },
+		{ "::1", AF_INET6, 0, { [15] = 1 } },
+		{ "[::ffff:10.0.0.2]", AF_INET6, 0,
+		  { [10] = 0xff, [11] = 0xff, [12] = 10, [15] = 2 } },
+	};
+	struct rw_ctx *ctx;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		const struct rw_attach *a;
+
+		rwm_reset();
+		assert_int_equal(rw_ctx_open(&ctx, "/dev/null"), 0);
+		rwm_expect(RW_IOC_ATTACH, 0, NULL);
+		assert_int_equal(rw_attach_remote(ctx, "far", rwt_token, 1,
+						  ok[i].box), 0);
+		a = &rwm_call(0)->arg.attach;
+		assert_int_equal(a->flags, RW_ATTACH_REMOTE);
+		assert_string_equal(a->job, "far");
+		assert_int_equal(a->rank, 1);
+		assert_memory_equal(a->token, rwt_token, RW_JOB_TOKEN_LEN);
+		assert_int_equal(a->box_family, ok[i].family);
+		assert_int_equal(a->box_port, ok[i].port);
+		assert_memory_equal(a->box_addr, ok[i].addr, 16);
+		assert_true(rwm_zero(a->reserved, sizeof(a->reserved)));
+		assert_true(rwm_done());
+		rw_ctx_close(ctx);
+	}
+	(void)state;
+}
+
+/* Addresses that do not parse never reach the module. */
+static void rwt_attach_remote_bad(void **state)
+{
+	static const char *const bad[] = {
+		"", "box.example", "10.0.0.1:", "10.0.0.1:0", "10.0.0.1:65536",
+		"10.0.0.1:-1", "10.0.0.1:+5", "10.0.0.1:80x", "10.0.0.256",
+		"[::1", "[::1]x", "[::1]:", "[10.0.0.1]x", "1.2.3.4:5:6",
+		"[0123456789abcdef0123456789abcdef0123456789abcdef]",
+	};
+	struct rw_ctx *ctx = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rw_attach_remote(ctx, "far", rwt_token, 0,
+						  bad[i]), -EINVAL);
+	assert_int_equal(rw_attach_remote(ctx, "far", rwt_token, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(rw_attach_remote(NULL, "far", rwt_token, 0,
+					  "10.0.0.1"), -EINVAL);
+	assert_int_equal(rw_attach_remote(ctx, "", rwt_token, 0, "10.0.0.1"),
+			 -EINVAL);
+	assert_int_equal(rw_attach_remote(ctx, "far", NULL, 0, "10.0.0.1"),
+			 -EINVAL);
+	/* rw_attach() is for jobs here: the flag alone means no address. */
+	assert_int_equal(rw_attach(ctx, "far", rwt_token, 0, RW_ATTACH_REMOTE),
+			 -EINVAL);
 	assert_int_equal(rwm_ncalls(), 0);
 }
 
@@ -236,6 +310,8 @@ int main(void)
 		T(rwt_attach_observer),
 		T(rwt_attach_name_limits),
 		T(rwt_attach_bad_args),
+		T(rwt_attach_remote_request),
+		T(rwt_attach_remote_bad),
 		T(rwt_attach_errors),
 		T(rwt_attach_eintr),
 		T(rwt_attach_twice),

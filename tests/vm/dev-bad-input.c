@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,16 +75,35 @@ static void attach_cases(int fa, int fb, int fo)
 	memset(a.job, 'a', sizeof(a.job));
 	bad_attach(fa, &a, -EINVAL, "job name without a NUL");
 	attach_init(&a, job, 0, 0);
-	a.reserved0 = 1;
-	bad_attach(fa, &a, -EINVAL, "non-zero reserved0");
-	for (int i = 0; i < 4; i++) {
+	a.box_family = AF_INET;
+	bad_attach(fa, &a, -EINVAL, "a box family without RW_ATTACH_REMOTE");
+	attach_init(&a, job, 0, 0);
+	a.box_port = 18515;
+	bad_attach(fa, &a, -EINVAL, "a box port without RW_ATTACH_REMOTE");
+	attach_init(&a, job, 0, 0);
+	a.box_addr[15] = 1;
+	bad_attach(fa, &a, -EINVAL, "a box address without RW_ATTACH_REMOTE");
+	attach_init(&a, job, 0, RW_ATTACH_REMOTE);
+	bad_attach(fa, &a, -EAFNOSUPPORT, "RW_ATTACH_REMOTE without a family");
+	attach_init(&a, job, 0, RW_ATTACH_REMOTE);
+	a.box_family = AF_UNIX;
+	bad_attach(fa, &a, -EAFNOSUPPORT, "RW_ATTACH_REMOTE with AF_UNIX");
+	attach_init(&a, job, 0, RW_ATTACH_REMOTE);
+	a.box_family = AF_INET;
+	a.box_addr[0] = 127;
+	a.box_addr[4] = 1;
+	bad_attach(fa, &a, -EINVAL, "an IPv4 box address with bytes past 4");
+	attach_init(&a, job, 0, RW_ATTACH_REMOTE | RW_ATTACH_OBSERVER);
+	a.box_family = AF_INET;
+	bad_attach(fa, &a, -EINVAL, "a remote observer");
+	for (int i = 0; i < 2; i++) {
 		attach_init(&a, job, 0, 0);
 		a.reserved[i] = 1ULL << (i * 16 + 3);
 		snprintf(what, sizeof(what), "non-zero reserved[%d]", i);
 		bad_attach(fa, &a, -EINVAL, what);
 	}
-	attach_init(&a, job, 0, 1U << 1);
-	bad_attach(fa, &a, -EINVAL, "unknown flag bit 1");
+	attach_init(&a, job, 0, 1U << 2);
+	bad_attach(fa, &a, -EINVAL, "unknown flag bit 2");
 	attach_init(&a, job, 0, 1U << 31);
 	bad_attach(fa, &a, -EINVAL, "unknown flag bit 31");
 	attach_init(&a, job, 0, 0);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wire-local: a local trainer of the wire tests' model (wire-model.h),
- * through librackweave on the box itself.
+ * wire-local: a trainer of the wire tests' model (wire-model.h) through
+ * librackweave: on the box itself, or with BOX through this host's module
+ * attached to the box listening there (rw_attach_remote).
  *
- *   wire-local JOB TOKEN_FILE RANK WORKERS ITERS
+ *   wire-local JOB TOKEN_FILE RANK WORKERS ITERS [BOX]
  *
  * Attaches at RANK, declares the model, and per iteration writes its
  * gradients and pushpulls every chunk. Then it checks every parameter
@@ -38,8 +39,8 @@ int main(int argc, char **argv)
 	struct rw_ctx *ctx;
 	int ret;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: wire-local JOB TOKEN_FILE RANK WORKERS ITERS\n");
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: wire-local JOB TOKEN_FILE RANK WORKERS ITERS [BOX]\n");
 		return 2;
 	}
 	rank = (uint32_t)atoi(argv[3]);
@@ -52,7 +53,10 @@ int main(int argc, char **argv)
 	ret = rw_ctx_open(&ctx, NULL);
 	if (ret)
 		return fail("open", ret);
-	ret = rw_attach(ctx, argv[1], token, rank, 0);
+	if (argc == 7)
+		ret = rw_attach_remote(ctx, argv[1], token, rank, argv[6]);
+	else
+		ret = rw_attach(ctx, argv[1], token, rank, 0);
 	if (ret)
 		return fail("attach", ret);
 	ret = rw_declare(ctx, wm_tensors, WM_NR_TENSORS, 0);

@@ -1,0 +1,1051 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The worker role: a trainer on this host attached to a job on another
+ * host's box (RW_ATTACH_REMOTE). The box's side is rdma/conn.c and
+ * rdma/data.c; this is the other end of the same wire (uapi "RDMA wire"
+ * and "Control messages").
+ *
+ * Attach resolves the box's address, creates a protection domain, a
+ * completion queue and an RC queue pair on the device that routes there,
+ * and connects with a request signed by the job's token: the box's
+ * refusal is the attach's errno. Declare computes the layout's size (the
+ * tensors alone fix it), allocates this host's gradient and parameter
+ * buffers, registers them (the parameters remotely writable, segment by
+ * segment, as the box's windows are), sends the setup and waits for the
+ * reply: its status is the declare's answer, its geometry the run's.
+ * Then the box writes every chunk's current parameters, and declare
+ * returns once they are all in (so none can pass for the answer to a
+ * push).
+ *
+ * Push writes each chosen chunk from the gradient buffer into this rank's
+ * slot on the box, WITH IMMEDIATE naming the chunk; the chunk is in
+ * flight until the box writes its parameters back, and is not pushed
+ * again before (the box would refuse it). Pull waits until every chosen
+ * chunk has its parameters and none is in flight. Each parameter write
+ * bumps the chunk's version, so the versions buffer moves as a local
+ * job's does, and wakes pullers and poll().
+ *
+ * Teardown never runs in a handler of our own rdma_cm id: the connection
+ * going (a disconnect, an error completion) only marks the attachment
+ * broken (ECONNRESET from then on) and wakes everyone; the file's release
+ * or the device's removal (ib_client .remove, before rdma_cm's) destroys
+ * the queue pair, the registrations and the id. The buffers stay until the
+ * file goes, so mappings never lose their pages.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/dma-mapping.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "rw.h"
+#include "chunk/layout.h"
+#include "rdma/auth.h"
+#include "rdma/conn.h"
+#include "rdma/remote.h"
+#include "rdma/win.h"
+#include "rdma/wire.h"
+#include "worker.h"
+
+#define RW_REMOTE_RESOLVE_MS	5000
+#define RW_REMOTE_CONNECT_MS	20000
+
+/* Every attachment, for device removal; guarded by rw_remotes_lock. */
+static DEFINE_MUTEX(rw_remotes_lock);
+static LIST_HEAD(rw_remotes);
+
+/*
+ * Locks: @setup (declare) and @xfer (transfers) come first and may be held
+ * while sleeping for the box; @rdma guards the RDMA objects' lives and is
+ * held only to post, to call rdma_cm or to tear down, never while waiting.
+ * rdma_cm takes its handler locks under @rdma, and the box's accept takes
+ * a worker's locks under those: nothing of rw_worker's is held here.
+ */
+struct rw_remote {
+	struct list_head link;		/* rw_remotes */
+	struct mutex setup;		/* declare */
+	struct mutex rdma;		/* the RDMA objects (below) */
+	struct mutex xfer;		/* transfers */
+	struct rdma_cm_id *id;		/* NULL once torn down */
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	bool has_qp;
+	bool connected;
+	u32 depth;
+	struct completion cm_done;
+	int cm_status;
+	int error;			/* -ECONNRESET once broken */
+	wait_queue_head_t wq;
+	char job[RW_JOB_NAME_MAX];
+	u32 rank;
+	struct sockaddr_storage box;
+
+	/* Control: the setup sent, the reply received. */
+	void *msg;			/* RW_WIRE_MSG_MAX, received into */
+	u64 msg_dma;
+	void *out;			/* the setup */
+	u64 out_dma;
+	size_t out_len;
+	u32 nr_regs;
+	bool got_reply;
+	struct rw_wire_reply_info rep;
+	struct rw_wire_seg *box_segs;	/* the box's gradient window */
+	struct ib_cqe ctl_cqe, setup_cqe, reg_cqe, data_cqe, push_cqe;
+	atomic_t sq_room;
+
+	/* The run, once declared. */
+	bool declared;
+	struct rw_layout_tensor *lt;
+	u64 *offsets;
+	u32 *by_key;
+	struct rw_layout l;
+	u64 buf_len;			/* each of grad and params, page-rounded */
+	u64 versions_len;
+	void *grad;
+	void *params;
+	u64 *versions;
+	struct rw_win wgrad, wparams;
+	u32 nr_chunks;			/* the box's, set with @got_reply */
+	u32 max_chunks;			/* at the smallest chunk size */
+	atomic_t in_flight;		/* pushes the box has not answered */
+	unsigned long *have;		/* parameters received at least once */
+	unsigned long *busy;		/* pushed, parameters not yet back */
+	unsigned long *sel;		/* the current transfer's chunks */
+	u8 clock;			/* iterations pushed, for immediates */
+	u32 npushed;
+};
+
+static void rw_remote_break(struct rw_remote *r, const char *why)
+{
+	if (!READ_ONCE(r->error)) {
+		WRITE_ONCE(r->error, -ECONNRESET);
+		pr_warn_ratelimited("job %s rank %u at %pISpc: %s\n", r->job,
+				    r->rank, &r->box, why);
+	}
+	complete(&r->cm_done);
+	wake_up_all(&r->wq);
+}
+
+/* ---- connection manager ---- */
+
+static int rw_remote_rejected(struct rdma_cm_id *id,
+			      struct rdma_cm_event *ev)
+{
+	const void *data;
+	u8 len = 0;
+
+	if (ev->status != IB_CM_REJ_CONSUMER_DEFINED)
+		return -ECONNREFUSED;
+	data = rdma_consumer_reject_data(id, ev, &len);
+	return rw_wire_rej_parse(data, len);
+}
+
+static int rw_remote_cm_handler(struct rdma_cm_id *id,
+				struct rdma_cm_event *ev)
+{
+	struct rw_remote *r = id->context;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+	case RDMA_CM_EVENT_ESTABLISHED:
+		r->cm_status = 0;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		r->cm_status = ev->status < 0 ? ev->status : -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		r->cm_status = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		r->cm_status = rw_remote_rejected(id, ev);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		rw_remote_break(r, "the box ended the connection");
+		return 0;
+	default:
+		return 0;
+	}
+	complete(&r->cm_done);
+	return 0;
+}
+
+/* Wait for the step begun last: 0 or its errno. */
+static int rw_remote_cm_wait(struct rw_remote *r, unsigned int ms)
+{
+	long left;
+
+	left = wait_for_completion_interruptible_timeout(&r->cm_done,
+							 msecs_to_jiffies(ms));
+	if (left < 0)
+		return -EINTR;
+	if (!left)
+		return -ETIMEDOUT;
+	return READ_ONCE(r->error) ?: r->cm_status;
+}
+
+/* ---- completions ---- */
+
+static void rw_remote_wc_error(struct rw_remote *r, struct ib_wc *wc,
+			       const char *what)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("job %s rank %u: %s: %s\n", r->job, r->rank,
+				    what, ib_wc_status_msg(wc->status));
+	rw_remote_break(r, "completion error");
+}
+
+static int rw_remote_post_data_recv(struct rw_remote *r)
+{
+	struct ib_recv_wr wr = { .wr_cqe = &r->data_cqe };
+
+	return ib_post_recv(r->id->qp, &wr, NULL);
+}
+
+static void rw_remote_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
+					   ctl_cqe);
+	const char *why = "";
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_remote_wc_error(r, wc, "reply receive");
+		return;
+	}
+	ib_dma_sync_single_for_cpu(r->id->device, r->msg_dma, RW_WIRE_MSG_MAX,
+				   DMA_FROM_DEVICE);
+	if (wc->opcode != IB_WC_RECV || wc->wc_flags & IB_WC_WITH_IMM ||
+	    rw_wire_reply_parse(r->msg, wc->byte_len, &r->rep, &why)) {
+		rw_remote_break(r, "a malformed setup reply");
+		return;
+	}
+	if (!r->rep.status && r->rep.nr_chunks > r->max_chunks) {
+		rw_remote_break(r, "a reply with more chunks than the model");
+		return;
+	}
+	r->nr_chunks = r->rep.status ? 0 : r->rep.nr_chunks;
+	/* Keep the box's window: the receive buffer is freed later. */
+	if (!r->rep.status) {
+		r->box_segs = kmemdup(r->rep.win.segs, r->rep.win.nr_segs *
+				      sizeof(*r->box_segs), GFP_ATOMIC);
+		if (!r->box_segs) {
+			rw_remote_break(r, "no memory for the box's window");
+			return;
+		}
+		r->rep.win.segs = r->box_segs;
+	}
+	/* Pairs with the acquires in rw_remote_declare() and data_done. */
+	smp_store_release(&r->got_reply, true);
+	wake_up_all(&r->wq);
+}
+
+/* The box wrote a chunk's parameters. */
+static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
+					   data_cqe);
+	struct rw_wire_imm imm;
+	u64 v;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_remote_wc_error(r, wc, "parameter write");
+		return;
+	}
+	/* Pairs with the release in rw_remote_ctl_done(). */
+	if (!smp_load_acquire(&r->got_reply) ||
+	    wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
+	    rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), r->nr_chunks,
+			      &imm) || imm.type != RW_IMM_PARAMS) {
+		rw_remote_break(r, "a bad write from the box");
+		return;
+	}
+	/* The immediate carries the version's low bits: advance to them. */
+	v = READ_ONCE(r->versions[imm.chunk]);
+	v += (imm.clock - v) & RW_IMM_CLOCK_MASK;
+	WRITE_ONCE(r->versions[imm.chunk], v);
+	set_bit(imm.chunk, r->have);
+	/* A puller that sees the chunk idle sees it had parameters too. */
+	smp_mb__before_atomic();
+	if (test_and_clear_bit(imm.chunk, r->busy))
+		atomic_dec(&r->in_flight);
+	if (rw_remote_post_data_recv(r)) {
+		rw_remote_break(r, "cannot post a receive");
+		return;
+	}
+	wake_up_all(&r->wq);
+}
+
+static void rw_remote_setup_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
+					   setup_cqe);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_remote_wc_error(r, wc, "setup send");
+		return;
+	}
+	/* The registrations before it are done with as well. */
+	atomic_add(r->nr_regs + 1, &r->sq_room);
+	wake_up_all(&r->wq);
+}
+
+/* Registrations are unsignaled: only a failed one completes. */
+static void rw_remote_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
+					   reg_cqe);
+
+	rw_remote_wc_error(r, wc, "registration");
+}
+
+static void rw_remote_push_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
+					   push_cqe);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_remote_wc_error(r, wc, "push");
+		return;
+	}
+	atomic_inc(&r->sq_room);
+	wake_up_all(&r->wq);
+}
+
+/* ---- life ---- */
+
+/* Tear the RDMA side down (@r->rdma held): the buffers stay. */
+static void rw_remote_teardown(struct rw_remote *r)
+{
+	struct ib_device *dev;
+
+	lockdep_assert_held(&r->rdma);
+	if (!r->id)
+		return;
+	dev = r->id->device;
+	WRITE_ONCE(r->error, r->error ?: -ECONNRESET);
+	if (r->has_qp) {
+		if (r->connected) {
+			rdma_disconnect(r->id);
+			ib_drain_qp(r->id->qp);
+		}
+		rdma_destroy_qp(r->id);
+		r->has_qp = false;
+		r->connected = false;
+	}
+	rw_win_unmap(&r->wgrad);
+	rw_win_unmap(&r->wparams);
+	if (r->msg)
+		ib_dma_unmap_single(dev, r->msg_dma, RW_WIRE_MSG_MAX,
+				    DMA_FROM_DEVICE);
+	if (r->out)
+		ib_dma_unmap_single(dev, r->out_dma, RW_WIRE_MSG_MAX,
+				    DMA_TO_DEVICE);
+	kfree(r->msg);
+	kfree(r->out);
+	r->msg = NULL;
+	r->out = NULL;
+	if (r->cq)
+		ib_free_cq(r->cq);
+	r->cq = NULL;
+	if (r->pd)
+		ib_dealloc_pd(r->pd);
+	r->pd = NULL;
+	rdma_destroy_id(r->id);
+	r->id = NULL;
+	wake_up_all(&r->wq);
+}
+
+static int rw_remote_qp(struct rw_remote *r)
+{
+	struct ib_device *dev = r->id->device;
+	struct ib_qp_init_attr qpa = {};
+	int ret;
+
+	r->depth = min_t(u32, RW_CONN_DEPTH_MAX, dev->attrs.max_qp_wr - 1);
+	r->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(r->pd)) {
+		ret = PTR_ERR(r->pd);
+		r->pd = NULL;
+		return ret;
+	}
+	r->cq = ib_alloc_cq_any(dev, r, 2 * (r->depth + 1), IB_POLL_SOFTIRQ);
+	if (IS_ERR(r->cq)) {
+		ret = PTR_ERR(r->cq);
+		r->cq = NULL;
+		return ret;
+	}
+	qpa.qp_type = IB_QPT_RC;
+	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qpa.send_cq = r->cq;
+	qpa.recv_cq = r->cq;
+	qpa.cap.max_send_wr = r->depth + 1;	/* + the drain's */
+	qpa.cap.max_recv_wr = r->depth + 1;
+	qpa.cap.max_send_sge = 1;
+	qpa.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(r->id, r->pd, &qpa);
+	if (ret)
+		return ret;
+	r->has_qp = true;
+	r->ctl_cqe.done = rw_remote_ctl_done;
+	r->data_cqe.done = rw_remote_data_done;
+	r->setup_cqe.done = rw_remote_setup_done;
+	r->reg_cqe.done = rw_remote_reg_done;
+	r->push_cqe.done = rw_remote_push_done;
+	return 0;
+}
+
+static int rw_remote_connect(struct rw_remote *r, const u8 *token)
+{
+	struct rw_wire_req_info ri = {};
+	struct rdma_conn_param param = {};
+	struct rw_wire_req req;
+	int ret;
+
+	ri.rank = r->rank;
+	rw_auth_job_tag(token, r->job, ri.job_tag);
+	ri.nonce = get_random_u64();
+	ri.time_s = (u64)ktime_get_real_seconds();
+	rw_wire_req_pack(&req, &ri);
+	rw_auth_req_sign(token, &req);
+
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;
+	reinit_completion(&r->cm_done);
+	ret = rdma_connect(r->id, &param);
+	memzero_explicit(&req, sizeof(req));
+	return ret;
+}
+
+static int rw_remote_open(struct rw_remote *r, const u8 *token)
+{
+	int ret;
+
+	mutex_lock(&r->rdma);
+	r->id = rdma_create_id(&init_net, rw_remote_cm_handler, r, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(r->id)) {
+		ret = PTR_ERR(r->id);
+		r->id = NULL;
+		mutex_unlock(&r->rdma);
+		return ret;
+	}
+	reinit_completion(&r->cm_done);
+	ret = rdma_resolve_addr(r->id, NULL, (struct sockaddr *)&r->box,
+				RW_REMOTE_RESOLVE_MS);
+	mutex_unlock(&r->rdma);
+	if (!ret)
+		ret = rw_remote_cm_wait(r, 2 * RW_REMOTE_RESOLVE_MS);
+	if (ret)
+		return ret;
+
+	mutex_lock(&r->rdma);
+	ret = -ECONNRESET;
+	if (r->id) {
+		reinit_completion(&r->cm_done);
+		ret = rdma_resolve_route(r->id, RW_REMOTE_RESOLVE_MS);
+	}
+	mutex_unlock(&r->rdma);
+	if (!ret)
+		ret = rw_remote_cm_wait(r, 2 * RW_REMOTE_RESOLVE_MS);
+	if (ret)
+		return ret;
+
+	mutex_lock(&r->rdma);
+	ret = -ECONNRESET;
+	if (r->id) {
+		ret = rw_remote_qp(r);
+		if (!ret)
+			ret = rw_remote_connect(r, token);
+		/* From here a teardown disconnects and drains. */
+		r->connected = !ret;
+	}
+	mutex_unlock(&r->rdma);
+	if (!ret)
+		ret = rw_remote_cm_wait(r, RW_REMOTE_CONNECT_MS);
+	return ret;
+}
+
+struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
+				   const struct sockaddr_storage *box)
+{
+	struct rw_remote *r;
+	int ret;
+
+	if (rank > U16_MAX)
+		return ERR_PTR(-ERANGE);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&r->setup);
+	mutex_init(&r->rdma);
+	mutex_init(&r->xfer);
+	init_completion(&r->cm_done);
+	init_waitqueue_head(&r->wq);
+	strscpy(r->job, job, sizeof(r->job));
+	r->rank = rank;
+	r->box = *box;
+	mutex_lock(&rw_remotes_lock);
+	list_add_tail(&r->link, &rw_remotes);
+	mutex_unlock(&rw_remotes_lock);
+
+	ret = rw_remote_open(r, token);
+	if (ret) {
+		rw_remote_free(r);
+		return ERR_PTR(ret == -EINTR ? -ERESTARTSYS : ret);
+	}
+	pr_info("job %s rank %u: connected to %pISpc\n", r->job, r->rank,
+		&r->box);
+	return r;
+}
+
+void rw_remote_free(struct rw_remote *r)
+{
+	mutex_lock(&rw_remotes_lock);
+	list_del(&r->link);
+	mutex_unlock(&rw_remotes_lock);
+	mutex_lock(&r->rdma);
+	rw_remote_teardown(r);
+	mutex_unlock(&r->rdma);
+	kfree(r->box_segs);
+	bitmap_free(r->have);
+	bitmap_free(r->busy);
+	bitmap_free(r->sel);
+	vfree(r->versions);
+	vfree(r->grad);
+	vfree(r->params);
+	kvfree(r->lt);
+	kvfree(r->offsets);
+	kvfree(r->by_key);
+	kfree(r);
+}
+
+void rw_remote_dev_gone(struct ib_device *dev)
+{
+	struct rw_remote *r;
+
+	mutex_lock(&rw_remotes_lock);
+	list_for_each_entry(r, &rw_remotes, link) {
+		/* Nobody holds @rdma while waiting for the box. */
+		mutex_lock(&r->rdma);
+		if (r->id && r->id->device == dev) {
+			rw_remote_break(r, "the RDMA device went");
+			rw_remote_teardown(r);
+		}
+		mutex_unlock(&r->rdma);
+	}
+	mutex_unlock(&rw_remotes_lock);
+}
+
+/* ---- declare and setup ---- */
+
+static struct page *rw_remote_vpage(void *buf, u64 off)
+{
+	return vmalloc_to_page((u8 *)buf + off);
+}
+
+static struct page *rw_remote_grad_page(void *arg, u64 off)
+{
+	return rw_remote_vpage(((struct rw_remote *)arg)->grad, off);
+}
+
+static struct page *rw_remote_params_page(void *arg, u64 off)
+{
+	return rw_remote_vpage(((struct rw_remote *)arg)->params, off);
+}
+
+/* Map one control buffer for the device: 0 or -ENOMEM. */
+static int rw_remote_map_buf(struct ib_device *dev, void **buf, u64 *dma,
+			     enum dma_data_direction dir)
+{
+	*buf = kzalloc(RW_WIRE_MSG_MAX, GFP_KERNEL);
+	if (!*buf)
+		return -ENOMEM;
+	*dma = ib_dma_map_single(dev, *buf, RW_WIRE_MSG_MAX, dir);
+	if (ib_dma_mapping_error(dev, *dma)) {
+		kfree(*buf);
+		*buf = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Buffers, registrations, receives and the setup (@r->rdma held). */
+static int rw_remote_send_setup(struct rw_remote *r,
+				const struct rw_tensor_desc *t, u32 n,
+				u32 flags)
+{
+	struct ib_device *dev = r->id->device;
+	struct rw_wire_setup_info si = {};
+	struct rw_wire_seg_info *segs;
+	struct rw_win_pages src;
+	struct ib_sge sge;
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_cqe = &r->setup_cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	struct ib_recv_wr rwr = {
+		.wr_cqe = &r->ctl_cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	u32 shift, i;
+	int ret;
+
+	/* Windows hold whole chunks of any size the box may choose. */
+	shift = rw_win_seg_shift(dev, RW_LAYOUT_CHUNK_MAX);
+	if (!shift)
+		return -EOPNOTSUPP;
+	src.arg = r;
+	src.len = r->l.geom.total_bytes;
+	src.page = rw_remote_grad_page;
+	ret = rw_win_map(&r->wgrad, r->pd, &src, shift);
+	if (ret)
+		return ret;
+	src.page = rw_remote_params_page;
+	ret = rw_win_map(&r->wparams, r->pd, &src, shift);
+	if (ret)
+		return ret;
+	r->nr_regs = r->wgrad.nr_segs + r->wparams.nr_segs;
+	if (r->nr_regs + 1 > r->depth ||
+	    !rw_wire_setup_size(r->wparams.nr_segs, n))
+		return -EFBIG;
+	segs = kvcalloc(r->wparams.nr_segs, sizeof(*segs), GFP_KERNEL);
+	if (!segs)
+		return -ENOMEM;
+	ret = rw_remote_map_buf(dev, &r->msg, &r->msg_dma, DMA_FROM_DEVICE);
+	if (!ret)
+		ret = rw_remote_map_buf(dev, &r->out, &r->out_dma,
+					DMA_TO_DEVICE);
+	if (ret)
+		goto out;
+
+	/* The reply lands in the first receive; parameter writes after. */
+	sge.addr = r->msg_dma;
+	sge.length = RW_WIRE_MSG_MAX;
+	sge.lkey = r->pd->local_dma_lkey;
+	ret = ib_post_recv(r->id->qp, &rwr, NULL);
+	for (i = 1; !ret && i < r->depth; i++)
+		ret = rw_remote_post_data_recv(r);
+	if (ret)
+		goto out;
+	/* The setup's slot and the registrations' come back with its send. */
+	atomic_set(&r->sq_room, r->depth - r->nr_regs - 1);
+	ret = rw_win_post_reg(&r->wgrad, r->id->qp, &r->reg_cqe, 0);
+	if (!ret)
+		ret = rw_win_post_reg(&r->wparams, r->id->qp, &r->reg_cqe,
+				      IB_ACCESS_LOCAL_WRITE |
+				      IB_ACCESS_REMOTE_WRITE);
+	if (ret)
+		goto out;
+
+	/* The keys are the registrations' (each bumps its key). */
+	rw_win_describe(&r->wparams, segs);
+	si.flags = flags;
+	si.nr_tensors = n;
+	si.win.seg_shift = shift;
+	si.win.nr_segs = r->wparams.nr_segs;
+	ret = rw_wire_setup_pack(r->out, RW_WIRE_MSG_MAX, &si, segs, t);
+	if (ret < 0)
+		goto out;
+	sge.addr = r->out_dma;
+	sge.length = ret;
+	ib_dma_sync_single_for_device(dev, r->out_dma, sge.length,
+				      DMA_TO_DEVICE);
+	ret = ib_post_send(r->id->qp, &wr, NULL);
+out:
+	kvfree(segs);
+	return ret;
+}
+
+/* The box's answer arrived, or the connection broke. */
+static bool rw_remote_answered(struct rw_remote *r)
+{
+	/* Pairs with the release in rw_remote_ctl_done(). */
+	return smp_load_acquire(&r->got_reply) || READ_ONCE(r->error);
+}
+
+/* Every chunk's first parameters arrived, or the connection broke. */
+static bool rw_remote_all_in(struct rw_remote *r)
+{
+	return bitmap_full(r->have, r->nr_chunks) || READ_ONCE(r->error);
+}
+
+/* The layout as the reply's chunk size cuts it; the geometry agrees. */
+static int rw_remote_start(struct rw_remote *r)
+{
+	const struct rw_wire_reply_info *rep = &r->rep;
+	u32 n = r->l.nr_tensors;
+
+	if (rep->model_bytes != r->l.geom.total_bytes || rep->rank != r->rank ||
+	    rw_layout_init(&r->l, r->lt, n, rep->chunk_size, r->offsets,
+			   r->by_key) ||
+	    r->l.geom.nr_chunks != rep->nr_chunks)
+		return -EPROTO;
+	r->versions_len = PAGE_ALIGN((u64)rep->nr_chunks * sizeof(u64));
+	return 0;
+}
+
+/* What a declaration needs before the box can answer it. */
+static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
+			   u32 n)
+{
+	struct rw_layout_geom g;
+	u32 i, mc;
+	int ret;
+
+	r->lt = kvcalloc(n, sizeof(*r->lt), GFP_KERNEL);
+	r->offsets = kvcalloc(n, sizeof(*r->offsets), GFP_KERNEL);
+	r->by_key = kvcalloc(n, sizeof(*r->by_key), GFP_KERNEL);
+	if (!r->lt || !r->offsets || !r->by_key)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (t[i].reserved || !t[i].nelems || t[i].dtype > RW_DTYPE_BF16)
+			return -EINVAL;
+		if (t[i].dtype != RW_DTYPE_F32)
+			return -EOPNOTSUPP;
+		r->lt[i].key = t[i].key;
+		r->lt[i].nelems = t[i].nelems;
+		r->lt[i].dtype = t[i].dtype;
+	}
+	/* The size does not depend on the chunk size, which the box sets. */
+	ret = rw_layout_measure(r->lt, n, RW_LAYOUT_CHUNK_MIN, &g);
+	if (ret)
+		return ret;
+	r->l.nr_tensors = n;
+	r->l.geom.total_bytes = g.total_bytes;
+	r->buf_len = PAGE_ALIGN(g.total_bytes);
+	/* Parameter writes land as soon as the reply: room for any geometry. */
+	mc = g.nr_chunks;
+	r->max_chunks = mc;
+	r->grad = vmalloc_user(r->buf_len);
+	r->params = vmalloc_user(r->buf_len);
+	r->versions = vmalloc_user(PAGE_ALIGN((u64)mc * sizeof(u64)));
+	r->have = bitmap_zalloc(mc, GFP_KERNEL);
+	r->busy = bitmap_zalloc(mc, GFP_KERNEL);
+	r->sel = bitmap_zalloc(mc, GFP_KERNEL);
+	if (!r->grad || !r->params || !r->versions || !r->have || !r->busy ||
+	    !r->sel)
+		return -ENOMEM;
+	return 0;
+}
+
+static int rw_remote_declare_locked(struct rw_remote *r,
+				    const struct rw_tensor_desc *t, u32 n,
+				    u32 flags)
+{
+	long left;
+	int ret;
+
+	if (flags & ~RW_DECLARE_FLAGS_ALL || !n)
+		return -EINVAL;
+	if (n > RW_MAX_TENSORS)
+		return -E2BIG;
+	ret = READ_ONCE(r->error);
+	if (ret)
+		return ret;
+	/* One declaration per attachment: the box keeps the first. */
+	if (r->lt)
+		return r->declared ? -EEXIST : -EBUSY;
+	ret = rw_remote_alloc(r, t, n);
+	if (ret)
+		return ret;
+
+	mutex_lock(&r->rdma);
+	ret = r->id ? rw_remote_send_setup(r, t, n, flags) : -ECONNRESET;
+	mutex_unlock(&r->rdma);
+	if (ret)
+		return ret;
+	left = wait_event_interruptible_timeout(r->wq, rw_remote_answered(r),
+						msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
+	if (left < 0)
+		return -ERESTARTSYS;
+	if (!left)
+		return -ETIMEDOUT;
+	/* A refusal is the answer, though the box hangs up after it. */
+	if (smp_load_acquire(&r->got_reply) && r->rep.status)
+		return -(int)r->rep.status;
+	ret = READ_ONCE(r->error);
+	if (ret)
+		return ret;
+	ret = rw_remote_start(r);
+	if (ret)
+		return ret;
+	/*
+	 * The box writes every chunk's parameters first: wait for them, or
+	 * one of them could pass for the answer to this worker's first push.
+	 */
+	left = wait_event_interruptible_timeout(r->wq, rw_remote_all_in(r),
+						msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
+	if (left < 0)
+		return -ERESTARTSYS;
+	if (!left)
+		return -ETIMEDOUT;
+	ret = READ_ONCE(r->error);
+	if (ret)
+		return ret;
+	/* Pairs with the acquires of setup, transfers, poll and mmap. */
+	smp_store_release(&r->declared, true);
+	return 0;
+}
+
+int rw_remote_declare(struct rw_remote *r, const struct rw_tensor_desc *t,
+		      u32 n, u32 flags)
+{
+	int ret;
+
+	if (mutex_lock_interruptible(&r->setup))
+		return -ERESTARTSYS;
+	ret = rw_remote_declare_locked(r, t, n, flags);
+	mutex_unlock(&r->setup);
+	return ret;
+}
+
+/* Declared: 0, or the errno of a call that needs a declared run. */
+static int rw_remote_ready(struct rw_remote *r)
+{
+	/* Pairs with the release at the end of rw_remote_declare_locked(). */
+	if (smp_load_acquire(&r->declared))
+		return 0;
+	return READ_ONCE(r->error) ?: -ENOTCONN;
+}
+
+int rw_remote_setup(struct rw_remote *r, struct rw_setup *out)
+{
+	int ret = rw_remote_ready(r);
+
+	if (ret)
+		return ret;
+	out->rank = r->rank;
+	out->nr_workers = r->rep.nr_workers;
+	out->chunk_size = r->rep.chunk_size;
+	out->nr_chunks = r->nr_chunks;
+	out->nr_tensors = r->l.nr_tensors;
+	out->sync = r->rep.sync;
+	out->model_bytes = r->l.geom.total_bytes;
+	out->grad_offset = RW_MMAP_GRAD;
+	out->grad_len = r->buf_len;
+	out->params_offset = RW_MMAP_PARAMS;
+	out->params_len = r->buf_len;
+	out->versions_offset = RW_MMAP_VERSIONS;
+	out->versions_len = r->versions_len;
+	out->features = RW_FEATURES;
+	out->node = NUMA_NO_NODE;
+	out->epoch = r->rep.epoch;
+	return 0;
+}
+
+/* ---- transfers ---- */
+
+static bool rw_remote_sel_idle(struct rw_remote *r)
+{
+	return !bitmap_intersects(r->busy, r->sel, r->nr_chunks);
+}
+
+static bool rw_remote_sel_fresh(struct rw_remote *r)
+{
+	return rw_remote_sel_idle(r) &&
+	       bitmap_subset(r->sel, r->have, r->nr_chunks);
+}
+
+/* Wait until @cond holds or the connection breaks: 0 or an errno. */
+static int rw_remote_wait(struct rw_remote *r,
+			  bool (*cond)(struct rw_remote *r), bool nonblock,
+			  long tmo)
+{
+	long left;
+
+	if (cond(r))
+		return 0;
+	if (READ_ONCE(r->error))
+		return r->error;
+	if (nonblock)
+		return -EAGAIN;
+	left = wait_event_interruptible_timeout(r->wq, cond(r) ||
+						READ_ONCE(r->error), tmo);
+	if (left < 0)
+		return -ERESTARTSYS;
+	if (!left)
+		return -ETIMEDOUT;
+	return READ_ONCE(r->error) ?: 0;
+}
+
+/* Room on the send queue, and a credit: the box takes the push. */
+static bool rw_remote_sq_ready(struct rw_remote *r)
+{
+	return atomic_read(&r->sq_room) > 0 &&
+	       atomic_read(&r->in_flight) < (int)r->rep.credits;
+}
+
+/* Write chunk @c of the gradient into this rank's slot on the box. */
+static int rw_remote_push_chunk(struct rw_remote *r, u32 c)
+{
+	struct rw_wire_seg_info at;
+	struct ib_sge sge;
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_cqe = &r->push_cqe,
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+		.wr.ex.imm_data = cpu_to_be32(RW_IMM(RW_IMM_PUSH, r->clock, c)),
+	};
+	u64 off;
+	u32 len;
+	int ret;
+
+	ret = rw_layout_chunk(&r->l.geom, c, &off, &len);
+	if (ret)
+		return ret;
+	mutex_lock(&r->rdma);
+	ret = -ECONNRESET;
+	if (r->id && !READ_ONCE(r->error)) {
+		rw_win_at(&r->wgrad, off, &sge.addr, &sge.lkey);
+		sge.length = len;
+		rw_wire_win_at(&r->rep.win, off, &at);
+		wr.remote_addr = at.addr;
+		wr.rkey = at.rkey;
+		set_bit(c, r->busy);
+		atomic_inc(&r->in_flight);
+		atomic_dec(&r->sq_room);
+		ret = ib_post_send(r->id->qp, &wr.wr, NULL);
+		if (ret) {
+			atomic_inc(&r->sq_room);
+			atomic_dec(&r->in_flight);
+			clear_bit(c, r->busy);
+		}
+	}
+	mutex_unlock(&r->rdma);
+	return ret;
+}
+
+static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo)
+{
+	u32 c;
+	int ret;
+
+	/* A chunk goes again only once the box has answered it. */
+	ret = rw_remote_wait(r, rw_remote_sel_idle, nonblock, tmo);
+	if (ret)
+		return ret;
+	for_each_set_bit(c, r->sel, r->nr_chunks) {
+		ret = rw_remote_wait(r, rw_remote_sq_ready, false, tmo);
+		if (!ret)
+			ret = rw_remote_push_chunk(r, c);
+		if (ret)
+			return ret;
+		if (++r->npushed == r->nr_chunks) {
+			r->npushed = 0;
+			r->clock++;
+		}
+	}
+	return 0;
+}
+
+int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,
+		   u32 nr, u32 flags, u32 timeout_ms)
+{
+	long tmo = timeout_ms ? (long)msecs_to_jiffies(timeout_ms) :
+			MAX_SCHEDULE_TIMEOUT;
+	bool nonblock = flags & RW_XFER_NONBLOCK;
+	int ret;
+
+	if (flags & ~RW_XFER_FLAGS_ALL || !op || op & ~RW_XFER_BOTH)
+		return -EINVAL;
+	if (nr > RW_XFER_MAX_RANGES)
+		return -E2BIG;
+	ret = rw_remote_ready(r);
+	if (ret)
+		return ret;
+	if (mutex_lock_interruptible(&r->xfer))
+		return -ERESTARTSYS;
+	ret = rw_xfer_select(&r->l, rg, nr, flags & RW_XFER_KEYS, r->sel);
+	if (!ret && op & RW_XFER_PUSH)
+		ret = rw_remote_push(r, nonblock, tmo);
+	if (!ret && op & RW_XFER_PULL)
+		ret = rw_remote_wait(r, rw_remote_sel_fresh, nonblock, tmo);
+	mutex_unlock(&r->xfer);
+	return ret;
+}
+
+__poll_t rw_remote_poll(struct rw_remote *r, struct file *file,
+			poll_table *pt)
+{
+	__poll_t mask = 0;
+	u32 nc;
+
+	if (rw_remote_ready(r))
+		return EPOLLERR;
+	poll_wait(file, &r->wq, pt);
+	if (READ_ONCE(r->error))
+		return EPOLLERR;
+	nc = r->nr_chunks;
+	/* Lock-free, as rw_worker_poll(): the bits only race forward. */
+	if (bitmap_empty(r->busy, nc)) {
+		mask |= EPOLLOUT | EPOLLWRNORM;
+		if (bitmap_full(r->have, nc))
+			mask |= EPOLLIN | EPOLLRDNORM;
+	}
+	return mask;
+}
+
+int rw_remote_map(struct rw_remote *r, enum rw_engine_buf buf, u64 off,
+		  u64 len, bool writable, bool shared)
+{
+	u64 blen;
+	int ret = rw_remote_ready(r);
+
+	if (ret)
+		return ret;
+	blen = buf == RW_BUF_VERSIONS ? r->versions_len : r->buf_len;
+	if (off >= blen || len > blen - off)
+		return -EINVAL;
+	if (buf == RW_BUF_GRAD)
+		return shared ? 0 : -EINVAL;
+	return writable ? -EACCES : 0;
+}
+
+struct page *rw_remote_page(struct rw_remote *r, enum rw_engine_buf buf,
+			    u64 off)
+{
+	void *base;
+	u64 blen;
+
+	switch (buf) {
+	case RW_BUF_GRAD:
+		base = r->grad;
+		blen = r->buf_len;
+		break;
+	case RW_BUF_PARAMS:
+		base = r->params;
+		blen = r->buf_len;
+		break;
+	default:
+		base = r->versions;
+		blen = r->versions_len;
+		break;
+	}
+	return base && off < blen ? vmalloc_to_page((u8 *)base + off) : NULL;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The worker role (rdma/remote.c): an open /dev/rackweave attached to a
+ * job on another host's box. worker.c hands every call of such a file
+ * here; the calls mean what they mean for a local job (uapi).
+ */
+#ifndef _RW_RDMA_REMOTE_H
+#define _RW_RDMA_REMOTE_H
+
+#include <linux/poll.h>
+#include <linux/socket.h>
+#include <linux/types.h>
+
+#include "rackweave.h"
+#include "engine.h"
+
+struct ib_device;
+struct rw_remote;
+
+/*
+ * Connect to the box listening at @box as rank @rank of job @job, signing
+ * the request with @token: the attachment, or an ERR_PTR (the box's
+ * refusal, or what kept the connection from being made). May sleep for
+ * the resolution and the connect (RW_REMOTE_CONNECT_MS at most).
+ */
+struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
+				   const struct sockaddr_storage *box);
+/* Disconnect (if still connected) and free; no mapping is left. */
+void rw_remote_free(struct rw_remote *r);
+
+int rw_remote_declare(struct rw_remote *r, const struct rw_tensor_desc *t,
+		      u32 n, u32 flags);
+int rw_remote_setup(struct rw_remote *r, struct rw_setup *out);
+int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,
+		   u32 nr, u32 flags, u32 timeout_ms);
+__poll_t rw_remote_poll(struct rw_remote *r, struct file *file,
+			poll_table *pt);
+/* As rw_worker_map: whether [@off, @off + @len) of buffer @buf maps. */
+int rw_remote_map(struct rw_remote *r, enum rw_engine_buf buf, u64 off,
+		  u64 len, bool writable, bool shared);
+struct page *rw_remote_page(struct rw_remote *r, enum rw_engine_buf buf,
+			    u64 off);
+
+/*
+ * @dev is going (ib_client .remove): every attachment on it breaks and
+ * its RDMA objects go now. An open file keeps the module, so unloading
+ * never finds an attachment.
+ */
+void rw_remote_dev_gone(struct ib_device *dev);
+
+#endif /* _RW_RDMA_REMOTE_H */

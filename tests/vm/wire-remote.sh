@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: --kernel test --smp 2
+#
+# The worker role: a trainer attaches to a job on a box through its own
+# host's module (librackweave's rw_attach_remote, RW_ATTACH_REMOTE), and
+# everything after works as it does locally. Here the box and the worker
+# are the same module in one VM, joined over rxe0 (same-device loopback,
+# as in wire-listen.sh; the two-VM test covers separate hosts): the
+# trainer's module connects to the box's listener like any remote peer.
+#
+# A remote trainer (wire-local with BOX) and a local one train a BSP job
+# to the exact result and the same bytes; then two remote trainers alone.
+# A wrong token, a taken rank, a rank beyond the job, an address nobody
+# listens at and one no device reaches are refused with their errno, and
+# nothing is left behind. Deleting the box's job by force ends a remote
+# trainer with ECONNRESET.
+. "$(dirname "$0")/lib.sh"
+
+LOCAL=$RW_TOP/build/tests/vm/wire-local
+BOX=10.77.0.1
+ITERS=5
+
+t_ok "load rdma_ucm" rw_modprobe rdma_ucm
+t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
+t_ok "load rdma_rxe" rw_modprobe rdma_rxe
+ip link add veth0 type veth peer name veth1
+ip addr add $BOX/24 dev veth0
+ip link set veth0 up
+ip link set veth1 up
+t_ok "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
+t_ok "listen add $BOX" "$RWCTL" listen add $BOX
+head -c 32 /dev/urandom >"$RW_OUT/token"
+head -c 32 /dev/urandom >"$RW_OUT/other"
+
+job() {
+	"$RWCTL" job add "$1" workers 2 chunk-size 4096 optim sgd lr 0.5 \
+		token-file "$RW_OUT/token"
+}
+
+# trainer JOB RANK LOG [BOX [TOKEN]]: wire-local in the background.
+trainer() {
+	"$LOCAL" "$1" "${5:-$RW_OUT/token}" "$2" 2 $ITERS $4 >"$3" 2>&1 &
+}
+
+result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
+hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
+
+# --- a remote trainer and a local one ---
+t_ok "job add mix" job mix
+trainer mix 1 "$RW_OUT/mix-remote.log" $BOX
+rpid=$!
+trainer mix 0 "$RW_OUT/mix-local.log"
+lpid=$!
+wait $lpid
+wait $rpid
+t_eq "local trainer: exact" "trained $ITERS exact" "$(result "$RW_OUT/mix-local.log")"
+t_eq "remote trainer (rw_attach_remote): exact" "trained $ITERS exact" \
+	"$(result "$RW_OUT/mix-remote.log")"
+t_eq "both hold the same parameter bytes" "$(hash_of "$RW_OUT/mix-local.log")" \
+	"$(hash_of "$RW_OUT/mix-remote.log")"
+t_ok "the box logged the remote rank's connection" \
+	sh -c "dmesg | grep -q 'job mix rank 1: connected to $BOX'"
+
+# --- two remote trainers, the port given ---
+t_ok "job add far" job far
+trainer far 0 "$RW_OUT/far0.log" $BOX:18515
+p0=$!
+trainer far 1 "$RW_OUT/far1.log" $BOX
+p1=$!
+wait $p0
+wait $p1
+t_eq "two remote trainers: exact" "trained $ITERS exact trained $ITERS exact" \
+	"$(result "$RW_OUT/far0.log") $(result "$RW_OUT/far1.log")"
+t_eq "... the same bytes" "$(hash_of "$RW_OUT/far0.log")" "$(hash_of "$RW_OUT/far1.log")"
+
+# --- refusals ---
+t_ok "job add bad" job bad
+trainer bad 0 "$RW_OUT/bad-token.log" $BOX "$RW_OUT/other"
+wait $!
+t_ok "a wrong token: access denied" grep -q "^error: attach: access denied" "$RW_OUT/bad-token.log"
+trainer bad 2 "$RW_OUT/bad-rank.log" $BOX
+wait $!
+t_ok "a rank beyond the job: refused" grep -q "^error: attach: rank not below" "$RW_OUT/bad-rank.log"
+trainer bad 0 "$RW_OUT/bad-port.log" $BOX:18999
+wait $!
+t_ok "a port nobody listens at: refused" grep -q "^error: attach: nothing listens" "$RW_OUT/bad-port.log"
+trainer bad 0 "$RW_OUT/bad-addr.log" 10.99.0.1
+wait $!
+t_ok "an address no RDMA device reaches: an error" grep -q "^error: attach: " "$RW_OUT/bad-addr.log"
+trainer bad 0 "$RW_OUT/bad-parse.log" "10.77.0.1:99999"
+wait $!
+t_ok "a port out of range: invalid argument" grep -q "^error: attach: invalid argument" "$RW_OUT/bad-parse.log"
+t_eq "nothing is attached to the job after them" 0 \
+	"$("$RWCTL" -j job show bad | jpy 'd["jobs"][0]["attached"]')"
+
+# A taken rank: one remote trainer holds rank 0 (it waits for rank 1).
+"$LOCAL" bad "$RW_OUT/token" 0 2 1 $BOX >"$RW_OUT/hold.log" 2>&1 &
+hpid=$!
+for _ in $(seq 100); do
+	[ "$("$RWCTL" -j job show bad | jpy 'd["jobs"][0]["attached"]')" = 1 ] && break
+	sleep 0.2
+done
+trainer bad 0 "$RW_OUT/bad-taken.log" $BOX
+wait $!
+t_ok "a rank already attached: refused" grep -q "^error: attach: this rank is already attached" "$RW_OUT/bad-taken.log"
+
+# Deleting the job by force ends the waiting remote trainer.
+t_ok "job del bad force" "$RWCTL" job del bad force
+wait $hpid
+t_ok "the remote trainer hears the connection go" grep -q "connection to the remote box was lost\|the job was deleted" "$RW_OUT/hold.log"
+
+t_ok "job del mix far" sh -c "'$RWCTL' job del mix && '$RWCTL' job del far"
+t_ok "rmmod rackweave" rmmod rackweave
+t_done
