@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The worker role across hosts: trainers on the worker VM attach to the
+# box VM's job through librackweave (rw_attach_remote) and their own
+# host's rackweave module, which connects to the box over soft-RoCE.
+# Two trainers train a BSP job to the exact result and the same bytes.
+# Then, mid-run, the worker host's module cannot be unloaded under its
+# trainers, and its rxe device is deleted: both trainers end with
+# ECONNRESET and the box frees both ranks. With the device back, a new
+# pair trains the next run exactly.
+RW_TEST_NAME=cluster-remote-$RW_ROLE
+. "$(dirname "$0")/../vm/lib.sh"
+
+LOCAL=$RW_TOP/build/tests/vm/wire-local
+BOX=10.88.0.1
+WORKER=10.88.0.2
+JOB=cr
+TOKEN=$RW_CLUSTER/token
+ITERS=4
+LONG=1000000
+
+await() {
+	local _
+	for _ in $(seq 900); do
+		[ -e "$RW_CLUSTER/$1/$2" ] && return 0
+		sleep 0.2
+	done
+	echo "no $1/$2 after 180 s"
+	return 1
+}
+
+# attached N: the job has N workers (30 s at most).
+attached() {
+	local _ n
+	for _ in $(seq 150); do
+		n=$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')
+		[ "$n" = "$1" ] && return 0
+		sleep 0.2
+	done
+	echo "attached: $n, wanted $1"
+	return 1
+}
+
+# flowing: both connections pushed and received a few iterations' worth.
+flowing() {
+	local _ n
+	for _ in $(seq 300); do
+		n=$("$RWCTL" -j listen show | jpy "sum(1 for c in d['connections'] if c['pushes'] >= 64 and c['writes'] >= 64)")
+		[ "$n" = 2 ] && return 0
+		sleep 0.2
+	done
+	"$RWCTL" listen show
+	return 1
+}
+
+t_ok "load rdma_ucm" rw_modprobe rdma_ucm
+t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
+t_ok "load rdma_rxe" rw_modprobe rdma_rxe
+me=$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)
+ip addr add "$me/24" dev eth0
+ip link set eth0 up
+t_ok "rdma link add rxe0 on eth0" rdma link add rxe0 type rxe netdev eth0
+
+if [ "$RW_ROLE" = box ]; then
+	t_ok "job add $JOB workers 2" "$RWCTL" job add $JOB workers 2 \
+		chunk-size 4096 optim sgd lr 0.5 token-file "$TOKEN"
+	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
+	touch "$RW_OUT/ready"
+	t_ok "the worker host started a long run" await worker long
+	t_ok "both remote trainers' chunks flow" flowing
+	t_eq "both ranks attached from the worker host" \
+		"[[\"$WORKER\", 0], [\"$WORKER\", 1]]" \
+		"$("$RWCTL" -j listen show | jpy 'sorted([c["addr"], c["rank"]] for c in d["connections"])')"
+	touch "$RW_OUT/flowing"
+	t_ok "the worker host deleted its device" await worker cut
+	t_ok "the box freed both ranks" attached 0
+	touch "$RW_OUT/freed"
+	t_ok "the worker is done" await worker done
+	t_ok "rmmod rackweave" rmmod rackweave
+else
+	# trainer NAME RANK ITERS: wire-local through this host's module.
+	trainer() {
+		"$LOCAL" $JOB "$TOKEN" "$2" 2 "$3" $BOX >"$RW_OUT/$1-$2.log" 2>&1 &
+	}
+	result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
+	hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
+
+	t_ok "the box listens" await box ready
+	# The box's ARP entry may take a moment: the first attach may retry.
+	for _ in $(seq 10); do
+		"$LOCAL" nosuchjob "$TOKEN" 0 2 1 $BOX >"$RW_OUT/probe.log" 2>&1
+		grep -q "access denied" "$RW_OUT/probe.log" && break
+		sleep 1
+	done
+	t_ok "an unknown job: access denied, as a wrong token" \
+		grep -q "^error: attach: access denied" "$RW_OUT/probe.log"
+
+	trainer a 0 $ITERS
+	p0=$!
+	trainer a 1 $ITERS
+	p1=$!
+	wait $p0 $p1
+	t_eq "two trainers on this host trained the box's job: exact" \
+		"trained $ITERS exact trained $ITERS exact" \
+		"$(result "$RW_OUT/a-0.log") $(result "$RW_OUT/a-1.log")"
+	t_eq "... the same bytes" "$(hash_of "$RW_OUT/a-0.log")" "$(hash_of "$RW_OUT/a-1.log")"
+
+	trainer long 0 $LONG
+	p0=$!
+	trainer long 1 $LONG
+	p1=$!
+	touch "$RW_OUT/long"
+	t_ok "the box sees them training" await box flowing
+	t_fails "rmmod rackweave under attached trainers: refused" rmmod rackweave
+	t_ok "rdma link delete rxe0 mid-run" timeout 60 rdma link delete rxe0
+	wait $p0
+	wait $p1
+	t_ok "rank 0 ended: the connection was lost" \
+		grep -q "^error: .*connection to the remote box was lost" "$RW_OUT/long-0.log"
+	t_ok "rank 1 ended: the connection was lost" \
+		grep -q "^error: .*connection to the remote box was lost" "$RW_OUT/long-1.log"
+	touch "$RW_OUT/cut"
+	t_ok "the box freed the ranks" await box freed
+	t_ok "rdma link add rxe0 again" rdma link add rxe0 type rxe netdev eth0
+	for _ in $(seq 10); do
+		"$LOCAL" nosuchjob "$TOKEN" 0 2 1 $BOX >"$RW_OUT/probe2.log" 2>&1
+		grep -q "access denied" "$RW_OUT/probe2.log" && break
+		sleep 1
+	done
+	trainer b 0 $ITERS
+	p0=$!
+	trainer b 1 $ITERS
+	p1=$!
+	wait $p0 $p1
+	t_eq "a new pair trains the next run: exact" \
+		"trained $ITERS exact trained $ITERS exact" \
+		"$(result "$RW_OUT/b-0.log") $(result "$RW_OUT/b-1.log")"
+	touch "$RW_OUT/done"
+	t_ok "rmmod rackweave once the trainers are gone" rmmod rackweave
+fi
+t_done
