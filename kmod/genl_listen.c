@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RW_CMD_LISTEN_ADD and _DEL, and RW_A_LISTENERS and RW_A_CONNECTIONS of
- * the status reply: the box's RDMA listeners (rdma/listen.c) and remote
- * workers (rdma/conn.c) as netlink sees them. Addresses
+ * RW_CMD_LISTEN_ADD and _DEL, and RW_A_LISTENERS, RW_A_CONNECTIONS and
+ * RW_A_REMOTES of the status reply: the box's RDMA listeners
+ * (rdma/listen.c) and remote workers (rdma/conn.c), and this host's
+ * attachments to other boxes (rdma/remote.c), as netlink sees them. Addresses
  * travel as 4 or 16 raw bytes in network order, the port in host order.
  */
 #include <linux/in.h>
@@ -164,6 +165,33 @@ static int rw_genl_put_conn(const struct rw_conn_info *c, void *arg)
 	return 0;
 }
 
+static int rw_genl_put_remote(const struct rw_conn_info *c, bool broken,
+			      void *arg)
+{
+	struct sk_buff *skb = arg;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, RW_A_REMOTES_ENTRY);
+	if (!nest)
+		return -EMSGSIZE;
+	if (rw_genl_put_addr(skb, &c->peer, RW_CONN_A_ADDR, RW_CONN_A_PORT) ||
+	    nla_put_string(skb, RW_CONN_A_DEV, c->dev) ||
+	    nla_put_string(skb, RW_CONN_A_JOB, c->job) ||
+	    nla_put_u32(skb, RW_CONN_A_RANK, c->rank) ||
+	    nla_put_u64_64bit(skb, RW_CONN_A_PUSHES, c->pushes,
+			      RW_CONN_A_PAD) ||
+	    nla_put_u64_64bit(skb, RW_CONN_A_WRITES, c->writes,
+			      RW_CONN_A_PAD) ||
+	    nla_put_u64_64bit(skb, RW_CONN_A_MESSAGES, c->messages,
+			      RW_CONN_A_PAD) ||
+	    nla_put_u8(skb, RW_CONN_A_BROKEN, broken)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 int rw_genl_put_listeners(struct sk_buff *skb)
 {
 	struct nlattr *nest;
@@ -183,6 +211,16 @@ int rw_genl_put_listeners(struct sk_buff *skb)
 	if (!nest)
 		return -EMSGSIZE;
 	ret = rw_conn_for_each(rw_genl_put_conn, skb);
+	if (ret) {
+		nla_nest_cancel(skb, nest);
+		return ret;
+	}
+	nla_nest_end(skb, nest);
+
+	nest = nla_nest_start(skb, RW_A_REMOTES);
+	if (!nest)
+		return -EMSGSIZE;
+	ret = rw_remote_for_each(rw_genl_put_remote, skb);
 	if (ret) {
 		nla_nest_cancel(skb, nest);
 		return ret;

@@ -14,7 +14,7 @@ extern const struct nla_policy rw_listen_policy[RW_LISTEN_A_MAX + 1];
 
 int rw_genl_listen_add(struct sk_buff *skb, struct genl_info *info);
 int rw_genl_listen_del(struct sk_buff *skb, struct genl_info *info);
-/* RW_A_LISTENERS and RW_A_CONNECTIONS of the status reply. */
+/* RW_A_LISTENERS, RW_A_CONNECTIONS and RW_A_REMOTES of the status reply. */
 int rw_genl_put_listeners(struct sk_buff *skb);
 
 #endif /* _RW_GENL_LISTEN_H */

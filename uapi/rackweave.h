@@ -147,6 +147,16 @@
  *                                _PUSHES (chunks received), _WRITES
  *                                (parameter chunks sent), _MESSAGES
  *                                (control messages, both ways)
+ *     RW_A_REMOTES       nest    one RW_A_REMOTES_ENTRY per file of this
+ *                                host attached to a job on another box
+ *                                (RW_ATTACH_REMOTE), with enum
+ *                                rw_conn_attr seen from this side: the
+ *                                box's _ADDR and _PORT, this host's _DEV
+ *                                ("" once the connection is torn down),
+ *                                _JOB, _RANK, _PUSHES (chunks written to
+ *                                the box), _WRITES (parameter chunks the
+ *                                box wrote here), _MESSAGES, and _BROKEN
+ *                                (1 once the connection is lost)
  *
  * RW_CMD_LISTEN_ADD (doit; CAP_NET_ADMIN): RW_LISTEN_A_ADDR, optional
  *   RW_LISTEN_A_PORT (default RW_WIRE_PORT, not 0). The box listens for
@@ -510,6 +520,7 @@ enum rw_attr {
 	RW_A_AGG_IMPL,
 	RW_A_LISTENERS,
 	RW_A_CONNECTIONS,
+	RW_A_REMOTES,
 	__RW_A_MAX
 };
 
@@ -520,6 +531,7 @@ enum rw_attr {
 #define RW_A_DEVICES_ENTRY	1
 #define RW_A_LISTENERS_ENTRY	1
 #define RW_A_CONNECTIONS_ENTRY	1
+#define RW_A_REMOTES_ENTRY	1
 
 /* Attributes of the listener commands and of RW_A_LISTENERS entries. */
 enum rw_listen_attr {
@@ -557,6 +569,7 @@ enum rw_conn_attr {
 	RW_CONN_A_WRITES,	/* u64: parameter chunks written */
 	RW_CONN_A_MESSAGES,	/* u64: control messages sent and received */
 	RW_CONN_A_PAD,
+	RW_CONN_A_BROKEN,	/* u8 (RW_A_REMOTES only): the connection is lost */
 	__RW_CONN_A_MAX
 };
 

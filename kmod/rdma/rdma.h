@@ -59,6 +59,15 @@ struct rw_conn_info {
 };
 
 /*
+ * Call @fn for each attachment of this host to a job on another box
+ * (rdma/remote.c), oldest first, @info seen from this side (the box's
+ * address, this host's device), @broken once its connection is lost.
+ * Stops at @fn's first non-zero return and returns it.
+ */
+int rw_remote_for_each(int (*fn)(const struct rw_conn_info *info,
+				 bool broken, void *arg), void *arg);
+
+/*
  * Call @fn for each connection, oldest first, under a spinlock: @fn must
  * not sleep. Stops at @fn's first non-zero return and returns it.
  */

@@ -127,6 +127,7 @@ struct rw_remote {
 	unsigned long *sel;		/* the current transfer's chunks */
 	u8 clock;			/* iterations pushed, for immediates */
 	u32 npushed;
+	atomic64_t pushes, writes;	/* for rw_remote_for_each() */
 };
 
 static void rw_remote_break(struct rw_remote *r, const char *why)
@@ -281,6 +282,7 @@ static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 	v = READ_ONCE(r->versions[imm.chunk]);
 	v += (imm.clock - v) & RW_IMM_CLOCK_MASK;
 	WRITE_ONCE(r->versions[imm.chunk], v);
+	atomic64_inc(&r->writes);
 	set_bit(imm.chunk, r->have);
 	/* A puller that sees the chunk idle sees it had parameters too. */
 	smp_mb__before_atomic();
@@ -430,58 +432,70 @@ static int rw_remote_connect(struct rw_remote *r, const u8 *token)
 	param.private_data_len = sizeof(req);
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
-	reinit_completion(&r->cm_done);
 	ret = rdma_connect(r->id, &param);
 	memzero_explicit(&req, sizeof(req));
 	return ret;
 }
 
-static int rw_remote_open(struct rw_remote *r, const u8 *token)
+enum rw_remote_step {
+	RW_STEP_ADDR,
+	RW_STEP_ROUTE,
+	RW_STEP_CONNECT,
+};
+
+/*
+ * Begin one step of the connection under @rdma, then wait for its event
+ * without it (a device removal meanwhile must be able to tear down).
+ */
+static int rw_remote_step(struct rw_remote *r, enum rw_remote_step step,
+			  const u8 *token)
 {
-	int ret;
+	unsigned int ms = 2 * RW_REMOTE_RESOLVE_MS;
+	int ret = -ECONNRESET;
 
 	mutex_lock(&r->rdma);
-	r->id = rdma_create_id(&init_net, rw_remote_cm_handler, r, RDMA_PS_TCP,
-			       IB_QPT_RC);
-	if (IS_ERR(r->id)) {
-		ret = PTR_ERR(r->id);
-		r->id = NULL;
-		mutex_unlock(&r->rdma);
-		return ret;
-	}
-	reinit_completion(&r->cm_done);
-	ret = rdma_resolve_addr(r->id, NULL, (struct sockaddr *)&r->box,
-				RW_REMOTE_RESOLVE_MS);
-	mutex_unlock(&r->rdma);
-	if (!ret)
-		ret = rw_remote_cm_wait(r, 2 * RW_REMOTE_RESOLVE_MS);
-	if (ret)
-		return ret;
-
-	mutex_lock(&r->rdma);
-	ret = -ECONNRESET;
 	if (r->id) {
 		reinit_completion(&r->cm_done);
-		ret = rdma_resolve_route(r->id, RW_REMOTE_RESOLVE_MS);
+		switch (step) {
+		case RW_STEP_ADDR:
+			ret = rdma_resolve_addr(r->id, NULL,
+						(struct sockaddr *)&r->box,
+						RW_REMOTE_RESOLVE_MS);
+			break;
+		case RW_STEP_ROUTE:
+			ret = rdma_resolve_route(r->id, RW_REMOTE_RESOLVE_MS);
+			break;
+		case RW_STEP_CONNECT:
+			ret = rw_remote_qp(r);
+			if (!ret)
+				ret = rw_remote_connect(r, token);
+			/* From here a teardown disconnects and drains. */
+			r->connected = !ret;
+			ms = RW_REMOTE_CONNECT_MS;
+			break;
+		}
 	}
 	mutex_unlock(&r->rdma);
-	if (!ret)
-		ret = rw_remote_cm_wait(r, 2 * RW_REMOTE_RESOLVE_MS);
-	if (ret)
-		return ret;
+	return ret ?: rw_remote_cm_wait(r, ms);
+}
 
+static int rw_remote_open(struct rw_remote *r, const u8 *token)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, rw_remote_cm_handler, r, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
 	mutex_lock(&r->rdma);
-	ret = -ECONNRESET;
-	if (r->id) {
-		ret = rw_remote_qp(r);
-		if (!ret)
-			ret = rw_remote_connect(r, token);
-		/* From here a teardown disconnects and drains. */
-		r->connected = !ret;
-	}
+	r->id = id;
 	mutex_unlock(&r->rdma);
+	ret = rw_remote_step(r, RW_STEP_ADDR, token);
 	if (!ret)
-		ret = rw_remote_cm_wait(r, RW_REMOTE_CONNECT_MS);
+		ret = rw_remote_step(r, RW_STEP_ROUTE, token);
+	if (!ret)
+		ret = rw_remote_step(r, RW_STEP_CONNECT, token);
 	return ret;
 }
 
@@ -554,6 +568,43 @@ void rw_remote_dev_gone(struct ib_device *dev)
 		mutex_unlock(&r->rdma);
 	}
 	mutex_unlock(&rw_remotes_lock);
+}
+
+int rw_remote_for_each(int (*fn)(const struct rw_conn_info *info,
+				 bool broken, void *arg), void *arg)
+{
+	struct rw_conn_info *info;
+	struct rw_remote *r;
+	bool replied;
+	int ret = 0;
+
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	mutex_lock(&rw_remotes_lock);
+	list_for_each_entry(r, &rw_remotes, link) {
+		memset(info, 0, sizeof(*info));
+		memcpy(&info->peer, &r->box, sizeof(info->peer));
+		strscpy(info->job, r->job, sizeof(info->job));
+		info->rank = r->rank;
+		info->pushes = atomic64_read(&r->pushes);
+		info->writes = atomic64_read(&r->writes);
+		/* Pairs with the release in rw_remote_ctl_done(). */
+		replied = smp_load_acquire(&r->got_reply);
+		/* The setup out, and its reply in once it came. */
+		info->messages = (r->out_len ? 1 : 0) + (replied ? 1 : 0);
+		mutex_lock(&r->rdma);
+		if (r->id && r->id->device)
+			strscpy(info->dev, dev_name(&r->id->device->dev),
+				sizeof(info->dev));
+		mutex_unlock(&r->rdma);
+		ret = fn(info, READ_ONCE(r->error), arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&rw_remotes_lock);
+	kfree(info);
+	return ret;
 }
 
 /* ---- declare and setup ---- */
@@ -675,6 +726,8 @@ static int rw_remote_send_setup(struct rw_remote *r,
 	ib_dma_sync_single_for_device(dev, r->out_dma, sge.length,
 				      DMA_TO_DEVICE);
 	ret = ib_post_send(r->id->qp, &wr, NULL);
+	if (!ret)
+		r->out_len = sge.length;
 out:
 	kvfree(segs);
 	return ret;
@@ -935,6 +988,8 @@ static int rw_remote_push_chunk(struct rw_remote *r, u32 c)
 			atomic_inc(&r->sq_room);
 			atomic_dec(&r->in_flight);
 			clear_bit(c, r->busy);
+		} else {
+			atomic64_inc(&r->pushes);
 		}
 	}
 	mutex_unlock(&r->rdma);

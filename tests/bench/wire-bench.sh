@@ -30,14 +30,7 @@ if [ "${1:-}" = --full ]; then
 	ITERS=4
 fi
 
-t_ok "load rdma_ucm" rw_modprobe rdma_ucm
-t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
-t_ok "load rdma_rxe" rw_modprobe rdma_rxe
-ip link add veth0 type veth peer name veth1
-ip addr add $BOX/24 dev veth0
-ip link set veth0 up
-ip link set veth1 up
-t_ok "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
+rw_wire_up $BOX
 t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 head -c 32 /dev/urandom >"$RW_OUT/token"
 res=$RW_OUT/results

@@ -20,31 +20,14 @@ WORKER=10.88.0.2
 JOB=cj
 TOKEN=$RW_CLUSTER/token
 
-# await SIDE FILE: wait (180 s at most) for the other side's FILE.
-await() {
-	local _
-	for _ in $(seq 900); do
-		[ -e "$RW_CLUSTER/$1/$2" ] && return 0
-		sleep 0.2
-	done
-	echo "no $1/$2 after 180 s"
-	return 1
-}
-
-t_ok "load rdma_ucm" rw_modprobe rdma_ucm
-t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
-t_ok "load rdma_rxe" rw_modprobe rdma_rxe
-me=$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)
-ip addr add "$me/24" dev eth0
-ip link set eth0 up
-t_ok "rdma link add rxe0 on eth0" rdma link add rxe0 type rxe netdev eth0
+rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
 
 if [ "$RW_ROLE" = box ]; then
 	t_ok "job add $JOB workers 2" "$RWCTL" job add $JOB workers 2 \
 		chunk-size 4096 token-file "$TOKEN"
 	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 	touch "$RW_OUT/ready"
-	t_ok "the worker holds rank 0" await worker holding
+	t_ok "the worker holds rank 0" rw_await worker holding
 	t_eq "the job has the remote worker attached" 1 \
 		"$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')"
 	t_eq "listen show: the worker host's connection as rank 0 of $JOB" \
@@ -53,19 +36,14 @@ if [ "$RW_ROLE" = box ]; then
 	t_eq "stats: rank 0 attached" true \
 		"$("$RWCTL" -j stats show $JOB | jpy '[w["attached"] for w in d["workers"] if w["rank"] == 0][0]')"
 	touch "$RW_OUT/checked"
-	t_ok "the worker is done" await worker done
-	for _ in $(seq 50); do
-		n=$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')
-		[ "$n" = 0 ] && break
-		sleep 0.2
-	done
-	t_eq "its disconnect freed the rank" 0 "$n"
+	t_ok "the worker is done" rw_await worker done
+	t_ok "its disconnect freed the rank" rw_until_attached $JOB 0
 	t_eq "listen show: 3 requests, 1 accepted, auth and in-use refused" \
 		'[3, 1, 1, 1, 0]' \
 		"$("$RWCTL" -j listen show | jpy '[[l["requests"], l["accepted"], l["refused"]["auth"], l["refused"]["in-use"], l["connected"]] for l in d["listeners"]][0]')"
 	t_ok "rmmod rackweave" rmmod rackweave
 else
-	t_ok "the box listens" await box ready
+	t_ok "the box listens" rw_await box ready
 	# The box's ARP entry may take a moment: the first attempt may time out.
 	for _ in $(seq 10); do
 		out=$("$PEER" $WORKER $BOX 18515 \
@@ -83,7 +61,7 @@ else
 	done
 	t_eq "rank 0 connects to the box" accepted "$(head -n 1 "$RW_OUT/hold")"
 	touch "$RW_OUT/holding"
-	t_ok "the box has seen it" await box checked
+	t_ok "the box has seen it" rw_await box checked
 	t_eq "rank 0 again: refused as in use" "refused EADDRINUSE" \
 		"$("$PEER" $WORKER $BOX 18515 "$($REQ $JOB "$TOKEN" 0)" 2>&1)"
 	exec {HOLD[1]}>&-

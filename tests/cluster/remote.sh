@@ -20,63 +20,23 @@ TOKEN=$RW_CLUSTER/token
 ITERS=4
 LONG=1000000
 
-await() {
-	local _
-	for _ in $(seq 900); do
-		[ -e "$RW_CLUSTER/$1/$2" ] && return 0
-		sleep 0.2
-	done
-	echo "no $1/$2 after 180 s"
-	return 1
-}
-
-# attached N: the job has N workers (30 s at most).
-attached() {
-	local _ n
-	for _ in $(seq 150); do
-		n=$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')
-		[ "$n" = "$1" ] && return 0
-		sleep 0.2
-	done
-	echo "attached: $n, wanted $1"
-	return 1
-}
-
-# flowing: both connections pushed and received a few iterations' worth.
-flowing() {
-	local _ n
-	for _ in $(seq 300); do
-		n=$("$RWCTL" -j listen show | jpy "sum(1 for c in d['connections'] if c['pushes'] >= 64 and c['writes'] >= 64)")
-		[ "$n" = 2 ] && return 0
-		sleep 0.2
-	done
-	"$RWCTL" listen show
-	return 1
-}
-
-t_ok "load rdma_ucm" rw_modprobe rdma_ucm
-t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
-t_ok "load rdma_rxe" rw_modprobe rdma_rxe
-me=$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)
-ip addr add "$me/24" dev eth0
-ip link set eth0 up
-t_ok "rdma link add rxe0 on eth0" rdma link add rxe0 type rxe netdev eth0
+rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
 
 if [ "$RW_ROLE" = box ]; then
 	t_ok "job add $JOB workers 2" "$RWCTL" job add $JOB workers 2 \
 		chunk-size 4096 optim sgd lr 0.5 token-file "$TOKEN"
 	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 	touch "$RW_OUT/ready"
-	t_ok "the worker host started a long run" await worker long
-	t_ok "both remote trainers' chunks flow" flowing
+	t_ok "the worker host started a long run" rw_await worker long
+	t_ok "both remote trainers' chunks flow" rw_until_flowing 2
 	t_eq "both ranks attached from the worker host" \
 		"[[\"$WORKER\", 0], [\"$WORKER\", 1]]" \
 		"$("$RWCTL" -j listen show | jpy 'sorted([c["addr"], c["rank"]] for c in d["connections"])')"
 	touch "$RW_OUT/flowing"
-	t_ok "the worker host deleted its device" await worker cut
-	t_ok "the box freed both ranks" attached 0
+	t_ok "the worker host deleted its device" rw_await worker cut
+	t_ok "the box freed both ranks" rw_until_attached $JOB 0
 	touch "$RW_OUT/freed"
-	t_ok "the worker is done" await worker done
+	t_ok "the worker is done" rw_await worker done
 	t_ok "rmmod rackweave" rmmod rackweave
 else
 	# trainer NAME RANK ITERS: wire-local through this host's module.
@@ -86,7 +46,7 @@ else
 	result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
 	hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
 
-	t_ok "the box listens" await box ready
+	t_ok "the box listens" rw_await box ready
 	# The box's ARP entry may take a moment: the first attach may retry.
 	for _ in $(seq 10); do
 		"$LOCAL" nosuchjob "$TOKEN" 0 2 1 $BOX >"$RW_OUT/probe.log" 2>&1
@@ -111,7 +71,7 @@ else
 	trainer long 1 $LONG
 	p1=$!
 	touch "$RW_OUT/long"
-	t_ok "the box sees them training" await box flowing
+	t_ok "the box sees them training" rw_await box flowing
 	t_fails "rmmod rackweave under attached trainers: refused" rmmod rackweave
 	t_ok "rdma link delete rxe0 mid-run" timeout 60 rdma link delete rxe0
 	wait $p0
@@ -121,7 +81,7 @@ else
 	t_ok "rank 1 ended: the connection was lost" \
 		grep -q "^error: .*connection to the remote box was lost" "$RW_OUT/long-1.log"
 	touch "$RW_OUT/cut"
-	t_ok "the box freed the ranks" await box freed
+	t_ok "the box freed the ranks" rw_await box freed
 	t_ok "rdma link add rxe0 again" rdma link add rxe0 type rxe netdev eth0
 	for _ in $(seq 10); do
 		"$LOCAL" nosuchjob "$TOKEN" 0 2 1 $BOX >"$RW_OUT/probe2.log" 2>&1

@@ -20,42 +20,14 @@ JOB=ct
 TOKEN=$RW_CLUSTER/token
 ITERS=4
 
-await() {
-	local _
-	for _ in $(seq 900); do
-		[ -e "$RW_CLUSTER/$1/$2" ] && return 0
-		sleep 0.2
-	done
-	echo "no $1/$2 after 180 s"
-	return 1
-}
-
-# attached N: wait (20 s at most) until the job has N workers.
-attached() {
-	local _ n
-	for _ in $(seq 100); do
-		n=$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')
-		[ "$n" = "$1" ] && return 0
-		sleep 0.2
-	done
-	echo "attached: $n, wanted $1"
-	return 1
-}
-
-t_ok "load rdma_ucm" rw_modprobe rdma_ucm
-t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
-t_ok "load rdma_rxe" rw_modprobe rdma_rxe
-me=$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)
-ip addr add "$me/24" dev eth0
-ip link set eth0 up
-t_ok "rdma link add rxe0 on eth0" rdma link add rxe0 type rxe netdev eth0
+rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
 
 if [ "$RW_ROLE" = box ]; then
 	t_ok "job add $JOB workers 2" "$RWCTL" job add $JOB workers 2 \
 		chunk-size 4096 optim sgd lr 0.5 token-file "$TOKEN"
 	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 	touch "$RW_OUT/ready"
-	t_ok "the worker host trained and holds" await worker holding
+	t_ok "the worker host trained and holds" rw_await worker holding
 	t_eq "both ranks attached from the worker host" \
 		"[[\"$WORKER\", 0], [\"$WORKER\", 1]]" \
 		"$("$RWCTL" -j listen show | jpy 'sorted([c["addr"], c["rank"]] for c in d["connections"])')"
@@ -63,14 +35,14 @@ if [ "$RW_ROLE" = box ]; then
 		"$(cat "$RW_CLUSTER/worker/chunks") $(cat "$RW_CLUSTER/worker/chunks")" \
 		"$("$RWCTL" -j listen show | jpy '" ".join(str(c["pushes"]) for c in sorted(d["connections"], key=lambda c: c["rank"]))')"
 	touch "$RW_OUT/checked"
-	t_ok "the worker killed rank 1" await worker killed
-	t_ok "kill -9 freed rank 1 on the box" attached 1
+	t_ok "the worker killed rank 1" rw_await worker killed
+	t_ok "kill -9 freed rank 1 on the box" rw_until_attached $JOB 1
 	touch "$RW_OUT/freed"
-	t_ok "the worker is done" await worker done
-	t_ok "every worker left" attached 0
+	t_ok "the worker is done" rw_await worker done
+	t_ok "every worker left" rw_until_attached $JOB 0
 	t_ok "rmmod rackweave" rmmod rackweave
 else
-	t_ok "the box listens" await box ready
+	t_ok "the box listens" rw_await box ready
 	# The box's ARP entry may take a moment: retry the first connection.
 	for _ in $(seq 10); do
 		out=$("$PEER" $WORKER $BOX 18515 \
@@ -111,11 +83,11 @@ else
 	sed -n 's/^set up \([0-9]*\) chunks$/\1/p' "$RW_OUT/a-0.log" |
 		awk -v i=$ITERS '{print $1 * i}' >"$RW_OUT/chunks"
 	touch "$RW_OUT/holding"
-	t_ok "the box has seen them" await box checked
+	t_ok "the box has seen them" rw_await box checked
 	kill -9 "$pid_1"
 	wait "$pid_1" 2>/dev/null
 	touch "$RW_OUT/killed"
-	t_ok "the box freed rank 1" await box freed
+	t_ok "the box freed rank 1" rw_await box freed
 	exec 8>&-
 	wait "$pid_0"
 	exec 9>&-

@@ -289,7 +289,7 @@ static void rw_put_conn(struct nl_msg *m, const uint8_t *addr, int len,
 
 static void rw_put_two(struct nl_msg *m)
 {
-	struct nlattr *list;
+	struct nlattr *list, *e;
 
 	rw_put_header(m);
 	list = nla_nest_start(m, RW_A_LISTENERS);
@@ -300,6 +300,20 @@ static void rw_put_two(struct nl_msg *m)
 	list = nla_nest_start(m, RW_A_CONNECTIONS);
 	assert_non_null(list);
 	rw_put_conn(m, rw_peer, sizeof(rw_peer), 0);
+	nla_nest_end(m, list);
+	/* A remote attachment: the same attributes, and _BROKEN. */
+	list = nla_nest_start(m, RW_A_REMOTES);
+	assert_non_null(list);
+	e = nla_nest_start(m, RW_A_REMOTES_ENTRY);
+	assert_non_null(e);
+	assert_int_equal(nla_put(m, RW_CONN_A_ADDR, 4, rw_v4), 0);
+	assert_int_equal(nla_put_u16(m, RW_CONN_A_PORT, 18515), 0);
+	assert_int_equal(nla_put_string(m, RW_CONN_A_DEV, ""), 0);
+	assert_int_equal(nla_put_string(m, RW_CONN_A_JOB, "far"), 0);
+	assert_int_equal(nla_put_u32(m, RW_CONN_A_RANK, 3), 0);
+	assert_int_equal(nla_put_u64(m, RW_CONN_A_PUSHES, 46), 0);
+	assert_int_equal(nla_put_u8(m, RW_CONN_A_BROKEN, 1), 0);
+	nla_nest_end(m, e);
 	nla_nest_end(m, list);
 }
 
@@ -353,6 +367,18 @@ static void rw_test_status_listeners(void **state)
 	assert_int_equal(fx->st.conns[0].pushes, 115);
 	assert_int_equal(fx->st.conns[0].writes, 138);
 	assert_int_equal(fx->st.conns[0].messages, 2);
+	assert_false(fx->st.conns[0].broken);
+
+	assert_int_equal(fx->st.nr_remotes, 1);
+	assert_int_equal(fx->st.remotes[0].family, AF_INET);
+	assert_memory_equal(fx->st.remotes[0].addr, rw_v4, 4);
+	assert_int_equal(fx->st.remotes[0].port, 18515);
+	assert_string_equal(fx->st.remotes[0].dev, "");
+	assert_string_equal(fx->st.remotes[0].job, "far");
+	assert_int_equal(fx->st.remotes[0].rank, 3);
+	assert_int_equal(fx->st.remotes[0].pushes, 46);
+	assert_int_equal(fx->st.remotes[0].writes, 0);
+	assert_true(fx->st.remotes[0].broken);
 }
 
 /* A module without the data path sends no counters: they read as 0. */
@@ -651,6 +677,23 @@ static int rw_fetch(struct rwctl_status *st, char *msg, size_t msglen)
 	st->conns[0].writes = 138;
 	st->conns[0].messages = 2;
 	st->nr_conns = 1;
+	/* This host attached to two jobs elsewhere; one link went. */
+	st->remotes = calloc(2, sizeof(*st->remotes));
+	assert_non_null(st->remotes);
+	st->remotes[0].family = AF_INET;
+	memcpy(st->remotes[0].addr, rw_v4, 4);
+	st->remotes[0].port = 18515;
+	snprintf(st->remotes[0].dev, sizeof(st->remotes[0].dev), "rxe0");
+	snprintf(st->remotes[0].job, sizeof(st->remotes[0].job), "far");
+	st->remotes[0].rank = 3;
+	st->remotes[0].pushes = 46;
+	st->remotes[0].writes = 69;
+	st->remotes[0].messages = 2;
+	st->remotes[1] = st->remotes[0];
+	st->remotes[1].dev[0] = 0;
+	st->remotes[1].rank = 0;
+	st->remotes[1].broken = true;
+	st->nr_remotes = 2;
 	return 0;
 }
 
@@ -714,7 +757,12 @@ static const char rw_text[] =
 	"  requests 3  accepted 0  connected 0\n"
 	"connections:\n"
 	"  10.88.0.2:40675  rxe0  job cj  rank 1  pushes 115  writes 138"
-	"  messages 2\n";
+	"  messages 2\n"
+	"attached to other boxes:\n"
+	"  10.77.0.1:18515  rxe0  job far  rank 3  pushes 46  writes 69"
+	"  messages 2\n"
+	"  10.77.0.1:18515  job far  rank 0  pushes 46  writes 69"
+	"  messages 2  connection lost\n";
 
 static const char rw_json[] =
 	"{\"listeners\":["
@@ -728,7 +776,13 @@ static const char rw_json[] =
 	"\"in-use\":0,\"stale\":0,\"other\":0}}],"
 	"\"connections\":[{\"addr\":\"10.88.0.2\",\"port\":40675,"
 	"\"device\":\"rxe0\",\"job\":\"cj\",\"rank\":1,\"pushes\":115,"
-	"\"writes\":138,\"messages\":2}]}\n";
+	"\"writes\":138,\"messages\":2}],"
+	"\"remotes\":[{\"addr\":\"10.77.0.1\",\"port\":18515,"
+	"\"device\":\"rxe0\",\"job\":\"far\",\"rank\":3,\"pushes\":46,"
+	"\"writes\":69,\"messages\":2,\"broken\":false},"
+	"{\"addr\":\"10.77.0.1\",\"port\":18515,"
+	"\"device\":\"\",\"job\":\"far\",\"rank\":0,\"pushes\":46,"
+	"\"writes\":69,\"messages\":2,\"broken\":true}]}\n";
 
 static void rw_test_show_text(void **state)
 {
@@ -780,7 +834,8 @@ static void rw_test_show_json(void **state)
 	rw_be.no_listeners = true;
 	RUN("-j", "listen", "show");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
-	assert_string_equal(rw_last.out, "{\"listeners\":[],\"connections\":[]}\n");
+	assert_string_equal(rw_last.out,
+			    "{\"listeners\":[],\"connections\":[],\"remotes\":[]}\n");
 }
 
 static void rw_test_dev_show(void **state)

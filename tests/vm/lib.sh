@@ -130,6 +130,64 @@ ev = [e for e in map(json.loads, open(sys.argv[1])) if e.get("job") != "rw-ping"
 print(json.dumps([eval(sys.argv[2]) for e in ev]))' "$1" "$2"
 }
 
+# rw_wire_up ADDR: the modules the wire needs (rdma_ucm before ours: ib_core
+# removes a device's clients newest first, so the module lets go of a
+# device before ib_uverbs waits for user contexts rxe cannot disassociate)
+# and rxe0 with ADDR, over a veth pair, or over eth0 with --eth0 (the
+# two-VM tests). Each step is a TAP check.
+rw_wire_up() {
+	local dev=veth0
+	t_ok "load rdma_ucm" rw_modprobe rdma_ucm
+	t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
+	t_ok "load rdma_rxe" rw_modprobe rdma_rxe
+	if [ "${2:-}" = --eth0 ]; then
+		dev=eth0
+	else
+		ip link add veth0 type veth peer name veth1
+		ip link set veth1 up
+	fi
+	ip addr add "$1/24" dev $dev
+	ip link set $dev up
+	t_ok "rdma link add rxe0 on $dev" rdma link add rxe0 type rxe netdev $dev
+}
+
+# rw_until_attached JOB N: the job has N workers attached (30 s at most).
+rw_until_attached() {
+	local _ n
+	for _ in $(seq 150); do
+		n=$("$RWCTL" -j job show "$1" | jpy 'd["jobs"][0]["attached"]')
+		[ "$n" = "$2" ] && return 0
+		sleep 0.2
+	done
+	echo "attached: $n, wanted $2"
+	return 1
+}
+
+# rw_until_flowing N [JOB]: N connections (of JOB) have each pushed 64
+# chunks and had 64 answered, so training is under way (60 s at most).
+rw_until_flowing() {
+	local _ n
+	for _ in $(seq 300); do
+		n=$("$RWCTL" -j listen show | jpy "sum(1 for c in d['connections'] if '${2:-}' in ('', c['job']) and c['pushes'] >= 64 and c['writes'] >= 64)")
+		[ "$n" = "$1" ] && return 0
+		sleep 0.2
+	done
+	"$RWCTL" listen show
+	return 1
+}
+
+# rw_await SIDE FILE: in a two-VM test, the other side has made FILE in
+# its out directory (180 s at most).
+rw_await() {
+	local _
+	for _ in $(seq 900); do
+		[ -e "$RW_CLUSTER/$1/$2" ] && return 0
+		sleep 0.2
+	done
+	echo "no $1/$2 after 180 s"
+	return 1
+}
+
 t_done() {
 	exit "$t_failed"
 }

@@ -25,15 +25,7 @@ PORT=18515
 LONG=100000	# iterations: far more than the test waits for
 ITERS=4
 
-# rdma_ucm before the module: see wire-listen.sh.
-t_ok "load rdma_ucm" rw_modprobe rdma_ucm
-t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
-t_ok "load rdma_rxe" rw_modprobe rdma_rxe
-ip link add veth0 type veth peer name veth1
-ip addr add $BOX/24 dev veth0
-ip link set veth0 up
-ip link set veth1 up
-t_ok "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
+rw_wire_up $BOX
 t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 head -c 32 /dev/urandom >"$RW_OUT/token"
 
@@ -52,31 +44,6 @@ pair() {
 			>"$RW_OUT/$3-$r.log" 2>&1 &
 		eval "pid$r=\$!"
 	done
-}
-
-# flowing JOB: both connections of JOB have pushed and received
-# parameters for a few iterations (60 s at most).
-flowing() {
-	local _ n
-	for _ in $(seq 300); do
-		n=$("$RWCTL" -j listen show | jpy "sum(1 for c in d['connections'] if c['job'] == '$1' and c['pushes'] >= 64 and c['writes'] >= 64)")
-		[ "$n" = 2 ] && return 0
-		sleep 0.2
-	done
-	"$RWCTL" listen show
-	return 1
-}
-
-# attached JOB N: the job has N workers (20 s at most).
-attached() {
-	local _ n
-	for _ in $(seq 100); do
-		n=$("$RWCTL" -j job show "$1" | jpy 'd["jobs"][0]["attached"]')
-		[ "$n" = "$2" ] && return 0
-		sleep 0.2
-	done
-	echo "attached: $n, wanted $2"
-	return 1
 }
 
 # ended PID: the process exits within 30 s; its status is not 0.
@@ -109,9 +76,9 @@ result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
 # --- the box's device goes mid-run ---
 t_ok "job add dev" job dev
 pair dev $LONG dev
-t_ok "two remote workers are training" flowing dev
+t_ok "two remote workers are training" rw_until_flowing 2 dev
 t_ok "rdma link delete rxe0 mid-run" timeout 60 rdma link delete rxe0
-t_ok "the box closed both connections" attached dev 0
+t_ok "the box closed both connections" rw_until_attached dev 0
 t_ok "rank 0 ended with an error" ended "$pid0"
 t_ok "rank 1 ended with an error" ended "$pid1"
 t_ok "rank 0 heard the connection break" cut "$RW_OUT/dev-0.log"
@@ -132,7 +99,7 @@ t_eq "a new pair trains the job from the start, exactly" \
 # --- the module goes mid-run ---
 t_ok "job add mod" job mod
 pair mod $LONG mod
-t_ok "two remote workers are training" flowing mod
+t_ok "two remote workers are training" rw_until_flowing 2 mod
 t_ok "rmmod rackweave mid-run" timeout 60 rmmod rackweave
 t_ok "rank 0 ended with an error" ended "$pid0"
 t_ok "rank 1 ended with an error" ended "$pid1"

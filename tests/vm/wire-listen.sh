@@ -23,17 +23,7 @@ SRC=$BOX
 PORT=18515
 JOB=wj
 
-# rdma_ucm (and ib_uverbs) before the module: ib_core removes a device's
-# clients newest first, so the module closes its connections before
-# ib_uverbs waits for the peer (rxe cannot disassociate a user context).
-t_ok "load rdma_ucm" rw_modprobe rdma_ucm
-t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
-t_ok "load rdma_rxe" rw_modprobe rdma_rxe
-ip link add veth0 type veth peer name veth1
-ip addr add $BOX/24 dev veth0
-ip link set veth0 up
-ip link set veth1 up
-t_ok "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
+rw_wire_up $BOX
 
 head -c 32 /dev/urandom >"$RW_OUT/token"
 head -c 32 /dev/urandom >"$RW_OUT/other"
@@ -116,17 +106,7 @@ unhold() {
 # The box's protection domains (rdma_cm names the module as their owner).
 box_pds() { rdma resource show pd | grep -c "\[rackweave\]"; }
 
-# until_attached N: wait (10 s at most) until the job has N workers.
-until_attached() {
-	local _ n
-	for _ in $(seq 100); do
-		n=$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')
-		[ "$n" = "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "attached: $n, wanted $1"
-	return 1
-}
+until_attached() { rw_until_attached $JOB "$1"; }
 
 hold 0 "$RW_OUT/hold0"
 t_eq "a peer connects as rank 0 and holds" accepted "$(head -n 1 "$RW_OUT/hold0")"

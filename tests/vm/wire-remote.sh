@@ -21,14 +21,7 @@ LOCAL=$RW_TOP/build/tests/vm/wire-local
 BOX=10.77.0.1
 ITERS=5
 
-t_ok "load rdma_ucm" rw_modprobe rdma_ucm
-t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
-t_ok "load rdma_rxe" rw_modprobe rdma_rxe
-ip link add veth0 type veth peer name veth1
-ip addr add $BOX/24 dev veth0
-ip link set veth0 up
-ip link set veth1 up
-t_ok "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
+rw_wire_up $BOX
 t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 head -c 32 /dev/urandom >"$RW_OUT/token"
 head -c 32 /dev/urandom >"$RW_OUT/other"
@@ -104,6 +97,14 @@ done
 trainer bad 0 "$RW_OUT/bad-taken.log" $BOX
 wait $!
 t_ok "a rank already attached: refused" grep -q "^error: attach: this rank is already attached" "$RW_OUT/bad-taken.log"
+t_eq "listen show: this host's attachment to the box, up" \
+	"[[\"$BOX\", 18515, \"rxe0\", \"bad\", 0, 2, false]]" \
+	"$("$RWCTL" -j listen show | jpy '[[r["addr"], r["port"], r["device"], r["job"], r["rank"], r["messages"], r["broken"]] for r in d["remotes"]]')"
+t_eq "... and the box's view of it: a connection of job bad, rank 0" \
+	'[["bad", 0]]' \
+	"$("$RWCTL" -j listen show | jpy '[[c["job"], c["rank"]] for c in d["connections"]]')"
+t_ok "listen show in text: the attachment" sh -c \
+	"'$RWCTL' listen show | grep -A1 '^attached to other boxes:' | grep -q '$BOX:18515  rxe0  job bad  rank 0'"
 
 # Deleting the job by force ends the waiting remote trainer.
 t_ok "job del bad force" "$RWCTL" job del bad force
@@ -111,5 +112,7 @@ wait $hpid
 t_ok "the remote trainer hears the connection go" grep -q "connection to the remote box was lost\|the job was deleted" "$RW_OUT/hold.log"
 
 t_ok "job del mix far" sh -c "'$RWCTL' job del mix && '$RWCTL' job del far"
+t_eq "listen show: no attachment left" '[]' \
+	"$("$RWCTL" -j listen show | jpy 'd["remotes"]')"
 t_ok "rmmod rackweave" rmmod rackweave
 t_done

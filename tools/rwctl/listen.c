@@ -6,7 +6,9 @@
  *   10.77.0.1:18515  rxe0  up  requests 7  accepted 2  connected 1
  *     refused 5: proto 1, auth 2, clock 1, in-use 1
  *   connections:
- *     10.88.0.2:40675  rxe0  job train rank 0
+ *     10.88.0.2:40675  rxe0  job train rank 0  pushes 4  writes 6  messages 2
+ *   attached to other boxes:
+ *     10.88.0.1:18515  rxe0  job other rank 1  pushes 8  writes 10  messages 2
  *
  * Text lists only the refusal reasons that happened; JSON has them all.
  * "rank" counts ranks not below the job's worker count (ERANGE), "in-use"
@@ -143,30 +145,41 @@ void rwctl_listen_print_list(struct rwctl_printer *p,
 	rwctl_pr_arr_close(p);
 }
 
+/*
+ * @n connections under @key, after the heading @title when there are any:
+ * the box's remote workers, or (@remote) this host's attachments to other
+ * boxes, which also say whether they are still up.
+ */
 static void rwctl_listen_print_conns(struct rwctl_printer *p,
-				     const struct rwctl_status *st)
+				     const char *key, const char *title,
+				     const struct rwctl_conn *conns, size_t n,
+				     bool remote)
 {
 	char where[INET6_ADDRSTRLEN + 16], a[INET6_ADDRSTRLEN];
 	const struct rwctl_conn *c;
 	size_t i;
 
-	if (st->nr_conns)
-		rwctl_pr_text(p, "connections:\n");
-	rwctl_pr_arr_open(p, "connections");
-	for (i = 0; i < st->nr_conns; i++) {
-		c = &st->conns[i];
+	if (n)
+		rwctl_pr_text(p, "%s\n", title);
+	rwctl_pr_arr_open(p, key);
+	for (i = 0; i < n; i++) {
+		c = &conns[i];
 		rwctl_listen_render(a, where, sizeof(where), c->family,
 				    c->addr, c->port);
 		rwctl_pr_obj_open(p, NULL);
 		rwctl_pr_text(p, "  %s", where);
 		rwctl_pr_str(p, "addr", NULL, a);
 		rwctl_pr_u32(p, "port", NULL, c->port);
-		rwctl_pr_str(p, "device", "  %s", c->dev);
+		/* A lost attachment has no device left. */
+		rwctl_pr_str(p, "device", c->dev[0] ? "  %s" : NULL, c->dev);
 		rwctl_pr_str(p, "job", "  job %s", c->job);
 		rwctl_pr_u32(p, "rank", "  rank %u", c->rank);
 		rwctl_pr_u64(p, "pushes", "  pushes %" PRIu64, c->pushes);
 		rwctl_pr_u64(p, "writes", "  writes %" PRIu64, c->writes);
 		rwctl_pr_u64(p, "messages", "  messages %" PRIu64, c->messages);
+		if (remote)
+			rwctl_pr_bool(p, "broken", c->broken ?
+				      "  connection lost" : NULL, c->broken);
 		rwctl_pr_obj_close(p);
 		rwctl_pr_nl(p);
 	}
@@ -178,7 +191,10 @@ static void rwctl_listen_print(struct rwctl_printer *p,
 {
 	rwctl_pr_obj_open(p, NULL);
 	rwctl_listen_print_list(p, st);
-	rwctl_listen_print_conns(p, st);
+	rwctl_listen_print_conns(p, "connections", "connections:", st->conns,
+				 st->nr_conns, false);
+	rwctl_listen_print_conns(p, "remotes", "attached to other boxes:",
+				 st->remotes, st->nr_remotes, true);
 	rwctl_pr_obj_close(p);
 }
 
@@ -267,7 +283,7 @@ static const struct rwctl_cmd rwctl_listen_cmds[] = {
 	{
 		.name = "show",
 		.alias = "list",
-		.help = "listeners (requests, connections, refusals) and remote workers",
+		.help = "listeners (requests, connections, refusals), remote workers, attachments to other boxes",
 		.run = rwctl_listen_show,
 	},
 	{

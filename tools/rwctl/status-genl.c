@@ -35,6 +35,7 @@ static const struct nla_policy rwctl_status_policy[RW_A_MAX + 1] = {
 	[RW_A_AGG_IMPL]		= { .type = NLA_STRING, .maxlen = RW_AGG_IMPL_NAME_MAX },
 	[RW_A_LISTENERS]	= { .type = NLA_NESTED },
 	[RW_A_CONNECTIONS]	= { .type = NLA_NESTED },
+	[RW_A_REMOTES]		= { .type = NLA_NESTED },
 };
 
 static const struct nla_policy rwctl_node_policy[RW_NODE_A_MAX + 1] = {
@@ -79,6 +80,7 @@ static const struct nla_policy rwctl_conn_policy[RW_CONN_A_MAX + 1] = {
 	[RW_CONN_A_PUSHES]	= RWCTL_U64_POLICY,
 	[RW_CONN_A_WRITES]	= RWCTL_U64_POLICY,
 	[RW_CONN_A_MESSAGES]	= RWCTL_U64_POLICY,
+	[RW_CONN_A_BROKEN]	= { .type = NLA_U8, .minlen = 1, .maxlen = 1 },
 };
 
 #define rwctl_genl_bad(msg, msglen, fmt, ...)				\
@@ -92,6 +94,7 @@ void rwctl_status_free(struct rwctl_status *st)
 	free(st->devs);
 	free(st->listeners);
 	free(st->conns);
+	free(st->remotes);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -245,6 +248,8 @@ static int rwctl_genl_fill_conn(struct nlattr **tb, void *elem, size_t i,
 		c->writes = nla_get_u64(tb[RW_CONN_A_WRITES]);
 	if (tb[RW_CONN_A_MESSAGES])
 		c->messages = nla_get_u64(tb[RW_CONN_A_MESSAGES]);
+	if (tb[RW_CONN_A_BROKEN])
+		c->broken = nla_get_u8(tb[RW_CONN_A_BROKEN]);
 	return 0;
 }
 
@@ -283,6 +288,10 @@ static const struct rwctl_genl_list rwctl_list_listeners = {
 };
 static const struct rwctl_genl_list rwctl_list_conns = {
 	"connection", RW_A_CONNECTIONS_ENTRY, RW_CONN_A_MAX, rwctl_conn_policy,
+	rwctl_conn_required, sizeof(struct rwctl_conn), rwctl_genl_fill_conn,
+};
+static const struct rwctl_genl_list rwctl_list_remotes = {
+	"remote", RW_A_REMOTES_ENTRY, RW_CONN_A_MAX, rwctl_conn_policy,
 	rwctl_conn_required, sizeof(struct rwctl_conn), rwctl_genl_fill_conn,
 };
 
@@ -331,6 +340,11 @@ int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 	err = rwctl_genl_parse_list(tb[RW_A_CONNECTIONS], &rwctl_list_conns,
 				    &a, &st->nr_conns, msg, msglen);
 	st->conns = a;
+	if (err)
+		return err;
+	err = rwctl_genl_parse_list(tb[RW_A_REMOTES], &rwctl_list_remotes,
+				    &a, &st->nr_remotes, msg, msglen);
+	st->remotes = a;
 	return err;
 }
 

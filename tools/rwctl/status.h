@@ -50,7 +50,12 @@ struct rwctl_listener {
 	uint64_t refused[RWCTL_REF_NR];
 };
 
-/* A remote worker connected to the box now. */
+/*
+ * A remote worker connected to the box now, or (in remotes) this host's
+ * attachment to a job on another box, seen from this side: the box's
+ * address, this host's device, chunks pushed there and parameters written
+ * here.
+ */
 struct rwctl_conn {
 	int family;			/* AF_INET or AF_INET6 */
 	uint8_t addr[16];		/* the peer's, network order */
@@ -61,6 +66,7 @@ struct rwctl_conn {
 	uint64_t pushes;		/* gradient chunks received */
 	uint64_t writes;		/* parameter chunks written */
 	uint64_t messages;		/* control messages, both ways */
+	bool broken;			/* remotes: the connection is lost */
 };
 
 struct rwctl_status {
@@ -78,6 +84,8 @@ struct rwctl_status {
 	size_t nr_listeners;
 	struct rwctl_conn *conns;
 	size_t nr_conns;
+	struct rwctl_conn *remotes;
+	size_t nr_remotes;
 };
 
 /* Free the arrays and zero @st; safe on a zeroed or half-parsed struct. */
