@@ -5,8 +5,8 @@
  *
  *   softmax-trainer --job NAME --token-file PATH --rank R --workers W
  *                   --data FILE [--epochs N] [--batch B] [--out FILE]
- *                   [--timeout MS] [--device PATH] [--async] [--quiet]
- *                   [--verbose]
+ *                   [--timeout MS] [--device PATH] [--box ADDR[:PORT]]
+ *                   [--async] [--quiet] [--verbose]
  *
  * Start W of them (ranks 0..W-1) against a job created with as many
  * workers; see examples/README.md. Each step a worker pulls every chunk,
@@ -16,7 +16,8 @@
  * gradients in rank order, scales by 1/W and applies the job's optimizer.
  * With --async the push and the next pull go through rw_pushpull_start()
  * and rw_wait(), the way an event-driven trainer would; the result is the
- * same.
+ * same. With --box the job runs on another host's box: this host's module
+ * connects to it over RDMA (rw_attach_remote) and the rest is unchanged.
  *
  * Exit status: 0 done, 1 error, 2 usage.
  */
@@ -39,6 +40,7 @@ struct trainer_opts {
 	const char *data;
 	const char *out;
 	const char *device;
+	const char *box;
 	uint32_t rank;
 	uint32_t workers;
 	uint32_t epochs;
@@ -52,8 +54,8 @@ struct trainer_opts {
 static const char trainer_usage[] =
 "usage: softmax-trainer --job NAME --token-file PATH --rank R --workers W\n"
 "                       --data FILE [--epochs N] [--batch B] [--out FILE]\n"
-"                       [--timeout MS] [--device PATH] [--async] [--quiet]\n"
-"                       [--verbose]\n"
+"                       [--timeout MS] [--device PATH] [--box ADDR[:PORT]]\n"
+"                       [--async] [--quiet] [--verbose]\n"
 "\n"
 "  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
 "  --token-file PATH   its token: 32 raw bytes or 64 hex digits\n"
@@ -65,6 +67,8 @@ static const char trainer_usage[] =
 "  --out FILE          write the final parameters: float32 W[10][64], b[10]\n"
 "  --timeout MS        give up on a push or pull after MS ms (default: never)\n"
 "  --device PATH       the RackWeave device (default " RW_DEV_PATH ")\n"
+"  --box ADDR[:PORT]   the job runs on the box listening there (another\n"
+"                      host): attach over RDMA through this host's module\n"
 "  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
@@ -116,6 +120,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "out", required_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "device", required_argument, NULL, 'D' },
+		{ "box", required_argument, NULL, 'B' },
 		{ "async", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -133,6 +138,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		case 'd': o->data = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'D': o->device = optarg; break;
+		case 'B': o->box = optarg; break;
 		case 'a': o->async = true; break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
@@ -208,7 +214,10 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 		trainer_err(err, "token file %s", o->token_file);
 		return err;
 	}
-	err = rw_attach(ctx, o->job, token, o->rank, 0);
+	if (o->box)
+		err = rw_attach_remote(ctx, o->job, token, o->rank, o->box);
+	else
+		err = rw_attach(ctx, o->job, token, o->rank, 0);
 	explicit_bzero(token, sizeof(token));
 	if (err == -ENOENT) {
 		trainer_err(0, "no job named '%s' (rwctl job add %s workers %"
@@ -216,7 +225,8 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 		return err;
 	}
 	if (err) {
-		trainer_err(err, "cannot attach to job '%s'", o->job);
+		trainer_err(err, "cannot attach to job '%s'%s%s", o->job,
+			    o->box ? " at " : "", o->box ? o->box : "");
 		return err;
 	}
 	err = rw_declare(ctx, tensors, 2, 0);

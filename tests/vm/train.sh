@@ -7,7 +7,9 @@
 # and under SSP. BSP parameters must be bit-identical to the single-process
 # reference (tests/vm/softmax-ref: the same shards and gradients, summed
 # and applied by the module's own aggregation code); under both the loss
-# must fall. A read-only observer keeps the run alive and reads the
+# must fall. Then the same BSP job with 4 trainers that attach over the
+# wire (--box: rw_attach_remote through this host's module, rxe0 looped
+# back as in wire-listen.sh), two of them asynchronous: bit-identical too. A read-only observer keeps the run alive and reads the
 # parameters the way a checkpointer would; topology and statistics are read
 # with rwctl while the run exists.
 . "$(dirname "$0")/lib.sh"
@@ -18,14 +20,16 @@ EPOCHS=3
 BATCH=64
 W=4
 
-t_ok "load ib_core and rackweave.ko" rw_load
+BOX=10.77.0.1
+rw_wire_up $BOX
 data=$RW_OUT/digits.bin
 t_ok "export the digits data set" /usr/bin/python3 "$RW_TOP/examples/digits-export.py" "$data" --shuffle 1
 impl=$("$RWCTL" -j status | jpy 'd["agg_impl"]')
 head -c 32 /dev/urandom >"$RW_OUT/token"
 
 # run_job NAME: train with W workers while an observer holds the run;
-# leaves the trainers' logs and outputs in $RW_OUT/NAME-*.
+# leaves the trainers' logs and outputs in $RW_OUT/NAME-*. $EXTRA: more
+# trainer options; ranks from $ASYNC_FROM on add --async.
 run_job() {
 	local job=$1 r pids=() rc=0
 	rm -f "$RW_OUT/$job-go"
@@ -37,9 +41,12 @@ run_job() {
 		sleep 0.1
 	done
 	for r in $(seq 0 $((W - 1))); do
+		# shellcheck disable=SC2086 # $extra: words on purpose
 		"$TRAINER" --job "$job" --token-file "$RW_OUT/token" --rank "$r" --workers $W \
 			--data "$data" --epochs $EPOCHS --batch $BATCH --verbose \
-			--out "$RW_OUT/$job-params-$r.bin" >"$RW_OUT/$job-rank$r.log" 2>&1 &
+			--out "$RW_OUT/$job-params-$r.bin" ${EXTRA:-} \
+			$([ -n "${ASYNC_FROM:-}" ] && [ "$r" -ge "$ASYNC_FROM" ] && echo --async) \
+			>"$RW_OUT/$job-rank$r.log" 2>&1 &
 		pids+=($!)
 	done
 	for r in "${!pids[@]}"; do
@@ -89,6 +96,23 @@ t_ok "observer: its copy equals the trainers' parameters" cmp "$RW_OUT/bsp4-obse
 t_eq "the run ended with its last user: no layout left" null \
 	"$("$RWCTL" -j job show bsp4 | jpy 'd["jobs"][0].get("tensors")')"
 t_ok "job del bsp4" "$RWCTL" job del bsp4
+
+# ---- BSP over the wire: the trainers attach through rw_attach_remote ----
+t_ok "listen add $BOX" "$RWCTL" listen add $BOX
+t_ok "job add wire4: the same BSP job" \
+	"$RWCTL" job add wire4 workers $W lr 0.5 chunk-size 4096 token-file "$RW_OUT/token"
+EXTRA="--box $BOX" ASYNC_FROM=2
+t_ok "BSP over the wire: 4 remote trainers (2 async) train $EPOCHS epochs" run_job wire4
+EXTRA= ASYNC_FROM=
+t_eq "... each trainer was a connection of the box" 4 \
+	"$(dmesg | grep -c 'job wire4 rank [0-3]: connected to')"
+t_ok "BSP over the wire: parameters bit-identical to the reference" \
+	sh -c "for r in 0 1 2 3; do cmp '$RW_OUT/bsp4-ref.bin' \"$RW_OUT/wire4-params-\$r.bin\" || exit 1; done"
+touch "$RW_OUT/wire4-go"
+wait $obs
+t_ok "observer on the box: its copy equals the remote trainers' parameters" \
+	cmp "$RW_OUT/wire4-observed.bin" "$RW_OUT/wire4-params-0.bin"
+t_ok "job del wire4" "$RWCTL" job del wire4
 
 # ---- SSP ----
 t_ok "job add ssp4: SSP with bound 2" \
