@@ -117,7 +117,11 @@ static int wait_cq(struct tr *t)
 
 	if (poll(pfd, 2, 100) <= 0)
 		return 0;
-	if (pfd[1].revents) {
+	/*
+	 * Completions first: the box's last message completes here before
+	 * its disconnect can arrive, and must not be lost to it.
+	 */
+	if (pfd[1].revents && !pfd[0].revents) {
 		if (rdma_get_cm_event(t->ch, &ev)) {
 			printf("error: rdma_get_cm_event: %s\n", strerror(errno));
 			return -1;
