@@ -140,12 +140,17 @@ static int rw_genl_put_listener(const struct rw_listen_info *l, void *arg)
 	return 0;
 }
 
-static int rw_genl_put_conn(const struct rw_conn_info *c, void *arg)
+/*
+ * One connection as entry @type: a box's remote worker, or (@broken not
+ * negative) this host's attachment to another box, which says whether
+ * its connection is lost.
+ */
+static int rw_genl_put_conn_entry(struct sk_buff *skb, int type,
+				  const struct rw_conn_info *c, int broken)
 {
-	struct sk_buff *skb = arg;
 	struct nlattr *nest;
 
-	nest = nla_nest_start(skb, RW_A_CONNECTIONS_ENTRY);
+	nest = nla_nest_start(skb, type);
 	if (!nest)
 		return -EMSGSIZE;
 	if (rw_genl_put_addr(skb, &c->peer, RW_CONN_A_ADDR, RW_CONN_A_PORT) ||
@@ -157,7 +162,8 @@ static int rw_genl_put_conn(const struct rw_conn_info *c, void *arg)
 	    nla_put_u64_64bit(skb, RW_CONN_A_WRITES, c->writes,
 			      RW_CONN_A_PAD) ||
 	    nla_put_u64_64bit(skb, RW_CONN_A_MESSAGES, c->messages,
-			      RW_CONN_A_PAD)) {
+			      RW_CONN_A_PAD) ||
+	    (broken >= 0 && nla_put_u8(skb, RW_CONN_A_BROKEN, broken))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -165,31 +171,15 @@ static int rw_genl_put_conn(const struct rw_conn_info *c, void *arg)
 	return 0;
 }
 
+static int rw_genl_put_conn(const struct rw_conn_info *c, void *arg)
+{
+	return rw_genl_put_conn_entry(arg, RW_A_CONNECTIONS_ENTRY, c, -1);
+}
+
 static int rw_genl_put_remote(const struct rw_conn_info *c, bool broken,
 			      void *arg)
 {
-	struct sk_buff *skb = arg;
-	struct nlattr *nest;
-
-	nest = nla_nest_start(skb, RW_A_REMOTES_ENTRY);
-	if (!nest)
-		return -EMSGSIZE;
-	if (rw_genl_put_addr(skb, &c->peer, RW_CONN_A_ADDR, RW_CONN_A_PORT) ||
-	    nla_put_string(skb, RW_CONN_A_DEV, c->dev) ||
-	    nla_put_string(skb, RW_CONN_A_JOB, c->job) ||
-	    nla_put_u32(skb, RW_CONN_A_RANK, c->rank) ||
-	    nla_put_u64_64bit(skb, RW_CONN_A_PUSHES, c->pushes,
-			      RW_CONN_A_PAD) ||
-	    nla_put_u64_64bit(skb, RW_CONN_A_WRITES, c->writes,
-			      RW_CONN_A_PAD) ||
-	    nla_put_u64_64bit(skb, RW_CONN_A_MESSAGES, c->messages,
-			      RW_CONN_A_PAD) ||
-	    nla_put_u8(skb, RW_CONN_A_BROKEN, broken)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
+	return rw_genl_put_conn_entry(arg, RW_A_REMOTES_ENTRY, c, broken);
 }
 
 int rw_genl_put_listeners(struct sk_buff *skb)
