@@ -24,6 +24,7 @@
 
 #include "rw.h"
 #include "chardev.h"
+#include "rdma/rdma.h"
 #include "job.h"
 #include "worker.h"
 
@@ -50,32 +51,21 @@ static long rw_ioctl_version(void __user *uarg)
 	return 0;
 }
 
-/* The box's address of a remote attach: 0 or -EAFNOSUPPORT. */
+/* The box's address of a remote attach: 0, -EINVAL or -EAFNOSUPPORT. */
 static int rw_attach_box(const struct rw_attach *a,
 			 struct sockaddr_storage *box)
 {
 	u16 port = a->box_port ?: RW_WIRE_PORT;
 
-	memset(box, 0, sizeof(*box));
 	if (a->box_family == AF_INET) {
-		struct sockaddr_in *in = (struct sockaddr_in *)box;
-
 		/* An IPv4 address is the first 4 bytes, the rest zero. */
 		if (!rw_mem_is_zero(a->box_addr + 4, sizeof(a->box_addr) - 4))
 			return -EINVAL;
-		in->sin_family = AF_INET;
-		in->sin_port = htons(port);
-		memcpy(&in->sin_addr, a->box_addr, 4);
-		return 0;
+		return rw_sockaddr_fill(box, a->box_addr, 4, port);
 	}
-	if (a->box_family == AF_INET6) {
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)box;
-
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		memcpy(&in6->sin6_addr, a->box_addr, sizeof(a->box_addr));
-		return 0;
-	}
+	if (a->box_family == AF_INET6)
+		return rw_sockaddr_fill(box, a->box_addr, sizeof(a->box_addr),
+					port);
 	return -EAFNOSUPPORT;
 }
 

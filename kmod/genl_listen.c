@@ -32,20 +32,7 @@ static int rw_genl_listen_addr(struct genl_info *info,
 	}
 	if (info->attrs[RW_LISTEN_A_PORT])
 		port = nla_get_u16(info->attrs[RW_LISTEN_A_PORT]);
-	memset(ss, 0, sizeof(*ss));
-	if (nla_len(a) == sizeof(struct in_addr)) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		memcpy(&sin->sin_addr, nla_data(a), sizeof(sin->sin_addr));
-	} else if (nla_len(a) == sizeof(struct in6_addr)) {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		memcpy(&sin6->sin6_addr, nla_data(a), sizeof(sin6->sin6_addr));
-	} else {
+	if (rw_sockaddr_fill(ss, nla_data(a), nla_len(a), port)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a,
 				    "address must be 4 (IPv4) or 16 (IPv6) bytes");
 		return -EINVAL;

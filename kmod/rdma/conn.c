@@ -97,6 +97,24 @@ static void rw_conn_qp_event(struct ib_event *ev, void *ctx)
 	rw_conn_close_later(c);
 }
 
+u32 rw_conn_depth(struct ib_device *dev)
+{
+	return min_t(u32, RW_CONN_DEPTH_MAX, (u32)dev->attrs.max_qp_wr - 1);
+}
+
+void rw_conn_qp_attr(struct ib_qp_init_attr *qpa, struct ib_cq *cq,
+		     u32 depth)
+{
+	qpa->send_cq = cq;
+	qpa->recv_cq = cq;
+	qpa->cap.max_send_wr = depth + 1;
+	qpa->cap.max_recv_wr = depth + 1;
+	qpa->cap.max_send_sge = 1;
+	qpa->cap.max_recv_sge = 1;
+	qpa->sq_sig_type = IB_SIGNAL_REQ_WR;
+	qpa->qp_type = IB_QPT_RC;
+}
+
 int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 		   const struct rw_admit *adm)
 {
@@ -138,9 +156,7 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 		c->pd = NULL;
 		goto err_free;
 	}
-	/* One slot of each queue stays free for ib_drain_qp(). */
-	c->depth = min_t(u32, RW_CONN_DEPTH_MAX,
-			 (u32)id->device->attrs.max_qp_wr - 1);
+	c->depth = rw_conn_depth(id->device);
 	c->cq = ib_alloc_cq_any(id->device, c, 2 * c->depth + 2,
 				IB_POLL_WORKQUEUE);
 	if (IS_ERR(c->cq)) {
@@ -150,14 +166,7 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	}
 	qpa.event_handler = rw_conn_qp_event;
 	qpa.qp_context = c;
-	qpa.send_cq = c->cq;
-	qpa.recv_cq = c->cq;
-	qpa.cap.max_send_wr = c->depth + 1;
-	qpa.cap.max_recv_wr = c->depth + 1;
-	qpa.cap.max_send_sge = 1;
-	qpa.cap.max_recv_sge = 1;
-	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
-	qpa.qp_type = IB_QPT_RC;
+	rw_conn_qp_attr(&qpa, c->cq, c->depth);
 	ret = rdma_create_qp(id, c->pd, &qpa);
 	if (ret)
 		goto err_free;

@@ -69,6 +69,17 @@ struct rw_conn {
 	atomic64_t pushes, writes, messages;	/* for rw_conn_info */
 };
 
+/*
+ * Both ends of the wire size a connection alike: the queue depth the device
+ * allows (at most RW_CONN_DEPTH_MAX, one slot of each queue left for
+ * ib_drain_qp()), and an RC QP on one CQ of 2 * (depth + 1) entries with
+ * @depth + 1 work requests of one SGE each way. rw_conn_qp_attr fills
+ * @qpa for @cq (event handler and context are the caller's).
+ */
+u32 rw_conn_depth(struct ib_device *dev);
+void rw_conn_qp_attr(struct ib_qp_init_attr *qpa, struct ib_cq *cq,
+		     u32 depth);
+
 /* From an event or completion handler: close @c later, once. */
 void rw_conn_close_later(struct rw_conn *c);
 

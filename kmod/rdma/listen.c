@@ -333,6 +333,28 @@ static void rw_listen_down(struct ib_device *dev)
 	}
 }
 
+int rw_sockaddr_fill(struct sockaddr_storage *ss, const void *addr,
+		     size_t len, u16 port)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (len == sizeof(sin->sin_addr)) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		memcpy(&sin->sin_addr, addr, len);
+		return 0;
+	}
+	if (len == sizeof(sin6->sin6_addr)) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		memcpy(&sin6->sin6_addr, addr, len);
+		return 0;
+	}
+	return -EAFNOSUPPORT;
+}
+
 void rw_wire_dev_gone(struct ib_device *dev)
 {
 	rw_listen_down(dev);

@@ -75,6 +75,14 @@ int rw_conn_for_each(int (*fn)(const struct rw_conn_info *info, void *arg),
 		     void *arg);
 
 /*
+ * @ss for an IPv4 (@len 4) or IPv6 (@len 16) address in network order and
+ * @port in host order: 0, or -EAFNOSUPPORT for any other length. Netlink
+ * and the attach ioctl both describe a listener so.
+ */
+int rw_sockaddr_fill(struct sockaddr_storage *ss, const void *addr,
+		     size_t len, u16 port);
+
+/*
  * Listen on @addr (AF_INET or AF_INET6, with the port): 0, or -EEXIST (a
  * live listener there), -ENOSPC (RW_LISTEN_MAX), -EADDRNOTAVAIL (no RDMA
  * device has the address), -EADDRINUSE (another rdma_cm user has the

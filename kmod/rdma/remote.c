@@ -381,7 +381,7 @@ static int rw_remote_qp(struct rw_remote *r)
 	struct ib_qp_init_attr qpa = {};
 	int ret;
 
-	r->depth = min_t(u32, RW_CONN_DEPTH_MAX, dev->attrs.max_qp_wr - 1);
+	r->depth = rw_conn_depth(dev);
 	r->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(r->pd)) {
 		ret = PTR_ERR(r->pd);
@@ -394,14 +394,7 @@ static int rw_remote_qp(struct rw_remote *r)
 		r->cq = NULL;
 		return ret;
 	}
-	qpa.qp_type = IB_QPT_RC;
-	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
-	qpa.send_cq = r->cq;
-	qpa.recv_cq = r->cq;
-	qpa.cap.max_send_wr = r->depth + 1;	/* + the drain's */
-	qpa.cap.max_recv_wr = r->depth + 1;
-	qpa.cap.max_send_sge = 1;
-	qpa.cap.max_recv_sge = 1;
+	rw_conn_qp_attr(&qpa, r->cq, r->depth);
 	ret = rdma_create_qp(r->id, r->pd, &qpa);
 	if (ret)
 		return ret;

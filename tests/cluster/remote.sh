@@ -46,13 +46,19 @@ else
 	result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
 	hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
 
+	# probe LOG: attach to a job the box does not have until it answers
+	# (its ARP entry may take a moment), the answer in LOG.
+	probe() {
+		local _
+		for _ in $(seq 10); do
+			"$LOCAL" nosuchjob "$TOKEN" 0 2 1 $BOX >"$1" 2>&1
+			grep -q "access denied" "$1" && return 0
+			sleep 1
+		done
+	}
+
 	t_ok "the box listens" rw_await box ready
-	# The box's ARP entry may take a moment: the first attach may retry.
-	for _ in $(seq 10); do
-		"$LOCAL" nosuchjob "$TOKEN" 0 2 1 $BOX >"$RW_OUT/probe.log" 2>&1
-		grep -q "access denied" "$RW_OUT/probe.log" && break
-		sleep 1
-	done
+	probe "$RW_OUT/probe.log"
 	t_ok "an unknown job: access denied, as a wrong token" \
 		grep -q "^error: attach: access denied" "$RW_OUT/probe.log"
 
@@ -83,11 +89,7 @@ else
 	touch "$RW_OUT/cut"
 	t_ok "the box freed the ranks" rw_await box freed
 	t_ok "rdma link add rxe0 again" rdma link add rxe0 type rxe netdev eth0
-	for _ in $(seq 10); do
-		"$LOCAL" nosuchjob "$TOKEN" 0 2 1 $BOX >"$RW_OUT/probe2.log" 2>&1
-		grep -q "access denied" "$RW_OUT/probe2.log" && break
-		sleep 1
-	done
+	probe "$RW_OUT/probe2.log"
 	trainer b 0 $ITERS
 	p0=$!
 	trainer b 1 $ITERS

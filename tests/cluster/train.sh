@@ -43,12 +43,8 @@ if [ "$RW_ROLE" = box ]; then
 	t_ok "rmmod rackweave" rmmod rackweave
 else
 	t_ok "the box listens" rw_await box ready
-	# The box's ARP entry may take a moment: retry the first connection.
-	for _ in $(seq 10); do
-		out=$("$PEER" $WORKER $BOX 18515 \
-			"$($REQ $JOB "$TOKEN" 0 sign-with "$RW_CLUSTER/other")" 2>&1)
-		case $out in error:*) sleep 1 ;; *) break ;; esac
-	done
+	out=$(rw_retry_connect "$PEER" $WORKER $BOX 18515 \
+		"$($REQ $JOB "$TOKEN" 0 sign-with "$RW_CLUSTER/other")")
 	t_eq "a wrong token is refused" "refused EACCES" "$out"
 
 	# pair NAME: ranks 0 and 1 train in the background, holding after.

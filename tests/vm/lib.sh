@@ -176,6 +176,18 @@ rw_until_flowing() {
 	return 1
 }
 
+# rw_retry_connect COMMAND...: run a peer's first connection until it gets
+# past "error:" (the other host's ARP entry may take a moment; 10 tries,
+# a second apart) and print its output.
+rw_retry_connect() {
+	local _ out
+	for _ in $(seq 10); do
+		out=$("$@" 2>&1)
+		case $out in error:*) sleep 1 ;; *) break ;; esac
+	done
+	printf '%s\n' "$out"
+}
+
 # rw_await SIDE FILE: in a two-VM test, the other side has made FILE in
 # its out directory (180 s at most).
 rw_await() {
