@@ -185,6 +185,12 @@
  *     RW_JOB_A_STALENESS_LO u32     ADAPTIVE band low end s_L (>= 1)
  *     RW_JOB_A_STALENESS_HI u32     ADAPTIVE band high end s_U, s_L..1024
  *     RW_JOB_A_EVICT_MS     u32     evict a silent worker after this; 0: never
+ *     RW_JOB_A_QUORUM       u32     BSP backup workers: a step of a chunk sums
+ *                                   the first K gradients of its iteration
+ *                                   to arrive, K in 1..workers (ERANGE
+ *                                   otherwise); absent or K = workers: every
+ *                                   live member's. Replies carry the K in
+ *                                   force (workers when none is set).
  *     RW_JOB_A_OPTIM        u32     enum rw_optim; default SGD
  *     RW_JOB_A_LR, _MOMENTUM, _WEIGHT_DECAY, _BETA1, _BETA2, _EPS
  *                           u32     optimizer hyper-parameters, each an IEEE
@@ -632,6 +638,7 @@ enum rw_job_attr {
 	RW_JOB_A_EVENT,		/* u32, enum rw_event_kind */
 	RW_JOB_A_RANK,		/* u32 */
 	RW_JOB_A_DEV,		/* string */
+	RW_JOB_A_QUORUM,	/* u32, BSP: gradients per step (0: all) */
 	__RW_JOB_A_MAX
 };
 #define RW_JOB_A_MAX (__RW_JOB_A_MAX - 1)
@@ -701,6 +708,7 @@ enum rw_stat_attr {
 	RW_STAT_A_EPOCH,	/* u32 */
 	RW_STAT_A_PARKED,	/* u32: workers parked now */
 	RW_STAT_A_PAD,
+	RW_STAT_A_LATE_DROPPED,	/* u64: gradients dropped, their step done */
 	__RW_STAT_A_MAX
 };
 #define RW_STAT_A_MAX (__RW_STAT_A_MAX - 1)

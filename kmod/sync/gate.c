@@ -130,7 +130,8 @@ static int rw_gate_config_check(const struct rw_gate_config *cfg)
 
 	if (cfg->policy >= RW_GATE_POLICY_COUNT ||
 	    !cfg->nr_workers || cfg->nr_workers > RW_GATE_MAX_WORKERS ||
-	    win < 2 || win > RW_GATE_MAX_WINDOW)
+	    win < 2 || win > RW_GATE_MAX_WINDOW ||
+	    cfg->quorum > cfg->nr_workers)
 		return -EINVAL;
 	if (cfg->policy == RW_GATE_SSP &&
 	    (!cfg->s || cfg->s > RW_GATE_MAX_BOUND))
@@ -167,12 +168,27 @@ int rw_gate_init(struct rw_gate *g, const struct rw_gate_config *cfg,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_gate_init);
 
+u32 rw_gate_quorum(const struct rw_gate *g)
+{
+	u32 k = g->cfg.quorum;
+
+	return k && k < g->nr_live ? k : g->nr_live;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_gate_quorum);
+
+/* Backup workers: a BSP step needs fewer than every live worker. */
+static bool rw_gate_backups(const struct rw_gate *g)
+{
+	return g->cfg.policy == RW_GATE_BSP && g->cfg.quorum &&
+	       g->cfg.quorum < g->nr_live;
+}
+
 /* The largest max - min the invariant allows (ASP: none). */
 static u64 rw_gate_limit(const struct rw_gate *g)
 {
 	switch (g->cfg.policy) {
 	case RW_GATE_BSP:
-		return 1;
+		return rw_gate_backups(g) ? U64_MAX : 1;
 	case RW_GATE_SSP:
 		return g->cfg.s;
 	case RW_GATE_ADAPTIVE:
@@ -180,6 +196,42 @@ static u64 rw_gate_limit(const struct rw_gate *g)
 	default:
 		return U64_MAX;
 	}
+}
+
+/*
+ * c_K, the K-th largest live clock (BSP with a quorum): the largest v that
+ * at least K live workers have reached. O(workers * distinct clocks).
+ */
+static void rw_gate_refloor(struct rw_gate *g)
+{
+	u32 k = rw_gate_quorum(g), i, n;
+	u64 v = g->max_clock, next;
+	bool lower;
+
+	g->floor = g->min_clock;
+	if (!rw_gate_backups(g))
+		return;
+	for (;;) {
+		n = 0;
+		next = 0;
+		lower = false;
+		for (i = 0; i < g->cfg.nr_workers; i++) {
+			const struct rw_gate_worker *x = &g->w[i];
+
+			if (!x->live)
+				continue;
+			if (x->clock >= v) {
+				n++;
+			} else if (!lower || x->clock > next) {
+				next = x->clock;
+				lower = true;
+			}
+		}
+		if (n >= k || !lower)
+			break;
+		v = next;
+	}
+	g->floor = v;
 }
 
 /* Recount c_min, c_max and the workers at c_min over live workers. */
@@ -212,6 +264,9 @@ static void rw_gate_rescan(struct rw_gate *g)
 	g->min_clock = lo;
 	g->max_clock = hi;
 	g->nr_at_min = at;
+	rw_gate_refloor(g);
+	if (hi - lo <= rw_gate_limit(g))
+		g->slack = 0;
 }
 
 static bool rw_gate_valid(const struct rw_gate *g, u32 p)
@@ -393,7 +448,7 @@ static bool rw_gate_admissible(const struct rw_gate *g,
 	case RW_GATE_ASP:
 		return true;
 	case RW_GATE_BSP:
-		return d <= 1;
+		return x->clock <= g->floor;
 	case RW_GATE_SSP:
 		return d <= g->cfg.s;
 	default:
@@ -406,6 +461,8 @@ static bool rw_gate_admissible(const struct rw_gate *g,
 static bool rw_gate_releasable(const struct rw_gate *g,
 			       const struct rw_gate_worker *x)
 {
+	if (g->cfg.policy == RW_GATE_BSP)
+		return x->key <= g->floor;
 	return x->key <= g->min_clock || rw_gate_follower(g, x);
 }
 
@@ -461,6 +518,12 @@ int rw_gate_request(struct rw_gate *g, u32 p, u32 epoch, u64 now)
 	if (x->parked || x->running)
 		return -EBUSY;
 	x->last_seen = now;
+	if (g->cfg.policy == RW_GATE_BSP && x->clock < g->floor) {
+		/* Its late gradients were dropped: on from the fresh state. */
+		x->stats.skipped += g->floor - x->clock;
+		x->clock = g->floor;
+		rw_gate_rescan(g);
+	}
 	if (rw_gate_admissible(g, x))
 		goto admit;
 	switch (g->cfg.policy) {
@@ -506,7 +569,7 @@ int rw_gate_push(struct rw_gate *g, u32 p, u32 epoch, u64 now,
 	}
 	if (!x->running)
 		return -EPROTO;
-	old_min = g->min_clock;
+	old_min = g->floor;
 	old_max = g->max_clock;
 	rw_gate_record(g, x, rw_gate_since(now, x->started));
 	x->running = false;
@@ -514,13 +577,17 @@ int rw_gate_push(struct rw_gate *g, u32 p, u32 epoch, u64 now,
 	x->last_seen = now;
 	x->stats.pushes++;
 	x->clock++;
+	g->max_clock = max_t(u64, g->max_clock, x->clock);
 	if (x->clock - 1 == g->min_clock && !--g->nr_at_min)
 		rw_gate_rescan(g);
-	g->max_clock = max_t(u64, g->max_clock, x->clock);
+	else if (x->clock - 1 == g->floor && rw_gate_backups(g))
+		rw_gate_refloor(g);
+	else if (!rw_gate_backups(g))
+		g->floor = g->min_clock;
 	g->max_skew = max_t(u64, g->max_skew, g->max_clock - g->min_clock);
 	/* A parked ADAPTIVE worker may also have become a follower. */
 	if (min_advanced)
-		*min_advanced = g->min_clock != old_min ||
+		*min_advanced = g->floor != old_min ||
 				(g->cfg.policy == RW_GATE_ADAPTIVE &&
 				 g->nr_parked && g->max_clock != old_max);
 	return 0;
@@ -628,6 +695,7 @@ int rw_gate_join(struct rw_gate *g, u32 p, u64 now, u32 *epoch)
 	x->running = false;
 	x->grant = 0;
 	x->clock = g->min_clock;
+	x->joined = x->clock;
 	x->nts = 0;
 	x->ts_head = 0;
 	x->pace = 0;
@@ -641,6 +709,51 @@ int rw_gate_join(struct rw_gate *g, u32 p, u64 now, u32 *epoch)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_gate_join);
+
+int rw_gate_reconfigure(struct rw_gate *g, const struct rw_gate_config *cfg,
+			u64 now)
+{
+	u64 lim, spread;
+	u32 i, rmax;
+
+	if (!g || !cfg || rw_gate_config_check(cfg) ||
+	    cfg->nr_workers != g->cfg.nr_workers ||
+	    rw_gate_window(cfg) != g->cfg.window)
+		return -EINVAL;
+	g->cfg = *cfg;
+	g->cfg.window = rw_gate_window(cfg);
+	rw_gate_rescan(g);
+	lim = rw_gate_limit(g);
+	spread = g->max_clock - g->min_clock;
+	g->slack = spread > lim ? spread - lim : 0;
+	rmax = cfg->policy == RW_GATE_ADAPTIVE ? cfg->s_hi - cfg->s_lo : 0;
+	for (i = 0; i < cfg->nr_workers; i++) {
+		struct rw_gate_worker *x = &g->w[i];
+
+		x->grant = min_t(u32, x->grant, rmax);
+		if (!x->parked)
+			continue;
+		x->last_seen = now;
+		if (rw_gate_admissible(g, x)) {
+			x->key = 0;	/* the caller's release lets it go */
+			continue;
+		}
+		switch (cfg->policy) {
+		case RW_GATE_BSP:
+			x->key = x->clock;
+			break;
+		case RW_GATE_SSP:
+			x->key = x->clock + 1 - cfg->s;
+			break;
+		default:
+			x->key = x->clock + 1 > cfg->s_hi ?
+				 x->clock + 1 - cfg->s_hi : 0;
+			break;
+		}
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_gate_reconfigure);
 
 u32 rw_gate_bound(const struct rw_gate *g, u32 p)
 {
@@ -694,7 +807,8 @@ int rw_gate_check(const struct rw_gate *g)
 	if (!live)
 		return g->min_clock == g->max_clock ? 0 : -EDOM;
 	if (lo != g->min_clock || hi != g->max_clock || at != g->nr_at_min ||
-	    hi - lo > rw_gate_limit(g) || hi - lo > g->max_skew)
+	    hi - lo > rw_gate_sat_add(rw_gate_limit(g), g->slack) ||
+	    hi - lo > g->max_skew || g->floor < lo || g->floor > hi)
 		return -EDOM;
 	return 0;
 }

@@ -11,7 +11,9 @@
  * (rw_gate_request); the gate admits it or parks it. Admission rule, with
  * c_p the worker's clock and c_min the minimum clock over live workers:
  *
- *	BSP:      c_p == c_min  (everyone has finished this iteration)
+ *	BSP:      c_p <= c_K    (c_K: the K-th largest live clock, K the
+ *	          quorum; with no quorum K = live workers and c_K = c_min,
+ *	          i.e. c_p == c_min: everyone has finished this iteration)
  *	ASP:      always
  *	SSP(s):   c_p + 1 - c_min <= s          (1 <= s)
  *	ADAPTIVE: c_p + 1 - c_min <= s_L, or c_p + 1 <= c_max (a follower
@@ -22,6 +24,14 @@
  * times, not just between iterations: for SSP and ADAPTIVE, max clock -
  * min clock over live workers <= s (or s_U); for BSP it is <= 1. SSP(1)
  * admits exactly what BSP admits.
+ *
+ * BSP with backup workers (quorum K < live workers): a worker may start
+ * iteration c + 1 once K workers have finished iteration c, and the
+ * engine's step of each chunk takes the first K gradients (sync/round.h).
+ * A worker behind c_K is admitted at once and skips ahead to c_K: its
+ * late gradients were dropped and it goes on from the fresh parameters.
+ * Clocks then count the iteration a worker is at, and the spread is not
+ * bounded (a persistently slow worker keeps skipping).
  *
  * Adaptive (the LagTuner source, Algorithms 1 and 2). r_p is worker p's
  * remaining grant of extra iterations. When a request would break the lower
@@ -84,6 +94,7 @@ struct rw_gate_config {
 	u32 s_lo;		/* ADAPTIVE: 1 <= s_lo <= s_hi */
 	u32 s_hi;		/* ADAPTIVE: s_hi <= RW_GATE_MAX_BOUND */
 	u32 window;		/* 2..RW_GATE_MAX_WINDOW; 0 = default */
+	u32 quorum;		/* BSP: 0 (all) or 1..nr_workers */
 	u64 evict_timeout_ns;	/* 0: never evict on silence */
 };
 
@@ -97,6 +108,7 @@ struct rw_gate_stats {
 	u64 granted;		/* extra iterations granted (ADAPTIVE) */
 	u64 evictions;
 	u64 joins;
+	u64 skipped;		/* iterations skipped (BSP with a quorum) */
 };
 
 struct rw_gate_worker {
@@ -105,7 +117,8 @@ struct rw_gate_worker {
 	u64 started;		/* ns: admitted to its iteration (or last push) */
 	u64 pace;		/* ns: ring mean without its largest entry */
 	u64 parked_at;		/* ns, when parked */
-	u64 key;		/* parked: the c_min it needs */
+	u64 key;		/* parked: the c_min (BSP: c_K) it needs */
+	u64 joined;		/* clock it (re)joined at */
 	u32 epoch;		/* epoch it joined in */
 	u32 grant;		/* ADAPTIVE: extra iterations left (r_p) */
 	u32 nts;		/* entries in its ring (<= window) */
@@ -123,6 +136,8 @@ struct rw_gate {
 	u64 min_clock;			/* over live workers; max of clocks if none */
 	u64 max_clock;			/* over live workers; = min_clock if none */
 	u64 max_skew;			/* largest max - min seen (telemetry) */
+	u64 floor;			/* BSP: c_K; = min_clock without quorum */
+	u64 slack;			/* spread beyond the bound since a reconfig */
 	u32 epoch;
 	u32 nr_live;
 	u32 nr_parked;
@@ -191,6 +206,20 @@ int rw_gate_evict(struct rw_gate *g, u32 p, u64 now);
  * -EINVAL, or -EEXIST if @p is live already.
  */
 int rw_gate_join(struct rw_gate *g, u32 p, u64 now, u32 *epoch);
+
+/*
+ * Change a running gate's policy, bounds, quorum or eviction timeout
+ * (nr_workers and window must stay). Clocks, liveness and epochs stay; the
+ * new rules apply to every request from now on, and parked workers wait
+ * for what the new rules ask (the caller runs rw_gate_release() after).
+ * A spread already beyond the new bound is tolerated until it closes.
+ * 0, or -EINVAL (nothing changes).
+ */
+int rw_gate_reconfigure(struct rw_gate *g, const struct rw_gate_config *cfg,
+			u64 now);
+
+/* The quorum in force: cfg.quorum capped by the live workers (BSP). */
+u32 rw_gate_quorum(const struct rw_gate *g);
 
 /*
  * Algorithm 2: the extra lead r* in 0..(s_hi - s_lo) that minimises the

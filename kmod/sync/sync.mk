@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# User-space build of kmod/sync's pure gate, its cmocka tests and the
+# User-space build of kmod/sync's pure gate and round rule, its cmocka tests and the
 # staleness simulator, included by the top Makefile after
 # tests/user/user.mk. gate.c compiles unchanged against kmod/compat.h;
 # each program links it directly (no library).
@@ -9,13 +9,15 @@
 #                                       epochs, rejoin, bad input
 #   build/tests/user/test-sync-random   the invariant over random schedules
 #   build/tests/user/test-sync-ctl      the controller on hand-computed timelines
+#   build/tests/user/test-sync-round    a chunk's step rule: members leaving
+#                                       and joining, quorum, late gradients
 #   sim-staleness  build/sim/sim-staleness, run by scripts/sim-staleness
 
 RW_SYNC_SRC	:= $(TOP)/kmod/sync
 RW_SYNC_OBJ	:= $(RW_UT_OBJ)/sync
-RW_SYNC_PURE	:= $(RW_SYNC_OBJ)/gate.o
+RW_SYNC_PURE	:= $(RW_SYNC_OBJ)/gate.o $(RW_SYNC_OBJ)/round.o
 RW_SYNC_HELP	:= $(RW_SYNC_OBJ)/synctest.o
-RW_SYNC_NAMES	:= test-sync-gate test-sync-random test-sync-ctl
+RW_SYNC_NAMES	:= test-sync-gate test-sync-random test-sync-ctl test-sync-round
 RW_SYNC_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_SYNC_NAMES))
 RW_SYNC_TOBJS	:= $(patsubst %,$(RW_SYNC_OBJ)/%.o,$(RW_SYNC_NAMES))
 

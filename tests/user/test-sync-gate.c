@@ -85,6 +85,118 @@ static void gate_bsp(void **state)
 	st_free(&sg);
 }
 
+/*
+ * BSP with backup workers, quorum 2 of 3: two finished iterations let the
+ * next one start; the third, behind, is admitted at once and skips ahead.
+ */
+static void gate_bsp_quorum(void **state)
+{
+	static const struct st_step s[] = {
+		REQ(1, 0, A), REQ(1, 1, A), REQ(1, 2, A),
+		PUSH(2, 0, 0), REQ(2, 0, P),		/* 1 of 2 done */
+		PUSH(3, 1, 0x1),			/* c_K 0 -> 1: 0 goes */
+		REQ(3, 1, A),
+		PUSH(4, 0, 0), REQ(4, 0, P),
+		PUSH(5, 1, 0x1),			/* c_K 2, 2 still at 0 */
+		REQ(5, 1, A),
+		PUSH(6, 2, 0),				/* 2 finishes iteration 0 */
+		REQ(6, 2, A),				/* 1 < c_K 2: skips to 2 */
+	};
+	struct rw_gate_config cfg = st_cfg(RW_GATE_BSP, 3, 0, 0, 0);
+	struct st_gate sg;
+
+	(void)state;
+	cfg.quorum = 2;
+	run_script(&cfg, s, ARRAY_SIZE(s), &sg);
+	assert_int_equal(sg.g.floor, 2);
+	assert_int_equal(sg.w[2].clock, 2);
+	assert_int_equal(sg.w[2].stats.skipped, 1);
+	assert_int_equal(sg.w[0].stats.skipped, 0);
+	assert_int_equal(rw_gate_quorum(&sg.g), 2);
+	st_free(&sg);
+}
+
+/* A quorum at or above the live workers is plain BSP; evictions count. */
+static void gate_bsp_quorum_live(void **state)
+{
+	static const struct st_step s[] = {
+		REQ(1, 0, A), REQ(1, 1, A), REQ(1, 2, A),
+		PUSH(2, 0, 0), REQ(2, 0, P),
+		EVICT(3, 2, 1, 0),			/* 2 live, quorum 2: all */
+		PUSH(4, 1, 0x1), REQ(4, 1, A),
+		REQ(5, 0, -EBUSY),
+	};
+	struct rw_gate_config cfg = st_cfg(RW_GATE_BSP, 3, 0, 0, 0);
+	struct st_gate sg;
+
+	(void)state;
+	cfg.quorum = 2;
+	run_script(&cfg, s, ARRAY_SIZE(s), &sg);
+	assert_int_equal(rw_gate_quorum(&sg.g), 2);
+	assert_int_equal(sg.g.floor, sg.g.min_clock);
+	st_free(&sg);
+}
+
+/*
+ * A running gate switches BSP -> quorum -> SSP(2) -> BSP: parked workers
+ * wait for what the new rule asks, clocks and epochs stay.
+ */
+static void gate_reconfigure(void **state)
+{
+	static const struct st_step a[] = {
+		REQ(1, 0, A), REQ(1, 1, A), REQ(1, 2, A),
+		PUSH(2, 0, 0), REQ(2, 0, P),
+		PUSH(2, 1, 0), REQ(2, 1, P),		/* 2 is the straggler */
+	};
+	struct rw_gate_config cfg = st_cfg(RW_GATE_BSP, 3, 0, 0, 0);
+	struct rw_gate_config bad;
+	struct st_snap snap;
+	struct st_gate sg;
+	u32 out[3], epoch = 0;
+
+	(void)state;
+	run_script(&cfg, a, ARRAY_SIZE(a), &sg);
+	/* Refused changes leave everything as it was. */
+	st_snap_take(&snap, &sg);
+	bad = cfg;
+	bad.nr_workers = 4;
+	assert_int_equal(rw_gate_reconfigure(&sg.g, &bad, 3 * ST_MS), -EINVAL);
+	bad = cfg;
+	bad.quorum = 4;
+	assert_int_equal(rw_gate_reconfigure(&sg.g, &bad, 3 * ST_MS), -EINVAL);
+	bad = cfg;
+	bad.window = 5;
+	assert_int_equal(rw_gate_reconfigure(&sg.g, &bad, 3 * ST_MS), -EINVAL);
+	st_snap_same(&snap, &sg);
+
+	/* Quorum 2: both parked workers may go at once. */
+	cfg.quorum = 2;
+	assert_int_equal(rw_gate_reconfigure(&sg.g, &cfg, 3 * ST_MS), 0);
+	assert_int_equal(rw_gate_release(&sg.g, 3 * ST_MS, out, 3), 2);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 1);
+	assert_int_equal(rw_gate_check(&sg.g), 0);
+	assert_int_equal(rw_gate_push(&sg.g, 0, 0, 4 * ST_MS, NULL), 0);
+	assert_int_equal(rw_gate_push(&sg.g, 1, 0, 4 * ST_MS, NULL), 0);
+	/* Spread 2 now; back to plain BSP: tolerated, and nobody runs away. */
+	cfg.quorum = 0;
+	assert_int_equal(rw_gate_reconfigure(&sg.g, &cfg, 5 * ST_MS), 0);
+	assert_int_equal(rw_gate_check(&sg.g), 0);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 5 * ST_MS), P);
+	assert_int_equal(sg.w[0].key, 2);
+	/* SSP(2): worker 0 (clock 2, c_min 0) needs c_min 1. */
+	cfg = st_cfg(RW_GATE_SSP, 3, 2, 0, 0);
+	assert_int_equal(rw_gate_reconfigure(&sg.g, &cfg, 6 * ST_MS), 0);
+	assert_int_equal(sg.w[0].key, 1);
+	assert_int_equal(rw_gate_release(&sg.g, 6 * ST_MS, out, 3), 0);
+	assert_int_equal(rw_gate_push(&sg.g, 2, 0, 7 * ST_MS, NULL), 0);
+	assert_int_equal(rw_gate_release(&sg.g, 7 * ST_MS, out, 3), 1);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(rw_gate_check(&sg.g), 0);
+	assert_int_equal(sg.g.epoch, epoch);
+	st_free(&sg);
+}
+
 /* SSP(2), 3 workers: a worker may finish 2 iterations ahead, not 3. */
 static void gate_ssp(void **state)
 {
@@ -459,6 +571,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gate_bsp),
+		cmocka_unit_test(gate_bsp_quorum),
+		cmocka_unit_test(gate_bsp_quorum_live),
+		cmocka_unit_test(gate_reconfigure),
 		cmocka_unit_test(gate_ssp),
 		cmocka_unit_test(gate_ssp1_is_bsp),
 		cmocka_unit_test(gate_asp),
