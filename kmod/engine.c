@@ -62,9 +62,13 @@ static u32 rw_engine_nr_state(u32 optim)
 	}
 }
 
-/* Sum the chunk's slots and apply the optimizer: the owner's thread only. */
+/*
+ * Sum @nsrc gradients and apply the optimizer, each scaled by 1/@scale_n:
+ * the owner's thread only.
+ */
 static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
-			   struct rw_chunk *ch, const void *const *src, u32 nsrc)
+			   struct rw_chunk *ch, const void *const *src, u32 nsrc,
+			   u32 scale_n)
 {
 	struct rw_agg_chunk c = {
 		.src = src,
@@ -77,9 +81,10 @@ static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
 	u64 t = ch->version + 1, t0 = ktime_get_ns();
 	int ret = 0;
 
-	if (ec->st_t != t) {
-		ret = rw_agg_step_prepare(&ec->st, &e->hp, e->nr_workers, t);
+	if (ec->st_t != t || ec->st_n != scale_n) {
+		ret = rw_agg_step_prepare(&ec->st, &e->hp, scale_n, t);
 		ec->st_t = ret ? 0 : t;
+		ec->st_n = scale_n;
 	}
 	if (!ret)
 		ret = rw_agg_update_chunk(&c, &ec->st);
@@ -94,41 +99,101 @@ static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
 	WRITE_ONCE(ec->steps, ec->steps + 1);
 }
 
-/*
- * A gradient has landed. Synchronous jobs step once every worker's has,
- * summing them in rank order; the others (apply_each) step on each one
- * alone, still scaled by 1/W, as asynchronous SGD does.
- */
-static void rw_engine_arrive(struct rw_engine *e, struct rw_engine_core *ec,
-			     struct rw_chunk *ch, u32 chunk, u32 worker)
+/* The owner is done with worker @w's gradient in @ch: free its slot. */
+static void rw_engine_release(struct rw_engine *e, struct rw_chunk *ch,
+			      u32 chunk, u32 w)
 {
-	struct rw_slot *s = &e->slots[(size_t)chunk * e->nr_workers];
-	u32 w;
+	clear_bit_unlock(RW_SLOT_INFLIGHT,
+			 &e->slots[(size_t)chunk * e->nr_workers + w].flags);
+}
 
-	if (!e->apply_each) {
-		if (++ch->narrived < e->nr_workers)
-			return;
-		ch->narrived = 0;
-	}
+/*
+ * Run one step of @ch on @nsrc sources scaled by 1/@scale_n and publish
+ * the new version; the slots are released by the caller inside the
+ * section, so a reader that sees its slot free sees the new parameters.
+ */
+static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
+			      struct rw_chunk *ch, u32 chunk,
+			      const struct rw_round_out *o)
+{
+	u32 n = 0, w;
+
 	/*
 	 * Readers see the new parameters and the new version together, or
 	 * retry: both change inside the write section.
 	 */
 	raw_write_seqcount_begin(&ch->seq);
-	if (e->apply_each) {
-		rw_engine_step(e, ec, ch, &ch->src[worker], 1);
-		clear_bit_unlock(RW_SLOT_INFLIGHT, &s[worker].flags);
+	if (o->act == RW_ROUND_ONE) {
+		/* Asynchronous SGD: alone, still scaled by 1/W. */
+		rw_engine_step(e, ec, ch, &ch->src[o->rank], 1, e->nr_workers);
+		rw_engine_release(e, ch, chunk, o->rank);
+		n = 1;
 	} else {
-		rw_engine_step(e, ec, ch, ch->src, e->nr_workers);
 		for (w = 0; w < e->nr_workers; w++)
-			clear_bit_unlock(RW_SLOT_INFLIGHT, &s[w].flags);
+			if (rw_round_test(o->sum, w))
+				ec->srcv[n++] = ch->src[w];
+		rw_engine_step(e, ec, ch, ec->srcv, n, n);
+		for (w = 0; w < e->nr_workers; w++)
+			if (rw_round_test(o->sum, w))
+				rw_engine_release(e, ch, chunk, w);
 	}
 	/* Pairs with the acquire in rw_engine_version(): slots, then params. */
 	smp_store_release(&ch->version, ch->version + 1);
 	WRITE_ONCE(e->versions[chunk], ch->version);
+	/* Pairs with the acquire in rw_engine_fresh(): the step, then done. */
+	smp_store_release(&ch->done, ch->done + n);
 	raw_write_seqcount_end(&ch->seq);
-	if (wq_has_sleeper(&e->wq))
+}
+
+/*
+ * Do what the chunk's held gradients call for (sync/round.h), until only
+ * an arrival or a change of members or rules can help: synchronous rounds
+ * step once their members' (or the quorum's) gradients are in, summed in
+ * rank order; the other policies step on each gradient alone; gradients
+ * whose pusher left, or whose round is done, are dropped.
+ */
+static void rw_engine_settle(struct rw_engine *e, struct rw_engine_core *ec,
+			     struct rw_chunk *ch, u32 chunk)
+{
+	struct rw_round_out o;
+	bool freed = false;
+	unsigned int seq;
+
+	for (;;) {
+		do {
+			seq = read_seqcount_begin(&e->view_seq);
+			rw_round_decide(e->view, &ch->round, ch->tags, &o);
+		} while (read_seqcount_retry(&e->view_seq, seq));
+		switch (o.act) {
+		case RW_ROUND_LATE:
+			atomic64_inc(&e->late[o.rank]);
+			fallthrough;
+		case RW_ROUND_DROP:
+			rw_engine_release(e, ch, chunk, o.rank);
+			/* Pairs with the acquire in rw_engine_fresh(). */
+			smp_store_release(&ch->done, ch->done + 1);
+			break;
+		case RW_ROUND_ONE:
+		case RW_ROUND_STEP:
+			rw_engine_publish(e, ec, ch, chunk, &o);
+			break;
+		}
+		rw_round_apply(&ch->round, &o);
+		if (o.act == RW_ROUND_WAIT)
+			break;
+		freed = true;
+	}
+	if (freed && wq_has_sleeper(&e->wq))
 		wake_up_all(&e->wq);
+}
+
+/* A gradient has landed: hold it, then see what it allows. */
+static void rw_engine_arrive(struct rw_engine *e, struct rw_engine_core *ec,
+			     struct rw_chunk *ch, u32 chunk, u32 worker)
+{
+	if (WARN_ON_ONCE(rw_round_hold(&ch->round, e->nr_workers, worker)))
+		return;
+	rw_engine_settle(e, ec, ch, chunk);
 }
 
 static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
@@ -151,6 +216,12 @@ static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
 		break;
 	case RW_EV_MIGRATE:
 		rw_engine_migrate_done(e, ec, ch, ev);
+		break;
+	case RW_EV_RECHECK:
+		clear_bit(RW_CHUNK_RECHECK, &ch->flags);
+		/* Pairs with the barrier in rw_engine_view_update(). */
+		smp_mb__after_atomic();
+		rw_engine_settle(e, ec, ch, ev->chunk);
 		break;
 	}
 }
@@ -271,6 +342,17 @@ out:
 	return ret;
 }
 
+static void rw_engine_free_cores(struct rw_engine *e)
+{
+	u32 i;
+
+	if (e->cores)
+		for (i = 0; i < e->map.nr.nr_cores; i++)
+			kfree(e->cores[i].srcv);
+	kfree(e->cores);
+	e->cores = NULL;
+}
+
 /* One aggregation core per CPU of the map; their threads start last. */
 static int rw_engine_build_cores(struct rw_engine *e)
 {
@@ -281,6 +363,15 @@ static int rw_engine_build_cores(struct rw_engine *e)
 		return -ENOMEM;
 	for (i = 0; i < e->map.nr.nr_cores; i++) {
 		struct rw_core *core = &e->cores[i].core;
+
+		e->cores[i].srcv = kcalloc_node(e->nr_workers,
+						sizeof(*e->cores[i].srcv),
+						GFP_KERNEL,
+						cpu_to_node(e->map.cores[i].cpu));
+		if (!e->cores[i].srcv) {
+			rw_engine_free_cores(e);
+			return -ENOMEM;
+		}
 
 		core->cpu = e->map.cores[i].cpu;
 		core->node = e->map.nodes[e->map.cores[i].node].id;
@@ -301,6 +392,7 @@ static void rw_engine_free_memory(struct rw_engine *e)
 			vfree(e->arenas[i]);
 	kfree(e->arenas);
 	kvfree(e->srcs);
+	kvfree(e->tags);
 	kvfree(e->slots);
 	kvfree(e->chunks);
 }
@@ -315,6 +407,9 @@ static void rw_engine_place_chunk(struct rw_engine *e, u32 c, u8 *mem)
 	rw_layout_chunk(&e->layout.geom, c, &off, &ch->len);
 	ch->owner = &e->cores[e->map.place[c].core].core;
 	ch->src = &e->srcs[(size_t)c * e->nr_workers];
+	ch->tags = &e->tags[(size_t)c * e->nr_workers];
+	ch->recheck.chunk = c;
+	ch->recheck.type = RW_EV_RECHECK;
 	ch->params = (float *)mem;
 	for (i = 0; i < e->nr_state; i++)
 		ch->state[i] = (float *)(mem + (size_t)(1 + i) * cs);
@@ -352,7 +447,10 @@ static int rw_engine_build_memory(struct rw_engine *e)
 			    sizeof(*e->slots), GFP_KERNEL);
 	e->srcs = kvcalloc(array_size(e->nr_chunks, e->nr_workers),
 			   sizeof(*e->srcs), GFP_KERNEL);
-	if (!e->arenas || !used || !e->chunks || !e->slots || !e->srcs)
+	e->tags = kvcalloc(array_size(e->nr_chunks, e->nr_workers),
+			   sizeof(*e->tags), GFP_KERNEL);
+	if (!e->arenas || !used || !e->chunks || !e->slots || !e->srcs ||
+	    !e->tags)
 		goto err;
 
 	for (i = 0; i < nn; i++) {
@@ -423,12 +521,17 @@ static int rw_engine_start_cores(struct rw_engine *e)
 
 struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg)
 {
+	struct rw_round_rule rule = {
+		.quorum = cfg->quorum, .each = cfg->apply_each,
+	};
 	struct rw_agg_step st;
 	struct rw_engine *e;
 	int ret;
 
 	if (!cfg->name || !cfg->nr_workers ||
-	    cfg->nr_workers > RW_AGG_MAX_SRCS)
+	    cfg->nr_workers > RW_AGG_MAX_SRCS ||
+	    cfg->nr_workers > RW_ROUND_MAX_RANKS ||
+	    cfg->quorum > cfg->nr_workers)
 		return ERR_PTR(-EINVAL);
 	/* Reject bad optimizer settings now, not at the first step. */
 	ret = rw_agg_step_prepare(&st, &cfg->hp, cfg->nr_workers, 1);
@@ -440,18 +543,24 @@ struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg)
 		return ERR_PTR(-ENOMEM);
 	strscpy(e->name, cfg->name, sizeof(e->name));
 	e->nr_workers = cfg->nr_workers;
-	e->apply_each = cfg->apply_each;
 	e->hp = cfg->hp;
 	e->nr_state = rw_engine_nr_state(cfg->hp.optim);
 	init_waitqueue_head(&e->wq);
+	spin_lock_init(&e->view_lock);
+	seqcount_spinlock_init(&e->view_seq, &e->view_lock);
 	ret = -ENOMEM;
+	e->view = kzalloc(sizeof(*e->view), GFP_KERNEL);
+	e->late = kcalloc(cfg->nr_workers, sizeof(*e->late), GFP_KERNEL);
 	e->pcpu = alloc_percpu(struct rw_engine_pcpu);
-	if (!e->pcpu)
+	if (!e->view || !e->late || !e->pcpu)
+		goto err_free;
+	ret = rw_round_view_init(e->view, cfg->nr_workers, &rule);
+	if (ret)
 		goto err_free;
 
 	ret = rw_engine_build_layout(e, cfg);
 	if (ret)
-		goto err_pcpu;
+		goto err_free;
 	ret = rw_engine_build_map(e, cfg->cpus ? cfg->cpus : cpu_online_mask);
 	if (ret)
 		goto err_layout;
@@ -475,14 +584,15 @@ err_rebal:
 err_memory:
 	rw_engine_free_memory(e);
 err_cores:
-	kfree(e->cores);
+	rw_engine_free_cores(e);
 err_map:
 	rw_engine_free_map(e);
 err_layout:
 	rw_engine_free_layout(e);
-err_pcpu:
-	free_percpu(e->pcpu);
 err_free:
+	free_percpu(e->pcpu);
+	kfree(e->late);
+	kfree(e->view);
 	kfree(e);
 	return ERR_PTR(ret);
 }
@@ -500,10 +610,12 @@ void rw_engine_destroy(struct rw_engine *e)
 	rw_engine_stop_cores(e, e->map.nr.nr_cores);
 	rw_engine_rebal_fini(e);
 	rw_engine_free_memory(e);
-	kfree(e->cores);
+	rw_engine_free_cores(e);
 	rw_engine_free_map(e);
 	rw_engine_free_layout(e);
 	free_percpu(e->pcpu);
+	kfree(e->late);
+	kfree(e->view);
 	kfree(e);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_destroy);
@@ -526,10 +638,13 @@ u32 rw_engine_chunk_len(const struct rw_engine *e, u32 chunk)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_chunk_len);
 
-/* Claim, fill (if @grad) and queue a worker's slot. */
+/* Claim, fill (if @grad), tag and queue a worker's slot. */
 static int rw_engine_push_slot(struct rw_engine *e, u32 worker, u32 chunk,
-			       const void *grad, size_t len)
+			       const void *grad, size_t len,
+			       const struct rw_round_tag *tag)
 {
+	static const struct rw_round_tag any = { .iter = RW_ROUND_ANY };
+
 	struct rw_chunk *ch;
 	struct rw_slot *s;
 
@@ -545,6 +660,8 @@ static int rw_engine_push_slot(struct rw_engine *e, u32 worker, u32 chunk,
 	}
 	if (grad)
 		memcpy(s->grad, grad, len);
+	/* Read by the owner once the event is out (llist_add orders it). */
+	ch->tags[worker] = tag ? *tag : any;
 	this_cpu_inc(e->pcpu->pushes);
 	atomic64_inc(&ch->posted);
 	/* Pairs with the migrate release in rw_engine_handle(). */
@@ -557,13 +674,14 @@ int rw_engine_push(struct rw_engine *e, u32 worker, u32 chunk,
 {
 	if (!grad)
 		return -EINVAL;
-	return rw_engine_push_slot(e, worker, chunk, grad, len);
+	return rw_engine_push_slot(e, worker, chunk, grad, len, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_push);
 
-int rw_engine_push_mapped(struct rw_engine *e, u32 worker, u32 chunk)
+int rw_engine_push_mapped(struct rw_engine *e, u32 worker, u32 chunk,
+			  const struct rw_round_tag *tag)
 {
-	return rw_engine_push_slot(e, worker, chunk, NULL, 0);
+	return rw_engine_push_slot(e, worker, chunk, NULL, 0, tag);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_push_mapped);
 
@@ -588,9 +706,48 @@ bool rw_engine_fresh(const struct rw_engine *e, u32 worker, u32 chunk,
 {
 	if (rw_engine_slot_busy(e, worker, chunk))
 		return false;
-	return !e->apply_each || rw_engine_version(e, chunk) >= posted;
+	/*
+	 * Synchronous rounds: its own gradient used (or dropped) means the
+	 * round it belonged to is done. Otherwise every gradient queued
+	 * before the pull must be used as well.
+	 */
+	/* Pairs with the releases of done in engine.c's owner paths. */
+	return !READ_ONCE(e->view->rule.each) ||
+	       smp_load_acquire(&e->chunks[chunk].done) >= posted;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_fresh);
+
+void rw_engine_view_update(struct rw_engine *e,
+			   void (*fill)(struct rw_round_view *v, void *arg),
+			   void *arg)
+{
+	unsigned long irqf;
+	u32 c;
+
+	spin_lock_irqsave(&e->view_lock, irqf);
+	write_seqcount_begin(&e->view_seq);
+	fill(e->view, arg);
+	write_seqcount_end(&e->view_seq);
+	spin_unlock_irqrestore(&e->view_lock, irqf);
+	/* Pairs with the barrier after the owner clears the bit. */
+	smp_mb();
+	for (c = 0; c < e->nr_chunks; c++) {
+		struct rw_chunk *ch = &e->chunks[c];
+
+		if (test_and_set_bit_lock(RW_CHUNK_RECHECK, &ch->flags))
+			continue;
+		/* Pairs with the migrate release in rw_engine_handle(). */
+		rw_core_post(smp_load_acquire(&ch->owner), &ch->recheck);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_view_update);
+
+u64 rw_engine_late(const struct rw_engine *e, u32 worker)
+{
+	return worker < e->nr_workers ? (u64)atomic64_read(&e->late[worker]) :
+	       0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_late);
 
 wait_queue_head_t *rw_engine_waitq(struct rw_engine *e)
 {

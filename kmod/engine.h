@@ -13,6 +13,7 @@
 
 #include "agg/agg_impl.h"
 #include "chunk/layout.h"
+#include "sync/round.h"
 
 struct page;
 struct rw_engine;
@@ -28,6 +29,7 @@ struct rw_engine_config {
 	const struct cpumask *cpus;		/* NULL: every online CPU */
 	u32 rebalance_ms;			/* window; 0: only on request */
 	bool apply_each;			/* step on each gradient (async) */
+	u32 quorum;				/* synchronous: 0 (all) or K */
 };
 
 /* The buffers a worker maps, in chunk order (see uapi RW_MMAP_*). */
@@ -55,9 +57,24 @@ int rw_engine_push(struct rw_engine *e, u32 worker, u32 chunk,
 
 /*
  * Zero-copy push: the gradient is already in the worker's slot (its mapped
- * gradient buffer). Errors as rw_engine_push.
+ * gradient buffer). @tag says which iteration it belongs to and the
+ * pusher's membership (sync/round.h); NULL: the current round, unchecked
+ * (rw_engine_push always). Errors as rw_engine_push.
  */
-int rw_engine_push_mapped(struct rw_engine *e, u32 worker, u32 chunk);
+int rw_engine_push_mapped(struct rw_engine *e, u32 worker, u32 chunk,
+			  const struct rw_round_tag *tag);
+
+/*
+ * Change who is a member or the step rule: @fill edits the view under the
+ * engine's lock (it must not sleep), then every chunk looks again. May be
+ * called in atomic context, not from a core's thread.
+ */
+void rw_engine_view_update(struct rw_engine *e,
+			   void (*fill)(struct rw_round_view *v, void *arg),
+			   void *arg);
+
+/* Worker @worker's gradients dropped because their round was done. */
+u64 rw_engine_late(const struct rw_engine *e, u32 worker);
 
 /* Whether the worker's last gradient for @chunk is still being summed. */
 bool rw_engine_slot_busy(const struct rw_engine *e, u32 worker, u32 chunk);
@@ -66,8 +83,9 @@ bool rw_engine_slot_busy(const struct rw_engine *e, u32 worker, u32 chunk);
 u64 rw_engine_posted(const struct rw_engine *e, u32 chunk);
 
 /*
- * Whether @chunk is fresh for @worker: its own gradients are applied, and
- * for apply_each engines so are the @posted gradients queued before.
+ * Whether @chunk is fresh for @worker: its own gradients are used (summed,
+ * or dropped as late), and under a step-per-gradient rule so are the
+ * @posted gradients queued before.
  */
 bool rw_engine_fresh(const struct rw_engine *e, u32 worker, u32 chunk,
 		     u64 posted);

@@ -24,8 +24,10 @@
 #include "chunk/core_thread.h"
 #include "chunk/map.h"
 #include "chunk/rebalance.h"
+#include "sync/round.h"
 
 #define RW_SLOT_INFLIGHT	0
+#define RW_CHUNK_RECHECK	0	/* its recheck event is queued */
 
 struct rw_slot {
 	struct rw_event ev;		/* chunk and worker fixed at setup */
@@ -40,8 +42,12 @@ struct rw_chunk {
 	float *params;
 	float *state[2];
 	u32 len;			/* bytes */
-	u32 narrived;			/* owner only */
-	atomic64_t posted;		/* gradients queued (apply_each) */
+	struct rw_round round;		/* owner only: held gradients */
+	struct rw_round_tag *tags;	/* one per worker, pushers write */
+	atomic64_t posted;		/* gradients queued */
+	u64 done;			/* owner writes (release): used or dropped */
+	unsigned long flags;		/* RW_CHUNK_RECHECK */
+	struct rw_event recheck;
 	u64 work_ns;			/* owner writes; the rebalancer reads */
 	u64 version;			/* owner writes (release), anyone reads */
 	seqcount_t seq;			/* owner writes around each step */
@@ -57,6 +63,8 @@ struct rw_engine_core {
 	 */
 	struct rw_agg_step st;
 	u64 st_t;
+	u32 st_n;			/* gradients the constants scale for */
+	const void **srcv;		/* nr_workers: a step's sources */
 	u64 steps;
 	u64 forwards;
 	u64 migrations;
@@ -74,7 +82,14 @@ struct rw_engine {
 	u32 nr_chunks;
 	u32 nr_state;			/* optimizer state arrays per chunk */
 	struct rw_agg_hparams hp;
-	bool apply_each;		/* a step per gradient, not per W */
+	/*
+	 * Who is a member, from when, and the step rule (sync/round.h):
+	 * written under view_lock inside view_seq, read by the owners.
+	 */
+	struct rw_round_view *view;
+	spinlock_t view_lock;		/* serialises writers of the view */
+	seqcount_spinlock_t view_seq;
+	atomic64_t *late;		/* per worker: late gradients dropped */
 	u64 *versions;			/* user-mappable copy of each version */
 	size_t versions_len;		/* bytes, page-rounded */
 
@@ -89,6 +104,7 @@ struct rw_engine {
 
 	struct rw_chunk *chunks;
 	struct rw_slot *slots;		/* [chunk * nr_workers + worker] */
+	struct rw_round_tag *tags;	/* likewise */
 	const void **srcs;		/* backing store of every chunk->src */
 
 	struct rw_engine_pcpu __percpu *pcpu;

@@ -37,6 +37,7 @@ static struct netlink_range_validation rw_chunk_range = {
 	[RW_JOB_A_STALENESS_HI]	= NLA_POLICY_RANGE(NLA_U32, 1,		\
 						   RW_JOB_MAX_STALENESS), \
 	[RW_JOB_A_EVICT_MS]	= { .type = NLA_U32 },			\
+	[RW_JOB_A_QUORUM]	= { .type = NLA_U32 },			\
 	[RW_JOB_A_OPTIM]	= NLA_POLICY_MAX(NLA_U32, __RW_OPTIM_MAX - 1), \
 	[RW_JOB_A_LR]		= { .type = NLA_U32 },			\
 	[RW_JOB_A_MOMENTUM]	= { .type = NLA_U32 },			\
@@ -81,6 +82,26 @@ static u32 rw_attr_u32(struct genl_info *info, int attr, u32 def)
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : def;
 }
 
+/*
+ * RW_JOB_A_QUORUM, if given, into @cfg (whose workers are known): K =
+ * workers is stored as 0, every member. ERANGE outside 1..workers.
+ */
+static int rw_genl_quorum(struct genl_info *info, struct rw_job_config *cfg)
+{
+	u32 k;
+
+	if (!info->attrs[RW_JOB_A_QUORUM])
+		return 0;
+	k = nla_get_u32(info->attrs[RW_JOB_A_QUORUM]);
+	if (!k || k > cfg->workers) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RW_JOB_A_QUORUM],
+				    "quorum must be from 1 to the job's workers");
+		return -ERANGE;
+	}
+	cfg->quorum = k == cfg->workers ? 0 : k;
+	return 0;
+}
+
 static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
 		       u32 portid, u32 seq, int flags, const u8 *token)
 {
@@ -102,6 +123,9 @@ static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
 	     (nla_put_u32(skb, RW_JOB_A_STALENESS_LO, c->staleness_lo) ||
 	      nla_put_u32(skb, RW_JOB_A_STALENESS_HI, c->staleness_hi))) ||
 	    nla_put_u32(skb, RW_JOB_A_EVICT_MS, c->evict_ms) ||
+	    (c->sync == RW_SYNC_BSP &&
+	     nla_put_u32(skb, RW_JOB_A_QUORUM,
+			 c->quorum ? c->quorum : c->workers)) ||
 	    nla_put_u32(skb, RW_JOB_A_OPTIM, c->optim) ||
 	    nla_put_u32(skb, RW_JOB_A_LR, c->lr) ||
 	    nla_put_u32(skb, RW_JOB_A_MOMENTUM, c->momentum) ||
@@ -164,6 +188,9 @@ int rw_genl_job_new(struct sk_buff *skb, struct genl_info *info)
 	cfg.staleness_lo = rw_attr_u32(info, RW_JOB_A_STALENESS_LO, 0);
 	cfg.staleness_hi = rw_attr_u32(info, RW_JOB_A_STALENESS_HI, 0);
 	cfg.evict_ms = rw_attr_u32(info, RW_JOB_A_EVICT_MS, 0);
+	ret = rw_genl_quorum(info, &cfg);
+	if (ret)
+		return ret;
 	cfg.optim = rw_attr_u32(info, RW_JOB_A_OPTIM, RW_OPTIM_SGD);
 	cfg.lr = rw_attr_u32(info, RW_JOB_A_LR, RW_F32_0_01);
 	cfg.momentum = rw_attr_u32(info, RW_JOB_A_MOMENTUM, RW_F32_0_9);
@@ -244,6 +271,15 @@ int rw_genl_policy_set(struct sk_buff *skb, struct genl_info *info)
 					       cfg.staleness_lo);
 		cfg.staleness_hi = rw_attr_u32(info, RW_JOB_A_STALENESS_HI,
 					       cfg.staleness_hi);
+		/* Backup workers are BSP's: another mode drops them. */
+		if (cfg.sync != RW_SYNC_BSP)
+			cfg.quorum = 0;
+		mask |= RW_JOB_SET_SYNC;
+	}
+	if (info->attrs[RW_JOB_A_QUORUM]) {
+		ret = rw_genl_quorum(info, &cfg);
+		if (ret)
+			return ret;
 		mask |= RW_JOB_SET_SYNC;
 	}
 	if (info->attrs[RW_JOB_A_EVICT_MS]) {

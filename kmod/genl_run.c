@@ -155,7 +155,7 @@ static int rw_put_u64s(struct sk_buff *skb, const u32 *attrs, const u64 *v,
 
 /* What the job's totals add up from its ranks. */
 struct rw_rank_sums {
-	u64 pulls, bytes, errors, evictions;
+	u64 pulls, bytes, errors, evictions, late;
 };
 
 /*
@@ -170,6 +170,7 @@ static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job,
 		RW_STAT_A_CLOCK, RW_STAT_A_PUSHES, RW_STAT_A_PULLS,
 		RW_STAT_A_BYTES, RW_STAT_A_CHUNKS, RW_STAT_A_PARKS,
 		RW_STAT_A_PARKED_NS, RW_STAT_A_EVICTIONS, RW_STAT_A_ERRORS,
+		RW_STAT_A_LATE_DROPPED,
 	};
 	struct nlattr *list, *e;
 	u32 r;
@@ -197,6 +198,9 @@ static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job,
 		v[6] = gs.parked_ns;
 		v[7] = gs.evictions;
 		v[8] = atomic64_read(&wc->errors);
+		v[9] = atomic64_read(&wc->late) +
+		       (job->engine ? rw_engine_late(job->engine, r) : 0);
+		sum->late += v[9];
 		sum->pulls += v[2];
 		sum->bytes += v[3];
 		sum->evictions += v[7];
@@ -221,7 +225,7 @@ static int rw_put_job_stats(struct sk_buff *skb, struct rw_job *job,
 		RW_STAT_A_PUSHES, RW_STAT_A_PULLS, RW_STAT_A_BYTES,
 		RW_STAT_A_CHUNKS, RW_STAT_A_STEPS, RW_STAT_A_BUSY,
 		RW_STAT_A_MIGRATIONS, RW_STAT_A_ERRORS, RW_STAT_A_MIN_CLOCK,
-		RW_STAT_A_MAX_SKEW, RW_STAT_A_EVICTIONS,
+		RW_STAT_A_MAX_SKEW, RW_STAT_A_EVICTIONS, RW_STAT_A_LATE_DROPPED,
 	};
 	struct rw_engine_stats es = {};
 	struct rw_sync_info si = {};
@@ -244,6 +248,7 @@ static int rw_put_job_stats(struct sk_buff *skb, struct rw_job *job,
 	v[8] = si.min_clock;
 	v[9] = si.max_skew;
 	v[10] = sum->evictions;
+	v[11] = sum->late;
 	nest = nla_nest_start(skb, RW_JOB_A_STATS);
 	if (!nest || rw_put_u64s(skb, attrs, v, ARRAY_SIZE(attrs)) ||
 	    nla_put_u32(skb, RW_STAT_A_EPOCH, si.epoch) ||
@@ -266,7 +271,7 @@ int rw_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(job))
 		return PTR_ERR(job);
 	ret = -ENOMEM;
-	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)job->cfg.workers * 192,
+	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)job->cfg.workers * 208,
 			  GFP_KERNEL);
 	if (!msg)
 		goto out;

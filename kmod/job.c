@@ -60,6 +60,20 @@ void rw_job_hparams(const struct rw_job_config *cfg,
 	memcpy(&hp->eps, &cfg->eps, sizeof(u32));
 }
 
+void rw_job_gate_config(const struct rw_job_config *c,
+			struct rw_gate_config *gc)
+{
+	*gc = (struct rw_gate_config){
+		.policy = c->sync,
+		.nr_workers = c->workers,
+		.s = c->staleness,
+		.s_lo = c->staleness_lo,
+		.s_hi = c->staleness_hi,
+		.quorum = c->sync == RW_SYNC_BSP ? c->quorum : 0,
+		.evict_timeout_ns = (u64)c->evict_ms * NSEC_PER_MSEC,
+	};
+}
+
 VISIBLE_IF_KUNIT int rw_job_check_config(const struct rw_job_config *cfg,
 					 const char **msg)
 {
@@ -86,10 +100,16 @@ VISIBLE_IF_KUNIT int rw_job_check_config(const struct rw_job_config *cfg,
 		 (!cfg->staleness_lo || cfg->staleness_lo > cfg->staleness_hi ||
 		  cfg->staleness_hi > RW_JOB_MAX_STALENESS))
 		*msg = "adaptive needs 1 <= low <= high <= 1024";
+	else if (cfg->quorum && cfg->sync != RW_SYNC_BSP)
+		*msg = "a quorum (backup workers) applies to BSP only";
 	else if (cfg->optim >= __RW_OPTIM_MAX)
 		*msg = "unknown optimizer";
 	if (*msg)
 		return -EINVAL;
+	if (cfg->quorum > cfg->workers) {
+		*msg = "quorum must be from 1 to the job's workers";
+		return -ERANGE;
+	}
 
 	rw_job_hparams(cfg, &hp);
 	if (rw_agg_step_prepare(&st, &hp, cfg->workers, 1)) {
@@ -307,8 +327,10 @@ int rw_job_del(const char *name, u32 flags)
 int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 		      u32 mask, const char **msg)
 {
+	struct rw_gate_config gc;
 	struct rw_job_config c;
 	struct rw_job *job;
+	bool live;
 	int ret;
 
 	*msg = NULL;
@@ -327,6 +349,7 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 		c.staleness = cfg->staleness;
 		c.staleness_lo = cfg->staleness_lo;
 		c.staleness_hi = cfg->staleness_hi;
+		c.quorum = cfg->quorum;
 	}
 	if (mask & RW_JOB_SET_EVICT)
 		c.evict_ms = cfg->evict_ms;
@@ -339,19 +362,37 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 		c.beta2 = cfg->beta2;
 		c.eps = cfg->eps;
 	}
+	if (c.quorum == c.workers)
+		c.quorum = 0;
+	live = job->users || job->engine;
 	if (job->deleted) {
 		ret = -ENOENT;
-	} else if (job->users || job->engine) {
-		*msg = "files are attached or buffers mapped; change settings between runs";
+	} else if (live && mask & ~(RW_JOB_SET_SYNC | RW_JOB_SET_EVICT)) {
+		*msg = "a run exists: workers, chunk size and optimizer change between runs";
 		ret = -EBUSY;
 	} else {
 		ret = rw_job_check_config(&c, msg);
 		if (!ret && c.workers != job->cfg.workers)
 			ret = rw_job_alloc_ranks(job, c.workers);
-		if (!ret)
+		if (!ret && !job->sync)
 			job->cfg = c;
 	}
 	mutex_unlock(&rw_jobs_lock);
+	/*
+	 * A running job: the gate (and through it the engine) takes the new
+	 * sync settings at the next iteration boundary. run_lock keeps the
+	 * run; the gate's lock is not taken under rw_jobs_lock.
+	 */
+	if (!ret && job->sync) {
+		rw_job_gate_config(&c, &gc);
+		ret = rw_sync_reconfigure(job->sync, &gc);
+		if (ret)
+			*msg = "the running gate refused the settings";
+		mutex_lock(&rw_jobs_lock);
+		if (!ret)
+			job->cfg = c;
+		mutex_unlock(&rw_jobs_lock);
+	}
 	mutex_unlock(&job->run_lock);
 	if (!ret)
 		rw_genl_event(RW_EVENT_POLICY, job->cfg.name, -1, NULL,
@@ -405,12 +446,16 @@ void rw_job_release_user(struct rw_job *job)
 {
 	struct rw_engine *e = NULL;
 	struct rw_sync *s = NULL;
+	u32 r;
 
 	mutex_lock(&job->run_lock);
 	mutex_lock(&rw_jobs_lock);
 	if (!--job->users) {
 		e = job->engine;
 		s = job->sync;
+		/* The run's counts outlive it (stats count since creation). */
+		for (r = 0; e && r < job->cfg.workers; r++)
+			atomic64_add(rw_engine_late(e, r), &job->wc[r].late);
 		job->engine = NULL;
 		job->sync = NULL;
 		WRITE_ONCE(job->run_chunks, 0);

@@ -24,6 +24,7 @@ struct rw_job_config {
 	u32 sync;			/* enum rw_sync_mode */
 	u32 staleness, staleness_lo, staleness_hi;
 	u32 evict_ms;
+	u32 quorum;			/* BSP: K in 1..workers-1; 0: all */
 	u32 optim;			/* enum rw_optim */
 	/* binary32 bit patterns, as on the wire */
 	u32 lr, momentum, weight_decay, beta1, beta2, eps;
@@ -41,6 +42,7 @@ struct rw_worker_counters {
 	atomic64_t chunks;		/* chunks pushed */
 	atomic64_t errors;		/* calls refused */
 	atomic64_t leaves;		/* gate evictions that were detaches */
+	atomic64_t late;		/* late gradients dropped, past runs */
 };
 
 /*
@@ -143,8 +145,10 @@ bool rw_job_token_ok(const struct rw_job *job, const u8 *token);
 
 /*
  * Change a job's settings (@mask: RW_JOB_SET_* bits of @cfg to take).
- * -ENOENT, -EBUSY while a file is attached (*@msg says why), -EINVAL as
- * rw_job_new. On success the job's settings are copied to *@out.
+ * -ENOENT, -EBUSY for the workers, chunk size or optimizer while a run
+ * exists (*@msg says why), -EINVAL or -ERANGE as rw_job_new. The sync
+ * settings and evict_ms change a running job too: its gate and engine
+ * take them at the next iteration boundary.
  */
 #define RW_JOB_SET_WORKERS	BIT(0)
 #define RW_JOB_SET_CHUNK	BIT(1)
@@ -162,6 +166,10 @@ bool rw_job_drop_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
 		      bool observer);
 /* The file of an attached worker is released: the run ends with the last. */
 void rw_job_release_user(struct rw_job *job);
+
+/* The gate's settings for a run of a job with settings @c. */
+void rw_job_gate_config(const struct rw_job_config *c,
+			struct rw_gate_config *gc);
 
 /* The optimizer settings as the aggregation kernels take them. */
 void rw_job_hparams(const struct rw_job_config *cfg,

@@ -57,13 +57,13 @@ struct rw_worker {
 	bool observer;
 	bool declared;			/* engine, sync and bitmaps are set */
 	bool evicted;			/* the gate dropped this worker */
-	bool apply_each;
 
 	struct mutex lock;		/* transfers and the fields below */
 	bool admitted;			/* inside an iteration */
 	bool pending;			/* a pull returned EAGAIN (poll) */
 	bool pp_pushed;			/* a PUSHPULL pushed, its pull did not end */
 	u32 epoch;
+	u64 iter;			/* the iteration admitted to */
 	struct rw_engine *engine;	/* the job's, while this file lives */
 	struct rw_sync *sync;
 	u32 nr_chunks;
@@ -72,7 +72,7 @@ struct rw_worker {
 	unsigned long *pushed;		/* [nr_chunks] */
 	unsigned long *sel;		/* [nr_chunks]: the current call's */
 	unsigned long *prev;		/* [nr_chunks]: the previous call's */
-	u64 *snap;			/* apply_each: posted at pull start */
+	u64 *snap;			/* gradients posted at pull start */
 };
 
 struct rw_worker *rw_worker_new(void)
@@ -98,6 +98,30 @@ static void rw_worker_evict_notify(void *arg, u32 p)
 	struct rw_job *job = arg;
 
 	rw_genl_event(RW_EVENT_EVICTED, job->cfg.name, p, NULL, GFP_ATOMIC);
+}
+
+/* The engine's view of the members and rules, from the gate. */
+static void rw_worker_fill_view(struct rw_round_view *v, void *arg)
+{
+	const struct rw_gate *g = arg;
+	struct rw_round_rule rule = {
+		.quorum = g->cfg.policy == RW_GATE_BSP ? g->cfg.quorum : 0,
+		.each = g->cfg.policy != RW_GATE_BSP,
+	};
+	u32 p;
+
+	for (p = 0; p < g->cfg.nr_workers && p < v->nr_ranks; p++)
+		rw_round_view_member(v, p, g->w[p].live ? g->w[p].epoch + 1 : 0,
+				     g->w[p].joined);
+	/* Iterations someone may be in keep the old rule. */
+	if (memcmp(&rule, &v->rule, sizeof(rule)))
+		rw_round_view_rule(v, &rule, g->max_clock + 1);
+}
+
+/* The gate's members or rules changed (its lock held): tell the engine. */
+static void rw_worker_members(void *arg, const struct rw_gate *g)
+{
+	rw_engine_view_update(arg, rw_worker_fill_view, (void *)g);
 }
 
 /* The remote attachment of @w, if it has one (set once, at attach). */
@@ -231,21 +255,16 @@ static int rw_worker_start_run(struct rw_job *job,
 		.nr_workers = c->workers,
 		.rebalance_ms = 1000,
 		.apply_each = c->sync != RW_SYNC_BSP,
+		.quorum = c->sync == RW_SYNC_BSP ? c->quorum : 0,
 	};
-	struct rw_gate_config gc = {
-		.policy = c->sync,
-		.nr_workers = c->workers,
-		.s = c->staleness,
-		.s_lo = c->staleness_lo,
-		.s_hi = c->staleness_hi,
-		.evict_timeout_ns = (u64)c->evict_ms * NSEC_PER_MSEC,
-	};
+	struct rw_gate_config gc;
 	struct rw_layout_tensor *lt;
 	struct rw_engine *e;
 	struct rw_sync *s;
 	u32 i;
 
 	lockdep_assert_held(&job->run_lock);
+	rw_job_gate_config(c, &gc);
 	lt = kvmalloc_array(n, sizeof(*lt), GFP_KERNEL);
 	if (!lt)
 		return -ENOMEM;
@@ -266,6 +285,7 @@ static int rw_worker_start_run(struct rw_job *job,
 		return PTR_ERR(s);
 	}
 	rw_sync_set_notify(s, rw_worker_evict_notify, job);
+	rw_sync_set_members(s, rw_worker_members, e);
 	job->engine = e;
 	job->sync = s;
 	/* Departures are counted per run, as the new gate counts evictions. */
@@ -325,10 +345,9 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 	w->pushed = bitmap_zalloc(nc, GFP_KERNEL);
 	w->sel = bitmap_zalloc(nc, GFP_KERNEL);
 	w->prev = bitmap_zalloc(nc, GFP_KERNEL);
-	w->apply_each = job->cfg.sync != RW_SYNC_BSP;
-	if (w->apply_each)
-		w->snap = kvcalloc(nc, sizeof(*w->snap), GFP_KERNEL);
-	if (!w->pushed || !w->sel || !w->prev || (w->apply_each && !w->snap))
+	/* The rule may change during the run: always keep the snapshot. */
+	w->snap = kvcalloc(nc, sizeof(*w->snap), GFP_KERNEL);
+	if (!w->pushed || !w->sel || !w->prev || !w->snap)
 		goto unlock;
 	ret = rw_sync_enter(job->sync, w->rank, &w->epoch);
 	if (ret)
@@ -474,6 +493,8 @@ static int rw_worker_admit(struct rw_worker *w, bool nonblock, long tmo)
 	if (w->admitted)
 		return 0;
 	ret = rw_sync_wait(w->sync, w->rank, w->epoch, nonblock ? 0 : tmo);
+	if (!ret)
+		ret = rw_sync_worker_clock(w->sync, w->rank, w->epoch, &w->iter);
 	if (!ret) {
 		w->admitted = true;
 		return 0;
@@ -521,6 +542,7 @@ static bool rw_worker_slots_free(struct rw_worker *w)
 
 static int rw_worker_push(struct rw_worker *w, bool nonblock, long tmo)
 {
+	struct rw_round_tag tag;
 	struct rw_worker_counters *wc = rw_worker_wc(w);
 	u64 bytes = 0, n = 0;
 	int ret;
@@ -539,9 +561,11 @@ static int rw_worker_push(struct rw_worker *w, bool nonblock, long tmo)
 		if (ret)
 			return ret;
 	}
+	/* Which round the gradients are for, and whose (sync/round.h). */
+	tag = (struct rw_round_tag){ .iter = w->iter, .gen = w->epoch + 1 };
 	for_each_set_bit(c, w->sel, w->nr_chunks) {
 		/* Only this worker claims its slots, and they are free. */
-		ret = rw_engine_push_mapped(w->engine, w->rank, c);
+		ret = rw_engine_push_mapped(w->engine, w->rank, c, &tag);
 		if (WARN_ON_ONCE(ret))
 			return ret;
 		bytes += rw_engine_chunk_len(w->engine, c);

@@ -90,11 +90,21 @@
  *   and the gate learns of it. Do not write a pushed chunk's gradient again
  *   before a pull of it returns. A pull waits until the gate admits this
  *   worker's next iteration and every chunk listed is fresh: under BSP,
- *   every worker's gradient of the last iteration applied; otherwise, this
- *   worker's own gradients and every gradient pushed before the pull
- *   began. Under BSP a step sums exactly one gradient of every rank: if a
- *   worker leaves or is evicted, the others' pulls wait (use @timeout_ms)
- *   until a worker attaches with that rank and pushes.
+ *   the step of the iteration this worker pushed is done (its gradient
+ *   summed, or dropped as late); otherwise, this worker's own gradients
+ *   and every gradient pushed before the pull began.
+ *   What a BSP step computes: a chunk's step for iteration i sums, in rank
+ *   order, the gradients of iteration i of the job's members of the moment
+ *   (every live rank attached by then) and scales the sum by 1/(number
+ *   summed) before the optimizer. A worker that leaves (detach, close,
+ *   kill, eviction) stops being waited for at once, and what it pushed
+ *   but was not yet summed is dropped; a worker attaching to a free rank
+ *   starts at the live minimum clock and is needed from that iteration on.
+ *   With a quorum K (backup workers, RW_JOB_A_QUORUM) a step takes the
+ *   first K gradients of its iteration to arrive (min(K, members)); a
+ *   later one is dropped and counted (RW_STAT_A_LATE_DROPPED), its pull
+ *   returns the fresh parameters, and its next iteration is the current
+ *   one (its clock skips ahead).
  *   Ranges may overlap: a call moves the union of its chunks once.
  *   PUSHPULL is a push, then a pull, of the same chunks; if its pull part
  *   does not finish (EAGAIN, ETIMEDOUT, a signal), the push has happened,
@@ -210,20 +220,27 @@
  * RW_CMD_JOB_GET: doit with RW_JOB_A_NAME, or dump of every job (restartable;
  *   a dump that raced with a change is flagged NLM_F_DUMP_INTR). Each job:
  *   RW_JOB_A_NAME, RW_JOB_A_ID, RW_JOB_A_WORKERS, RW_JOB_A_CHUNK_SIZE,
- *   RW_JOB_A_SYNC and its bounds, RW_JOB_A_EVICT_MS, RW_JOB_A_OPTIM and its
- *   hyper-parameters, RW_JOB_A_ATTACHED (workers attached now),
+ *   RW_JOB_A_SYNC and its bounds (RW_JOB_A_QUORUM for BSP),
+ *   RW_JOB_A_EVICT_MS, RW_JOB_A_OPTIM and its hyper-parameters,
+ *   RW_JOB_A_ATTACHED (workers attached now),
  *   RW_JOB_A_MAPPINGS (live mmaps of its buffers) and, once a layout is
  *   declared, RW_JOB_A_TENSORS, RW_JOB_A_CHUNKS and RW_JOB_A_MODEL_BYTES.
  *   Never the token.
  *
  * RW_CMD_POLICY_SET (doit; CAP_NET_ADMIN): RW_JOB_A_NAME and any of the
  *   settings RW_CMD_JOB_NEW takes except the token; the others keep their
- *   values, and the result is checked as a whole (EINVAL with an extended
- *   ack). Settings change between runs: a run starts with the first
- *   RW_IOC_DECLARE and ends when the last attached file is released (its
- *   mappings gone), and while one exists the request is refused with EBUSY
- *   and an extended ack. The next run uses the new settings (its gate
- *   starts every clock at 0). Reply: the job, as RW_CMD_JOB_GET.
+ *   values, and the result is checked as a whole (EINVAL or ERANGE with an
+ *   extended ack). A run starts with the first RW_IOC_DECLARE and ends when
+ *   the last attached file is released (its mappings gone). The sync
+ *   settings (RW_JOB_A_SYNC, the staleness bounds, RW_JOB_A_QUORUM) and
+ *   RW_JOB_A_EVICT_MS also change a running job: the gate applies them to
+ *   every request from then on and the engine's step rule changes at the
+ *   next iteration boundary (iterations already begun keep the old rule).
+ *   Changing the sync mode without RW_JOB_A_QUORUM drops a quorum unless
+ *   the mode stays BSP. Workers, chunk size and the optimizer change
+ *   between runs only: while a run exists they are refused with EBUSY and
+ *   an extended ack. Every change is announced as RW_EVENT_POLICY. Reply:
+ *   the job, as RW_CMD_JOB_GET.
  *
  * RW_CMD_TOPO_GET (doit; no privilege): RW_JOB_A_NAME. Reply: the job's
  *   name and, once a layout is declared, RW_JOB_A_CHUNKS, RW_JOB_A_CORES
@@ -239,9 +256,10 @@
  * RW_CMD_STATS_GET (doit; no privilege): RW_JOB_A_NAME. Reply: the job's
  *   name, RW_JOB_A_STATS (the job: RW_STAT_A_PUSHES, _PULLS, _BYTES,
  *   _CHUNKS, _STEPS, _BUSY, _MIGRATIONS, _ERRORS, _EVICTIONS, _MIN_CLOCK,
- *   _MAX_SKEW, _EPOCH, _LIVE, _PARKED) and RW_JOB_A_WORKER_STATS (one entry per rank:
- *   RW_STAT_A_RANK, _ATTACHED, _LIVE, _CLOCK, _PUSHES, _PULLS, _BYTES,
- *   _CHUNKS, _PARKS, _PARKED_NS, _EVICTIONS, _ERRORS). Counters start at
+ *   _MAX_SKEW, _EPOCH, _LIVE, _PARKED, _LATE_DROPPED) and
+ *   RW_JOB_A_WORKER_STATS (one entry per rank: RW_STAT_A_RANK, _ATTACHED,
+ *   _LIVE, _CLOCK, _PUSHES, _PULLS, _BYTES, _CHUNKS, _PARKS, _PARKED_NS,
+ *   _EVICTIONS, _ERRORS, _LATE_DROPPED). Counters start at
  *   0 when the job is created; bytes and chunks count gradients pushed.
  *
  * Multicast group "events" (RW_GENL_MCGRP_EVENTS; joining needs

@@ -16,6 +16,7 @@ struct task_struct;
 enum rw_event_type {
 	RW_EV_PUSH,	/* a worker's gradient for the chunk has landed */
 	RW_EV_MIGRATE,	/* hand the chunk to another core (rebalance) */
+	RW_EV_RECHECK,	/* membership or rules changed: look again */
 };
 
 /*

@@ -47,6 +47,8 @@ struct rw_sync {
 	wait_queue_head_t wq;
 	rw_sync_notify_t notify;	/* silent workers evicted, locked */
 	void *notify_arg;
+	rw_sync_members_t members;	/* membership or settings changed */
+	void *members_arg;
 	struct delayed_work expire_work;
 	unsigned long expire_period;	/* jiffies; 0: no timer */
 };
@@ -73,6 +75,13 @@ static bool rw_sync_release_locked(struct rw_sync *s, u64 now)
 				s->gate.cfg.nr_workers);
 
 	return rw_sync_mark(s, s->scratch, n, RW_SYNC_RELEASED);
+}
+
+static void rw_sync_changed(struct rw_sync *s)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->members)
+		s->members(s->members_arg, &s->gate);
 }
 
 /* The waiter's view: stop sleeping once the state is no longer PARKED. */
@@ -171,6 +180,7 @@ static bool rw_sync_after_evict(struct rw_sync *s, const u32 *gone, u32 n,
 	bool wake;
 
 	lockdep_assert_held(&s->lock);
+	rw_sync_changed(s);
 	wake = rw_sync_mark(s, gone, n, RW_SYNC_EVICTED);
 	return rw_sync_release_locked(s, now) || wake;
 }
@@ -222,8 +232,10 @@ int rw_sync_join(struct rw_sync *s, u32 p, u32 *epoch)
 
 	spin_lock_bh(&s->lock);
 	ret = rw_gate_join(&s->gate, p, ktime_get_ns(), epoch);
-	if (!ret)
+	if (!ret) {
 		s->state[p] = RW_SYNC_IDLE;
+		rw_sync_changed(s);
+	}
 	spin_unlock_bh(&s->lock);
 	return ret;
 }
@@ -240,8 +252,10 @@ int rw_sync_enter(struct rw_sync *s, u32 p, u32 *epoch)
 		*epoch = s->w[p].epoch;
 	} else {
 		ret = rw_gate_join(&s->gate, p, ktime_get_ns(), epoch);
-		if (!ret)
+		if (!ret) {
 			s->state[p] = RW_SYNC_IDLE;
+			rw_sync_changed(s);
+		}
 	}
 	spin_unlock_bh(&s->lock);
 	return ret;
@@ -264,6 +278,59 @@ void rw_sync_set_notify(struct rw_sync *s, rw_sync_notify_t fn, void *arg)
 	s->notify_arg = arg;
 	spin_unlock_bh(&s->lock);
 }
+
+void rw_sync_set_members(struct rw_sync *s, rw_sync_members_t fn, void *arg)
+{
+	spin_lock_bh(&s->lock);
+	s->members = fn;
+	s->members_arg = arg;
+	rw_sync_changed(s);
+	spin_unlock_bh(&s->lock);
+}
+
+int rw_sync_reconfigure(struct rw_sync *s, const struct rw_gate_config *cfg)
+{
+	u64 now = ktime_get_ns();
+	unsigned long period = 0;
+	bool wake = false;
+	int ret;
+
+	if (cfg->evict_timeout_ns)
+		period = max(1UL, nsecs_to_jiffies(cfg->evict_timeout_ns / 4));
+	spin_lock_bh(&s->lock);
+	ret = rw_gate_reconfigure(&s->gate, cfg, now);
+	if (!ret) {
+		rw_sync_changed(s);
+		wake = rw_sync_release_locked(s, now);
+		WRITE_ONCE(s->expire_period, period);
+	}
+	spin_unlock_bh(&s->lock);
+	if (ret)
+		return ret;
+	if (wake)
+		wake_up_all(&s->wq);
+	/* The timer re-arms itself with the period it reads. */
+	if (period)
+		mod_delayed_work(system_wq, &s->expire_work, period);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_sync_reconfigure);
+
+int rw_sync_worker_clock(struct rw_sync *s, u32 p, u32 epoch, u64 *clock)
+{
+	int ret = -ESTALE;
+
+	if (p >= s->gate.cfg.nr_workers)
+		return -EINVAL;
+	spin_lock_bh(&s->lock);
+	if (s->w[p].live && s->w[p].epoch == epoch) {
+		*clock = s->w[p].clock;
+		ret = 0;
+	}
+	spin_unlock_bh(&s->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_sync_worker_clock);
 
 void rw_sync_info(struct rw_sync *s, struct rw_sync_info *info)
 {
@@ -330,8 +397,13 @@ static void rw_sync_expire_work(struct work_struct *work)
 	struct rw_sync *s = container_of(to_delayed_work(work), struct rw_sync,
 					 expire_work);
 
+	unsigned long period;
+
 	rw_sync_expire(s);
-	schedule_delayed_work(&s->expire_work, s->expire_period);
+	/* rw_sync_reconfigure() may have changed it, or stopped it (0). */
+	period = READ_ONCE(s->expire_period);
+	if (period)
+		schedule_delayed_work(&s->expire_work, period);
 }
 
 static void rw_sync_free(struct rw_sync *s)

@@ -12,6 +12,11 @@ struct rw_sync;
 
 /* Told of each silent worker evicted, under the gate's lock: no sleeping. */
 typedef void (*rw_sync_notify_t)(void *arg, u32 p);
+/*
+ * Told, under the gate's lock, after anything that changes who is live or
+ * the gate's settings (eviction, expiry, join, reconfiguration).
+ */
+typedef void (*rw_sync_members_t)(void *arg, const struct rw_gate *g);
 
 /* Job-wide view of the gate, for statistics. */
 struct rw_sync_info {
@@ -58,6 +63,18 @@ __poll_t rw_sync_poll(struct rw_sync *s, u32 p, struct file *file,
 		      struct poll_table_struct *pt);
 
 void rw_sync_set_notify(struct rw_sync *s, rw_sync_notify_t fn, void *arg);
+/* Set the members hook and call it once now. */
+void rw_sync_set_members(struct rw_sync *s, rw_sync_members_t fn, void *arg);
+
+/*
+ * New settings for a running gate (rw_gate_reconfigure): parked workers the
+ * new rule lets go are released, the eviction timer follows evict_timeout.
+ * 0 or -EINVAL.
+ */
+int rw_sync_reconfigure(struct rw_sync *s, const struct rw_gate_config *cfg);
+
+/* The clock of @p, live in @epoch: 0, or -ESTALE. */
+int rw_sync_worker_clock(struct rw_sync *s, u32 p, u32 epoch, u64 *clock);
 
 void rw_sync_info(struct rw_sync *s, struct rw_sync_info *info);
 bool rw_sync_worker_live(struct rw_sync *s, u32 p);

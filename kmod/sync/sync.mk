@@ -28,7 +28,7 @@ RW_SIM_OUT	:= $(BUILD)/sim
 RW_SIM		:= $(RW_SIM_OUT)/sim-staleness
 RW_SIM_NAMES	:= sim-main sim-run sim-model sim-profile
 RW_SIM_OBJS	:= $(patsubst %,$(RW_SIM_OUT)/%.o,$(RW_SIM_NAMES)) \
-		   $(RW_SIM_OUT)/gate.o
+		   $(RW_SIM_OUT)/gate.o $(RW_SIM_OUT)/round.o
 
 .PHONY: sim-staleness
 
@@ -52,8 +52,8 @@ $(RW_SYNC_BINS): $(RW_UT_OUT)/%: $(RW_SYNC_OBJ)/%.o $(RW_SYNC_HELP) \
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(RW_SYNC_HELP) $(RW_SYNC_PURE) \
 		$(RW_CMOCKA_LIBS)
 
-# The simulator is float code in user space; only gate.c is shared.
-$(RW_SIM_OUT)/gate.o: $(RW_SYNC_SRC)/gate.c
+# The simulator is float code in user space; gate.c and round.c are shared.
+$(RW_SIM_OUT)/gate.o $(RW_SIM_OUT)/round.o: $(RW_SIM_OUT)/%.o: $(RW_SYNC_SRC)/%.c
 	@mkdir -p $(@D)
 	$(call rw_msg,CC,$@)
 	$(Q)$(CC) $(RW_SYNC_CFLAGS) -MMD -MP -c -o $@ $<
