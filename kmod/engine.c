@@ -711,9 +711,10 @@ bool rw_engine_fresh(const struct rw_engine *e, u32 worker, u32 chunk,
 	 * round it belonged to is done. Otherwise every gradient queued
 	 * before the pull must be used as well.
 	 */
-	/* Pairs with the releases of done in engine.c's owner paths. */
-	return !READ_ONCE(e->view->rule.each) ||
-	       smp_load_acquire(&e->chunks[chunk].done) >= posted;
+	if (!READ_ONCE(e->view->rule.each))
+		return true;
+	/* Pairs with the releases of done in the owner's paths. */
+	return smp_load_acquire(&e->chunks[chunk].done) >= posted;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_fresh);
 
