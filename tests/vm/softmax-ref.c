@@ -5,7 +5,8 @@
  *
  *   softmax-ref --workers W --data FILE [--epochs N] [--batch B] [--lr F]
  *               [--chunk-size CS] [--impl NAME] [--optim NAME]
- *               [--momentum F] [--weight-decay F] [--out FILE] [--quiet]
+ *               [--momentum F] [--weight-decay F] [--leave RANK:STEP]
+ *               [--out FILE] [--quiet]
  *
  * Per step, each of the W shard gradients is computed by the trainer's own
  * code (examples/softmax.c) from the same parameters, into its own flat
@@ -18,6 +19,11 @@
  * kmod/agg/agg.c cuts them. Under BSP with the same optimizer, learning
  * rate, chunk size and implementation (rwctl status names the box's), the
  * final parameters are bit-identical to the trainers' --out file.
+ *
+ * --leave RANK:STEP replays elastic BSP: rank RANK contributes to steps
+ * 0..STEP-1 only (a trainer run with --leave-after STEP), and from STEP on
+ * each chunk sums the other ranks' gradients in rank order, scaled by
+ * 1/(W - 1), as the engine does once a member has left.
  *
  * Output: "epoch N loss X" after each epoch (as the trainer's rank 0) and,
  * with --out, the raw float32 parameters: W[10][64] then b[10].
@@ -51,6 +57,8 @@ struct ref_opts {
 	uint32_t epochs;
 	uint32_t batch;
 	uint32_t chunk_size;
+	uint32_t leave_rank;		/* UINT32_MAX: nobody leaves */
+	uint64_t leave_step;
 	struct rw_agg_hparams hp;
 	bool quiet;
 };
@@ -70,11 +78,13 @@ struct ref_job {
 static const char ref_usage[] =
 "usage: softmax-ref --workers W --data FILE [--epochs N] [--batch B] [--lr F]\n"
 "                   [--chunk-size CS] [--impl NAME] [--optim NAME]\n"
-"                   [--momentum F] [--weight-decay F] [--out FILE] [--quiet]\n"
+"                   [--momentum F] [--weight-decay F] [--leave RANK:STEP]\n"
+"                   [--out FILE] [--quiet]\n"
 "\n"
 "  defaults: --epochs 10 --batch 64 --lr 0.01 --chunk-size 32768\n"
 "            --impl scalar --optim sgd --momentum 0.9 --weight-decay 0\n"
-"  --impl    scalar, avx2 or avx512: what `rwctl status` reports for the box\n";
+"  --impl    scalar, avx2 or avx512: what `rwctl status` reports for the box\n"
+"  --leave   rank RANK's gradients are summed in steps below STEP only\n";
 
 static int ref_u32(const char *s, const char *what, uint32_t min, uint32_t *out)
 {
@@ -125,6 +135,28 @@ static int ref_optim(const char *s, uint32_t *optim)
 	return -EINVAL;
 }
 
+/* RANK:STEP */
+static int ref_leave(const char *s, struct ref_opts *o)
+{
+	unsigned long long r, t;
+	char *end;
+
+	errno = 0;
+	r = strtoull(s, &end, 10);
+	if (errno || end == s || *end != ':' || *s == '-' || r > UINT32_MAX)
+		goto bad;
+	s = end + 1;
+	t = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-')
+		goto bad;
+	o->leave_rank = (uint32_t)r;
+	o->leave_step = t;
+	return 0;
+bad:
+	fprintf(stderr, "softmax-ref: --leave: RANK:STEP, two numbers\n");
+	return -EINVAL;
+}
+
 static int ref_parse(int argc, char **argv, struct ref_opts *o)
 {
 	static const struct option longopts[] = {
@@ -139,6 +171,7 @@ static int ref_parse(int argc, char **argv, struct ref_opts *o)
 		{ "momentum", required_argument, NULL, 'm' },
 		{ "weight-decay", required_argument, NULL, 'W' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "leave", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -148,7 +181,7 @@ static int ref_parse(int argc, char **argv, struct ref_opts *o)
 	/* The module's defaults (uapi RW_CMD_JOB_NEW). */
 	*o = (struct ref_opts){
 		.epochs = 10, .batch = 64, .chunk_size = REF_CHUNK_DEFAULT,
-		.impl = "scalar",
+		.impl = "scalar", .leave_rank = UINT32_MAX,
 		.hp = { .optim = RW_AGG_SGD, .lr = 0.01f, .momentum = 0.9f,
 			.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f },
 	};
@@ -165,6 +198,7 @@ static int ref_parse(int argc, char **argv, struct ref_opts *o)
 		case 'm': err = ref_f32(optarg, "--momentum", &o->hp.momentum); break;
 		case 'W': err = ref_f32(optarg, "--weight-decay", &o->hp.weight_decay); break;
 		case 'o': o->out = optarg; break;
+		case 'L': err = ref_leave(optarg, o); break;
 		case 'q': o->quiet = true; break;
 		case 'h':
 			fputs(ref_usage, stdout);
@@ -177,6 +211,12 @@ static int ref_parse(int argc, char **argv, struct ref_opts *o)
 	}
 	if (optind != argc || !o->workers || !o->data) {
 		fputs(ref_usage, stderr);
+		return -EINVAL;
+	}
+	if (o->leave_rank != UINT32_MAX &&
+	    (o->leave_rank >= o->workers || o->workers < 2)) {
+		fprintf(stderr, "softmax-ref: --leave: a rank below --workers, "
+			"and one must stay\n");
 		return -EINVAL;
 	}
 	if (o->workers > RW_AGG_MAX_SRCS) {
@@ -256,25 +296,28 @@ static unsigned int ref_slice(unsigned int nsrc)
 /* One optimizer step on chunk @c, as the engine's rw_engine_step. */
 static int ref_step_chunk(struct ref_job *j, const struct ref_opts *o,
 			  const struct rw_agg_impl *impl, uint32_t c,
-			  const void **src)
+			  const void **src, uint32_t skip)
 {
 	uint64_t off = (uint64_t)c * j->chunk_size;
 	uint64_t end = off + j->chunk_size < j->total ? off + j->chunk_size : j->total;
 	size_t base = off / sizeof(float);
 	struct rw_agg_chunk chunk, part;
 	struct rw_agg_step st;
-	unsigned int done, slice = ref_slice(o->workers);
-	uint32_t k;
+	uint32_t k, n = 0;
+	unsigned int done, slice;
 	int err;
 
-	err = rw_agg_prepare(&st, &o->hp, o->workers, j->version[c] + 1);
+	/* The members of the step, in rank order: all but @skip. */
+	for (k = 0; k < o->workers; k++)
+		if (k != skip)
+			src[n++] = j->grad[k] + base;
+	slice = ref_slice(n);
+	err = rw_agg_prepare(&st, &o->hp, n, j->version[c] + 1);
 	if (err)
 		return err;
-	for (k = 0; k < o->workers; k++)
-		src[k] = j->grad[k] + base;
 	memset(&chunk, 0, sizeof(chunk));
 	chunk.src = src;
-	chunk.nsrc = o->workers;
+	chunk.nsrc = n;
 	chunk.n = (unsigned int)((end - off) / sizeof(float));
 	chunk.dtype = RW_AGG_F32;
 	chunk.out = j->params + base;
@@ -333,7 +376,9 @@ static int ref_run(const struct ref_opts *o, const struct softmax_data *data,
 				     plan.shard, j.grad[k],
 				     j.grad[k] + j.bias_off / sizeof(float));
 		for (c = 0; c < j.nr_chunks; c++) {
-			err = ref_step_chunk(&j, o, impl, c, src);
+			err = ref_step_chunk(&j, o, impl, c, src,
+					     step >= o->leave_step ?
+					     o->leave_rank : UINT32_MAX);
 			if (err) {
 				fprintf(stderr, "softmax-ref: optimizer step: %s\n",
 					strerror(-err));
