@@ -422,7 +422,8 @@ static void rw_test_set_ok(void **state)
 	rw_assert_json(rw_last.out);
 	assert_non_null(strstr(rw_last.out,
 			       "{\"jobs\":[{\"name\":\"train1\",\"id\":5,"));
-	assert_non_null(strstr(rw_last.out, "\"sync\":\"bsp\",\"optim\""));
+	assert_non_null(strstr(rw_last.out,
+			       "\"sync\":\"bsp\",\"quorum\":4,\"optim\""));
 }
 
 static void rw_test_set_refused(void **state)
@@ -430,11 +431,12 @@ static void rw_test_set_refused(void **state)
 	(void)state;
 	rw_be.kernel = true;
 	rw_be.policy_err = -EBUSY;
+	/* Sync settings alone: only a module older than live changes. */
 	RUN("policy", "set", "t", "sync", "asp");
-	rw_assert_error("rwctl: policy set: job 't' is in use (workers attached or buffers mapped); change its settings between runs\n");
+	rw_assert_error("rwctl: policy set: job 't' has a run (workers attached or buffers mapped) and the loaded rackweave module changes sync settings only between runs; wait for it to end, or load the module of rwctl's release (" RW_VERSION_STRING ")\n");
 
 	RUN("policy", "set", "t", "chunk-size", "8192");
-	rw_assert_error("rwctl: policy set: job 't' is in use (workers attached or buffers mapped), or its declared layout fixes workers, chunk-size, optim and the hyper-parameters; change them between runs, or delete and re-create the job\n");
+	rw_assert_error("rwctl: policy set: job 't' has a run (workers attached or buffers mapped): workers, chunk-size, optim and the hyper-parameters wait for it to end (or delete and re-create the job); sync, quorum and evict-ms may change now, set without them\n");
 
 	/* The module's own reason, when it gives one, says it best. */
 	rw_be.extack = "files are attached or buffers mapped; change settings between runs";
@@ -545,7 +547,9 @@ static void rw_test_help(void **state)
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	assert_non_null(strstr(rw_last.out, "Usage: rwctl [OPTIONS] policy { COMMAND | help }"));
 	assert_non_null(strstr(rw_last.out, "policy set JOB [ workers N ]"));
-	assert_non_null(strstr(rw_last.out, "restarts the gate"));
+	assert_non_null(strstr(rw_last.out, "the next iteration boundary"));
+	assert_non_null(strstr(rw_last.out, "[ quorum { K | all } ]"));
+	assert_null(strstr(rw_last.out, "restarts the gate"));
 	assert_null(strstr(rw_last.out, "token-file"));
 	RUN("policy", "set", "help");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);

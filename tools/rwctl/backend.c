@@ -42,7 +42,7 @@ void rwctl_job_explain(char *buf, size_t len, const char *cmd,
 		       const char *name, int err, const char *why,
 		       const char *extack)
 {
-	char what[256];
+	char what[512];
 
 	switch (-err) {
 	case EEXIST:

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The words of the job commands: job names, the settings "job add" and
- * "policy set" share (workers, chunk size, sync mode, eviction, optimizer
- * and its hyper-parameters), "job del" and token files.
+ * "policy set" share (workers, chunk size, sync mode and BSP quorum,
+ * eviction, optimizer and its hyper-parameters), "job del" and token files.
  *
  * Every limit the uapi states is checked here before anything is sent, so
  * that a typo is a usage error (exit 2) with a sentence naming the argument;
@@ -182,6 +182,33 @@ static int rwctl_job_parse_optim(const char *s, uint32_t *optim, char *msg,
 				s);
 }
 
+/*
+ * "quorum K" or "quorum all". Only the form is checked here: the range
+ * 1..workers waits for the worker count (rwctl_job_check_quorum()).
+ */
+static int rwctl_job_parse_quorum(const char *s, struct rwctl_job_add *a,
+				  char *msg, size_t msglen)
+{
+	unsigned long long v;
+
+	a->has_quorum = true;
+	a->quorum_arg = s;
+	if (!strcmp(s, "all")) {
+		a->quorum_all = true;
+		return 0;
+	}
+	if (!s[0] || strspn(s, "0123456789") != strlen(s))
+		return rwctl_job_einval(msg, msglen,
+					"quorum '%s' is not a number or 'all'",
+					s);
+	errno = 0;
+	v = strtoull(s, NULL, 10);
+	/* Too large for any job: the range check says so. */
+	a->quorum = errno == ERANGE || v > UINT32_MAX ? UINT32_MAX :
+		    (uint32_t)v;
+	return 0;
+}
+
 /* Bits of the "given twice" check beyond the hyper-parameters. */
 enum {
 	RWCTL_SEEN_WORKERS = RWCTL_NR_HP,
@@ -190,6 +217,7 @@ enum {
 	RWCTL_SEEN_EVICT,
 	RWCTL_SEEN_OPTIM,
 	RWCTL_SEEN_TOKEN,
+	RWCTL_SEEN_QUORUM,
 };
 
 /* The keyword @w as a RWCTL_SEEN_* or enum rwctl_job_hp bit, or -1. */
@@ -205,6 +233,7 @@ static int rwctl_job_keyword(const char *w)
 		{ "evict-ms", RWCTL_SEEN_EVICT },
 		{ "optim", RWCTL_SEEN_OPTIM },
 		{ "token-file", RWCTL_SEEN_TOKEN },
+		{ "quorum", RWCTL_SEEN_QUORUM },
 	};
 	size_t k;
 
@@ -254,6 +283,8 @@ static int rwctl_job_parse_value(int bit, int argc, char **argv, int *i,
 	case RWCTL_SEEN_OPTIM:
 		a->has_optim = true;
 		return rwctl_job_parse_optim(argv[*i], &a->optim, msg, msglen);
+	case RWCTL_SEEN_QUORUM:
+		return rwctl_job_parse_quorum(argv[*i], a, msg, msglen);
 	case RWCTL_SEEN_TOKEN:
 		a->token_file = argv[*i];
 		if (!argv[*i][0])
@@ -331,7 +362,9 @@ int rwctl_job_parse_add(int argc, char **argv, struct rwctl_job_add *a,
 		return rwctl_job_einval(msg, msglen,
 					"'job add' needs 'workers N' (1..%d)",
 					RW_JOB_MAX_WORKERS);
-	return 0;
+	return rwctl_job_check_quorum(a, a->workers,
+				      a->has_sync ? a->sync : RW_SYNC_BSP,
+				      NULL, msg, msglen);
 }
 
 int rwctl_job_parse_policy(int argc, char **argv, struct rwctl_job_add *a,
@@ -346,8 +379,54 @@ int rwctl_job_parse_policy(int argc, char **argv, struct rwctl_job_add *a,
 		return err;
 	if (!seen)
 		return rwctl_job_einval(msg, msglen,
-					"'policy set %s' changes nothing: give at least one setting (workers, chunk-size, sync, evict-ms, optim, lr, ...)",
+					"'policy set %s' changes nothing: give at least one setting (workers, chunk-size, sync, quorum, evict-ms, optim, lr, ...)",
 					a->name);
+	/* A sync mode given is enough to refuse a quorum it has not. */
+	if (a->has_quorum && a->has_sync && a->sync != RW_SYNC_BSP)
+		return rwctl_job_check_quorum(a, 0, a->sync, NULL, msg,
+					      msglen);
+	if (a->has_quorum && !rwctl_job_quorum_needs_job(a))
+		return rwctl_job_check_quorum(a, a->workers, a->sync, NULL,
+					      msg, msglen);
+	return 0;
+}
+
+bool rwctl_job_quorum_needs_job(const struct rwctl_job_add *a)
+{
+	return a->has_quorum && (!a->has_workers || !a->has_sync);
+}
+
+int rwctl_job_check_quorum(struct rwctl_job_add *a, uint32_t workers,
+			   uint32_t sync, const char *job, char *msg,
+			   size_t msglen)
+{
+	char other[16];
+	const char *name;
+
+	if (!a->has_quorum)
+		return 0;
+	if (sync != RW_SYNC_BSP) {
+		name = rwctl_job_sync_name(sync);
+		if (!name) {
+			snprintf(other, sizeof(other), "sync%u", sync);
+			name = other;
+		}
+		if (job)
+			return rwctl_job_einval(msg, msglen,
+						"quorum applies to sync bsp only, and job '%s' is sync %s; give 'sync bsp quorum K' to change both",
+						job, name);
+		return rwctl_job_einval(msg, msglen,
+					"quorum applies to sync bsp only, not to sync %s",
+					name);
+	}
+	if (a->quorum_all) {
+		a->quorum = workers;
+		return 0;
+	}
+	if (a->quorum < 1 || a->quorum > workers)
+		return rwctl_job_einval(msg, msglen,
+					"quorum '%s' is out of range (1..%u, the job's worker count)",
+					a->quorum_arg, workers);
 	return 0;
 }
 

@@ -56,6 +56,7 @@ static const struct nla_policy rwctl_job_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_TENSORS]	= RWCTL_JOB_U32,
 	[RW_JOB_A_CHUNKS]	= RWCTL_JOB_U32,
 	[RW_JOB_A_MODEL_BYTES]	= { .type = NLA_U64, .minlen = 8, .maxlen = 8 },
+	[RW_JOB_A_QUORUM]	= RWCTL_JOB_U32,
 };
 
 /* Attribute of each enum rwctl_job_hp. */
@@ -121,6 +122,11 @@ int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 	job->evict_ms = nla_get_u32(tb[RW_JOB_A_EVICT_MS]);
 	job->optim = nla_get_u32(tb[RW_JOB_A_OPTIM]);
 	job->attached = nla_get_u32(tb[RW_JOB_A_ATTACHED]);
+	/* Older modules have no quorum: every worker's gradient, as 0 says. */
+	job->quorum = tb[RW_JOB_A_QUORUM] ?
+		      nla_get_u32(tb[RW_JOB_A_QUORUM]) : 0;
+	if (!job->quorum)
+		job->quorum = job->workers;
 	if (tb[RW_JOB_A_MAPPINGS])
 		job->mappings = nla_get_u32(tb[RW_JOB_A_MAPPINGS]);
 	/* A run's layout comes whole or not at all. */
@@ -205,6 +211,9 @@ int rwctl_job_put_settings(struct nl_msg *m, const struct rwctl_job_add *a)
 		     nla_put_u32(m, RW_JOB_A_STALENESS_HI, a->staleness_hi)))
 			return -EMSGSIZE;
 	}
+	/* "all" was turned into the worker count by rwctl_job_check_quorum(). */
+	if (a->has_quorum && nla_put_u32(m, RW_JOB_A_QUORUM, a->quorum))
+		return -EMSGSIZE;
 	if (a->has_evict_ms && nla_put_u32(m, RW_JOB_A_EVICT_MS, a->evict_ms))
 		return -EMSGSIZE;
 	if (a->has_optim && nla_put_u32(m, RW_JOB_A_OPTIM, a->optim))

@@ -7,6 +7,9 @@
  *       sync ssp staleness 3
  *       optim adam  lr 0.001 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08
  *
+ * A BSP job whose steps wait for fewer gradients than it has workers says
+ * "sync bsp quorum 3/4"; JSON has "quorum" for every BSP job.
+ *
  * The words of the command line are parsed in job-args.c; the failure
  * reporting and the job list fetch here serve policy, topo and stats too.
  */
@@ -49,6 +52,7 @@ void rwctl_job_print_sync(struct rwctl_printer *p, const struct rwctl_job *j)
 {
 	char other[16];
 	const char *s;
+	uint32_t k;
 
 	s = rwctl_job_enum_str(rwctl_job_sync_name(j->sync), "sync", j->sync,
 			       other, sizeof(other));
@@ -59,6 +63,19 @@ void rwctl_job_print_sync(struct rwctl_printer *p, const struct rwctl_job *j)
 		rwctl_pr_u32(p, "staleness_lo", " staleness %u", j->staleness_lo);
 		rwctl_pr_u32(p, "staleness_hi", "..%u", j->staleness_hi);
 	}
+	if (j->sync != RW_SYNC_BSP)
+		return;
+	/*
+	 * Every worker's gradient is the default, so text names only fewer.
+	 * 0 is what a job filled by hand says for that default.
+	 */
+	k = j->quorum ? j->quorum : j->workers;
+	if (k >= j->workers) {
+		rwctl_pr_u32(p, "quorum", NULL, k);
+		return;
+	}
+	rwctl_pr_u32(p, "quorum", " quorum %u", k);
+	rwctl_pr_text(p, "/%u", j->workers);
 }
 
 void rwctl_job_print_evict(struct rwctl_printer *p, const struct rwctl_job *j)

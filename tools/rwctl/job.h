@@ -50,6 +50,12 @@ struct rwctl_job {
 	uint32_t staleness;		/* SSP only */
 	uint32_t staleness_lo;		/* ADAPTIVE only */
 	uint32_t staleness_hi;		/* ADAPTIVE only */
+	/*
+	 * BSP: a step sums the first @quorum gradients of its iteration to
+	 * arrive; @workers (the module's default, and what a module older
+	 * than the attribute does) means every worker's.
+	 */
+	uint32_t quorum;
 	uint32_t evict_ms;
 	uint32_t optim;			/* enum rw_optim */
 	unsigned int hp_mask;		/* bit per enum rwctl_job_hp reported */
@@ -76,6 +82,15 @@ struct rwctl_job_add {
 	uint32_t staleness;		/* SSP */
 	uint32_t staleness_lo;		/* ADAPTIVE */
 	uint32_t staleness_hi;
+	/*
+	 * "quorum K" or "quorum all": K in 1..workers, checked by
+	 * rwctl_job_check_quorum() once the worker count is known, which
+	 * also turns "all" into that count.
+	 */
+	bool has_quorum;
+	bool quorum_all;
+	uint32_t quorum;
+	const char *quorum_arg;		/* as typed, for messages; in argv */
 	bool has_evict_ms;
 	uint32_t evict_ms;
 	bool has_optim;
@@ -103,10 +118,30 @@ int rwctl_job_parse_add(int argc, char **argv, struct rwctl_job_add *a,
 
 /*
  * "policy set" arguments: JOB and at least one of the settings of "job add"
- * (workers included, the token not). Same conventions.
+ * (workers included, the token not). Same conventions. A quorum is
+ * checked here only if @a also gives the worker count and the sync mode;
+ * otherwise rwctl_job_quorum_needs_job() says so.
  */
 int rwctl_job_parse_policy(int argc, char **argv, struct rwctl_job_add *a,
 			   char *msg, size_t msglen);
+
+/*
+ * True if "policy set" @a gives a quorum whose check needs the job's own
+ * worker count or sync mode (@a does not change both).
+ */
+bool rwctl_job_quorum_needs_job(const struct rwctl_job_add *a);
+
+/*
+ * Check @a's quorum against the job it will apply to: @workers and @sync
+ * are the worker count and sync mode the job will have, @job its name
+ * when they are the job's current ones (NULL: the command line's own).
+ * "all" becomes @workers. Returns 0 (also without a quorum), or -EINVAL
+ * with a sentence in @msg: a quorum outside 1..@workers, or one for a
+ * sync mode other than BSP.
+ */
+int rwctl_job_check_quorum(struct rwctl_job_add *a, uint32_t workers,
+			   uint32_t sync, const char *job, char *msg,
+			   size_t msglen);
 
 /*
  * True if @a changes a setting that shapes the job's memory (workers, chunk
@@ -147,8 +182,10 @@ void rwctl_job_print(struct rwctl_printer *p, const struct rwctl_job *jobs,
 
 /*
  * Pieces of a job's block, for printers of a part of it: "sync ssp
- * staleness 3" (keys sync, staleness or staleness_lo/_hi) and "optim adam
- * lr 0.001 ..." (optim and the hyper-parameters reported), no newline.
+ * staleness 3" (keys sync, staleness or staleness_lo/_hi; a BSP job has
+ * the key quorum, and "sync bsp quorum 3/4" in text when its quorum is
+ * below its workers) and "optim adam lr 0.001 ..." (optim and the
+ * hyper-parameters reported), no newline.
  */
 void rwctl_job_print_sync(struct rwctl_printer *p, const struct rwctl_job *j);
 void rwctl_job_print_optim(struct rwctl_printer *p, const struct rwctl_job *j);
@@ -186,7 +223,8 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
  * each line indented by two spaces.
  */
 #define RWCTL_JOB_SETTINGS_SYNOPSIS \
-"        [ sync { bsp | asp | ssp S | adaptive LO HI } ] [ evict-ms MS ]\n" \
+"        [ sync { bsp | asp | ssp S | adaptive LO HI } ] [ quorum { K | all } ]\n" \
+"        [ evict-ms MS ]\n" \
 "        [ optim { sgd | momentum | nesterov | adam } ] [ lr X ]\n" \
 "        [ momentum X ] [ weight-decay X ] [ beta1 X ] [ beta2 X ] [ eps X ]\n"
 
@@ -194,6 +232,9 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 "  N           workers, 1-" RW_STR(RW_JOB_MAX_WORKERS) "\n" \
 "  BYTES       a power of two, 4096-1048576 (default: the module's chunk_size)\n" \
 "  S, LO, HI   staleness bounds, 1-" RW_STR(RW_JOB_MAX_STALENESS) ", LO <= HI\n" \
+"  K           BSP only: a step sums the first K gradients of its iteration to\n" \
+"              arrive and drops the late ones (backup workers), 1-N; all: N,\n" \
+"              every worker's (the default)\n" \
 "  MS          evict a silent worker after MS ms; 0 never\n" \
 "  X           a finite number, sent as IEEE 754 single precision\n"
 

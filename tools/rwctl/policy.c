@@ -6,8 +6,13 @@
  * show" is the sync and optimizer part of "job show":
  *
  *   job train1
- *       sync ssp staleness 3  evict-ms 5000
+ *       sync bsp quorum 3/4  evict-ms 5000
  *       optim adam  lr 0.001 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08
+ *
+ * The sync settings (sync mode, staleness bounds, quorum, evict-ms) may
+ * change while the job runs: the module applies them at the next
+ * iteration boundary. Workers, chunk size and the optimizer with its
+ * hyper-parameters shape the run's memory and change only between runs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,17 +63,70 @@ static int rwctl_policy_show(struct rwctl *ctl, int argc, char **argv)
 				   rwctl_policy_print);
 }
 
+/*
+ * A quorum without both the worker count and the sync mode on the command
+ * line is checked against the job's own, read first ("all" needs the
+ * count). A change of the job between the two requests is caught by the
+ * module, which checks the quorum again.
+ */
+static int rwctl_policy_check_quorum(struct rwctl *ctl,
+				     struct rwctl_job_add *a)
+{
+	struct rwctl_job_list list = { 0 };
+	const struct rwctl_job *j;
+	char msg[512];
+	int ret;
+
+	ret = rwctl_job_fetch(ctl, "policy set", a->name, &list);
+	if (!ret && list.nr != 1) {
+		fprintf(ctl->err, "rwctl: policy set: no job named '%s'\n",
+			a->name);
+		ret = RWCTL_EXIT_ERR;
+	} else if (!ret) {
+		j = &list.jobs[0];
+		if (rwctl_job_check_quorum(a,
+					   a->has_workers ? a->workers : j->workers,
+					   a->has_sync ? a->sync : j->sync,
+					   j->name, msg, sizeof(msg)))
+			ret = rwctl_usage_error(ctl, "policy", "%s", msg);
+	}
+	rwctl_job_list_free(&list);
+	return ret;
+}
+
+/*
+ * Words for EBUSY without the module's own: which settings wait for the
+ * run to end. A module older than live sync changes refuses them all.
+ */
+static void rwctl_policy_busy(char *buf, size_t len,
+			      const struct rwctl_job_add *a)
+{
+	if (rwctl_job_add_shapes_memory(a))
+		snprintf(buf, len,
+			 "job '%s' has a run (workers attached or buffers mapped): workers, chunk-size, optim and the hyper-parameters wait for it to end (or delete and re-create the job); sync, quorum and evict-ms may change now, set without them",
+			 a->name);
+	else
+		snprintf(buf, len,
+			 "job '%s' has a run (workers attached or buffers mapped) and the loaded rackweave module changes sync settings only between runs; wait for it to end, or load the module of rwctl's release (%s)",
+			 a->name, RW_VERSION_STRING);
+}
+
 static int rwctl_policy_set(struct rwctl *ctl, int argc, char **argv)
 {
 	const struct rwctl_job_backend *be = rwctl_job_backend(ctl);
 	struct rwctl_job_add a;
 	struct rwctl_err e;
 	struct rwctl_job job;
-	char msg[512], busy[384];
-	int err;
+	char msg[512], busy[512];
+	int err, ret;
 
 	if (rwctl_job_parse_policy(argc, argv, &a, msg, sizeof(msg)))
 		return rwctl_usage_error(ctl, "policy", "%s", msg);
+	if (rwctl_job_quorum_needs_job(&a)) {
+		ret = rwctl_policy_check_quorum(ctl, &a);
+		if (ret)
+			return ret;
+	}
 
 	memset(&e, 0, sizeof(e));
 	memset(&job, 0, sizeof(job));
@@ -79,14 +137,7 @@ static int rwctl_policy_set(struct rwctl *ctl, int argc, char **argv)
 		 * "job 'NAME' is busy"; without one, name the causes this
 		 * request can have.
 		 */
-		if (rwctl_job_add_shapes_memory(&a))
-			snprintf(busy, sizeof(busy),
-				 "job '%s' is in use (workers attached or buffers mapped), or its declared layout fixes workers, chunk-size, optim and the hyper-parameters; change them between runs, or delete and re-create the job",
-				 a.name);
-		else
-			snprintf(busy, sizeof(busy),
-				 "job '%s' is in use (workers attached or buffers mapped); change its settings between runs",
-				 a.name);
+		rwctl_policy_busy(busy, sizeof(busy), &a);
 		return rwctl_job_report(ctl, "policy set", a.name, err, &e,
 					err == -EBUSY && !e.extack[0] ?
 					busy : NULL);
@@ -111,11 +162,13 @@ static const struct rwctl_cmd rwctl_policy_cmds[] = {
 "policy set JOB [ workers N ] [ chunk-size BYTES ]\n"
 RWCTL_JOB_SETTINGS_SYNOPSIS
 RWCTL_JOB_SETTINGS_HELP
-"  At least one setting; the others keep their values. Refused while the job\n"
-"  is in use (workers attached, buffers mapped); a declared layout fixes\n"
-"  workers, chunk-size, optim and the hyper-parameters. A new sync mode,\n"
-"  bound or evict-ms restarts the gate (every clock back to 0). The job is\n"
-"  printed as by 'job show'.\n",
+"  At least one setting; the others keep their values. sync, its bounds,\n"
+"  quorum and evict-ms may change while the job runs: they take effect at\n"
+"  the next iteration boundary, and monitor shows a 'policy JOB' event.\n"
+"  workers, chunk-size, optim and the hyper-parameters are refused while a\n"
+"  run exists (workers attached or buffers mapped). A quorum is checked\n"
+"  against the job's workers, read first unless workers and sync are given.\n"
+"  The job is printed as by 'job show'.\n",
 		.max_args = 64,
 		.run = rwctl_policy_set,
 	},

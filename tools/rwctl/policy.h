@@ -9,8 +9,9 @@ struct rwctl_printer;
 
 /*
  * "rwctl policy show": {"jobs":[...]} as "job show" has it, each job with
- * its name, sync mode and bounds, evict_ms, optimizer and the
- * hyper-parameters reported; in text a block of three lines per job.
+ * its name, sync mode and bounds (a BSP job's quorum), evict_ms, optimizer
+ * and the hyper-parameters reported; in text a block of three lines per
+ * job.
  */
 void rwctl_policy_print(struct rwctl_printer *p, const struct rwctl_job *jobs,
 			size_t nr);

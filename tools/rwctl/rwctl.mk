@@ -58,4 +58,4 @@ install-user: install-rwctl
 
 # Tests of the commands added after the first four (user.mk names those).
 RW_UT_RWCTL_NAMES := test-rwctl-policy test-rwctl-topo test-rwctl-stats \
-		     test-rwctl-monitor test-rwctl-listen
+		     test-rwctl-monitor test-rwctl-listen test-rwctl-quorum
