@@ -101,13 +101,14 @@ static const int rw_job_attrs[] = {
 	RW_STAT_A_STEPS, RW_STAT_A_BUSY, RW_STAT_A_MIGRATIONS, RW_STAT_A_ERRORS,
 	RW_STAT_A_MIN_CLOCK, RW_STAT_A_MAX_SKEW, RW_STAT_A_EVICTIONS,
 	RW_STAT_A_EPOCH, RW_STAT_A_LIVE, RW_STAT_A_PARKED,
+	RW_STAT_A_LATE_DROPPED,
 };
 
 static const int rw_worker_attrs[] = {
 	RW_STAT_A_RANK, RW_STAT_A_ATTACHED, RW_STAT_A_LIVE, RW_STAT_A_CLOCK,
 	RW_STAT_A_PUSHES, RW_STAT_A_PULLS, RW_STAT_A_BYTES, RW_STAT_A_CHUNKS,
 	RW_STAT_A_PARKS, RW_STAT_A_PARKED_NS, RW_STAT_A_EVICTIONS,
-	RW_STAT_A_ERRORS,
+	RW_STAT_A_ERRORS, RW_STAT_A_LATE_DROPPED,
 };
 
 #define RW_NR(a)	(sizeof(a) / sizeof((a)[0]))
@@ -181,6 +182,8 @@ static void rw_test_parse_full(void **state)
 				 100 * i + RW_STAT_A_CLOCK);
 		assert_int_equal(fx->s.workers[i].v[RW_STAT_A_PARKED_NS],
 				 100 * i + RW_STAT_A_PARKED_NS);
+		assert_int_equal(fx->s.workers[i].v[RW_STAT_A_LATE_DROPPED],
+				 100 * i + RW_STAT_A_LATE_DROPPED);
 		assert_false(fx->s.workers[i].mask & BIT(RW_STAT_A_STEPS));
 	}
 }
@@ -199,7 +202,10 @@ static void rw_test_parse_values(void **state)
 	assert_int_equal(rw_parse(fx), 0);
 	assert_int_equal(fx->s.job.v[RW_STAT_A_BYTES], UINT64_MAX);
 	assert_int_equal(fx->s.job.v[RW_STAT_A_EPOCH], UINT32_MAX);
-	assert_int_equal(fx->s.job.mask, BIT(RW_STAT_A_BYTES) | BIT(RW_STAT_A_EPOCH));
+	/* late_dropped is there even when not sent: 0. */
+	assert_int_equal(fx->s.job.mask, BIT(RW_STAT_A_BYTES) |
+			 BIT(RW_STAT_A_EPOCH) | BIT(RW_STAT_A_LATE_DROPPED));
+	assert_int_equal(fx->s.job.v[RW_STAT_A_LATE_DROPPED], 0);
 	assert_int_equal(fx->s.nr_workers, 0);
 	assert_non_null(fx->s.workers);
 }
@@ -308,7 +314,78 @@ static void rw_test_parse_newer(void **state)
 	assert_int_equal(rw_parse(fx), 0);
 	assert_int_equal(fx->s.nr_workers, 1);
 	assert_int_equal(fx->s.workers[0].v[RW_STAT_A_RANK], 4);
-	assert_int_equal(fx->s.workers[0].mask, BIT(RW_STAT_A_RANK));
+	assert_int_equal(fx->s.workers[0].mask,
+			 BIT(RW_STAT_A_RANK) | BIT(RW_STAT_A_LATE_DROPPED));
+}
+
+/*
+ * Late drops: a module's count is taken as sent (u64, exact length); an
+ * older module's reply has none, which shows as 0 in text and JSON.
+ */
+static void rw_test_parse_late_dropped(void **state)
+{
+	struct rw_fx *fx = *state;
+	struct rwctl_printer p;
+	struct rw_capture c;
+	struct nlattr *l, *n;
+	const char *out;
+	uint32_t v4 = 3;
+
+	assert_int_equal(nla_put_string(fx->msg, RW_JOB_A_NAME, "q"), 0);
+	rw_put_job(fx->msg, 0);
+	l = nla_nest_start(fx->msg, RW_JOB_A_WORKER_STATS);
+	rw_put_worker(fx->msg, 0, 0);
+	rw_put_worker(fx->msg, 1, 0);
+	nla_nest_end(fx->msg, l);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_int_equal(fx->s.job.v[RW_STAT_A_LATE_DROPPED],
+			 1000 + RW_STAT_A_LATE_DROPPED);
+	assert_int_equal(fx->s.workers[1].v[RW_STAT_A_LATE_DROPPED],
+			 100 + RW_STAT_A_LATE_DROPPED);
+
+	/* An older module: neither the job nor a rank sends it. */
+	rw_reset(fx);
+	assert_int_equal(nla_put_string(fx->msg, RW_JOB_A_NAME, "old"), 0);
+	n = nla_nest_start(fx->msg, RW_JOB_A_STATS);
+	assert_int_equal(nla_put_u64(fx->msg, RW_STAT_A_ERRORS, 2), 0);
+	nla_nest_end(fx->msg, n);
+	l = nla_nest_start(fx->msg, RW_JOB_A_WORKER_STATS);
+	n = nla_nest_start(fx->msg, RW_JOB_A_ENTRY);
+	assert_int_equal(nla_put_u32(fx->msg, RW_STAT_A_RANK, 0), 0);
+	assert_int_equal(nla_put_u64(fx->msg, RW_STAT_A_ERRORS, 1), 0);
+	nla_nest_end(fx->msg, n);
+	nla_nest_end(fx->msg, l);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_true(fx->s.job.mask & BIT(RW_STAT_A_LATE_DROPPED));
+	assert_int_equal(fx->s.job.v[RW_STAT_A_LATE_DROPPED], 0);
+	assert_true(fx->s.workers[0].mask & BIT(RW_STAT_A_LATE_DROPPED));
+
+	rw_render_begin(&c, &p, 0);
+	rwctl_stats_print(&p, &fx->s);
+	out = rw_render_end(&c, &p);
+	assert_string_equal(out,
+		"job old:\n"
+		"    errors 2  late_dropped 0\n"
+		"rank  attached  live  clock  pushes  pulls  bytes  chunks  parks  parked  evictions  errors  late_dropped\n"
+		"   0         -     -      -       -      -      -       -      -       -          -       1             0\n");
+	free((char *)out);
+	rw_render_begin(&c, &p, RWCTL_PR_JSON);
+	rwctl_stats_print(&p, &fx->s);
+	out = rw_render_end(&c, &p);
+	rw_assert_json(out);
+	assert_string_equal(out,
+		"{\"name\":\"old\",\"totals\":{\"errors\":2,\"late_dropped\":0},"
+		"\"workers\":[{\"rank\":0,\"errors\":1,\"late_dropped\":0}]}\n");
+	free((char *)out);
+
+	/* Sent, it must be a u64. */
+	rw_reset(fx);
+	assert_int_equal(nla_put_string(fx->msg, RW_JOB_A_NAME, "j"), 0);
+	n = nla_nest_start(fx->msg, RW_JOB_A_STATS);
+	assert_int_equal(nla_put(fx->msg, RW_STAT_A_LATE_DROPPED, sizeof(v4),
+				 &v4), 0);
+	nla_nest_end(fx->msg, n);
+	rw_assert_malformed(fx, "job totals");
 }
 
 /* ---- printing ---- */
@@ -340,6 +417,7 @@ static void rw_stats_fill(struct rwctl_stats *s)
 	rw_set(&s->job, RW_STAT_A_MIGRATIONS, 0);
 	rw_set(&s->job, RW_STAT_A_EVICTIONS, 1);
 	rw_set(&s->job, RW_STAT_A_ERRORS, 1);
+	rw_set(&s->job, RW_STAT_A_LATE_DROPPED, 7);
 	s->workers = calloc(3, sizeof(*s->workers));
 	assert_non_null(s->workers);
 	s->nr_workers = 2;
@@ -358,6 +436,7 @@ static void rw_stats_fill(struct rwctl_stats *s)
 		rw_set(w, RW_STAT_A_PARKED_NS, 1200000);
 		rw_set(w, RW_STAT_A_EVICTIONS, i);
 		rw_set(w, RW_STAT_A_ERRORS, 0);
+		rw_set(w, RW_STAT_A_LATE_DROPPED, i * 7);
 	}
 	s->workers[1].mask &= ~BIT(RW_STAT_A_PARKED_NS);
 }
@@ -377,22 +456,23 @@ static char *rw_render(const struct rwctl_stats *s, unsigned int flags)
 static const char rw_text[] =
 	"job train1: epoch 2, 2 live, 1 parked, min clock 118, max skew 2\n"
 	"    pushes 48000  pulls 480  bytes 1.46 GiB  chunks 48000  steps 12000\n"
-	"    busy 12  migrations 0  evictions 1  errors 1\n"
-	"rank  attached  live  clock  pushes  pulls    bytes  chunks  parks   parked  evictions  errors\n"
-	"   0  yes       yes     120     120    120  375 MiB   12000      3  1.20 ms          0       0\n"
-	"   1  yes       no      118     120    120  375 MiB   12000   1003        -          1       0\n";
+	"    busy 12  migrations 0  evictions 1  errors 1  late_dropped 7\n"
+	"rank  attached  live  clock  pushes  pulls    bytes  chunks  parks   parked  evictions  errors  late_dropped\n"
+	"   0  yes       yes     120     120    120  375 MiB   12000      3  1.20 ms          0       0             0\n"
+	"   1  yes       no      118     120    120  375 MiB   12000   1003        -          1       0             7\n";
 
 static const char rw_json[] =
 	"{\"name\":\"train1\",\"totals\":{\"epoch\":2,\"live\":2,\"parked\":1,"
 	"\"min_clock\":118,\"max_skew\":2,\"pushes\":48000,\"pulls\":480,"
 	"\"bytes\":1572864000,\"chunks\":48000,\"steps\":12000,\"busy\":12,"
-	"\"migrations\":0,\"evictions\":1,\"errors\":1},"
+	"\"migrations\":0,\"evictions\":1,\"errors\":1,\"late_dropped\":7},"
 	"\"workers\":[{\"rank\":0,\"attached\":true,\"live\":true,\"clock\":120,"
 	"\"pushes\":120,\"pulls\":120,\"bytes\":393216000,\"chunks\":12000,"
-	"\"parks\":3,\"parked_ns\":1200000,\"evictions\":0,\"errors\":0},"
+	"\"parks\":3,\"parked_ns\":1200000,\"evictions\":0,\"errors\":0,"
+	"\"late_dropped\":0},"
 	"{\"rank\":1,\"attached\":true,\"live\":false,\"clock\":118,"
 	"\"pushes\":120,\"pulls\":120,\"bytes\":393216000,\"chunks\":12000,"
-	"\"parks\":1003,\"evictions\":1,\"errors\":0}]}\n";
+	"\"parks\":1003,\"evictions\":1,\"errors\":0,\"late_dropped\":7}]}\n";
 
 static void rw_test_print_text(void **state)
 {
@@ -591,6 +671,7 @@ static void rw_test_help(void **state)
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	assert_non_null(strstr(rw_last.out, "Usage: rwctl [OPTIONS] stats { COMMAND | help }"));
 	assert_non_null(strstr(rw_last.out, "  show JOB"));
+	assert_non_null(strstr(rw_last.out, "late_dropped: gradients that came"));
 	RUN("help", "stats");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	assert_int_equal(rw_be.calls, 0);
@@ -607,6 +688,7 @@ int main(void)
 		RW_M(rw_test_parse_malformed),
 		RW_M(rw_test_parse_cut_short),
 		RW_M(rw_test_parse_newer),
+		RW_M(rw_test_parse_late_dropped),
 		RW_T(rw_test_print_text),
 		RW_T(rw_test_print_json),
 		RW_T(rw_test_print_sparse),

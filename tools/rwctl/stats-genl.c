@@ -6,6 +6,9 @@
  *   RW_JOB_A_WORKER_STATS (a nest of RW_JOB_A_ENTRY entries, one per rank,
  *   each a nest of RW_STAT_A_*).
  *
+ * RW_STAT_A_LATE_DROPPED is always there once parsed: 0 when the module
+ * did not send it.
+ *
  * Every value lands in one array indexed by its attribute, so the parser
  * is a policy table and a loop; the uapi says which are u32 and which u64,
  * and each must have exactly its length.
@@ -50,6 +53,7 @@ static const struct nla_policy rwctl_stat_policy[RW_STAT_A_MAX + 1] = {
 	[RW_STAT_A_MAX_SKEW]	= RWCTL_STAT_U64,
 	[RW_STAT_A_EPOCH]	= RWCTL_STAT_U32,
 	[RW_STAT_A_PARKED]	= RWCTL_STAT_U32,
+	[RW_STAT_A_LATE_DROPPED] = RWCTL_STAT_U64,
 };
 
 _Static_assert(RW_STAT_A_MAX < 32, "struct rwctl_stat_set.mask holds a bit per attribute");
@@ -86,6 +90,11 @@ static int rwctl_stats_set(struct nlattr *nest, struct rwctl_stat_set *set,
 			    nla_get_u32(tb[a]) : nla_get_u64(tb[a]);
 		set->mask |= 1U << a;
 	}
+	/*
+	 * Modules older than BSP quorums drop no gradient and do not send
+	 * the count: none were dropped.
+	 */
+	set->mask |= 1U << RW_STAT_A_LATE_DROPPED;
 	return 0;
 }
 

@@ -4,9 +4,12 @@
  *
  *   job train1: epoch 2, 4 live, 0 parked, min clock 118, max skew 2
  *       pushes 48000  pulls 480  bytes 1.46 GiB  chunks 48000  steps 12000
- *       busy 12  migrations 0  evictions 0  errors 0
- *   rank  attached  live  clock  pushes  pulls     bytes  chunks  parks   parked  evictions  errors
- *      0  yes       yes     120     120    120   375 MiB   12000      3  1.20 ms          0       0
+ *       busy 12  migrations 0  evictions 0  errors 0  late_dropped 40
+ *   rank  attached  live  clock  pushes  pulls     bytes  chunks  parks   parked  evictions  errors  late_dropped
+ *      0  yes       yes     120     120    120   375 MiB   12000      3  1.20 ms          0       0            40
+ *
+ * late_dropped counts gradients that came after their step was done (a BSP
+ * quorum below the worker count) and were dropped.
  *
  * The columns are as wide as their widest cell; a counter the module did
  * not send is "-" in text and absent in JSON.
@@ -53,6 +56,8 @@ static const struct rwctl_stat_field rwctl_stats_job_fields[] = {
 	{ RW_STAT_A_MIGRATIONS, "migrations", "migrations %" PRIu64, RWCTL_STAT_NUM },
 	{ RW_STAT_A_EVICTIONS, "evictions", "evictions %" PRIu64, RWCTL_STAT_NUM },
 	{ RW_STAT_A_ERRORS, "errors", "errors %" PRIu64, RWCTL_STAT_NUM },
+	{ RW_STAT_A_LATE_DROPPED, "late_dropped", "late_dropped %" PRIu64,
+	  RWCTL_STAT_NUM },
 	{ 0, NULL, NULL, 0 },
 };
 
@@ -73,6 +78,7 @@ static const struct rwctl_stat_field rwctl_stats_worker_fields[] = {
 	{ RW_STAT_A_PARKED_NS, "parked_ns", "parked", RWCTL_STAT_NS },
 	{ RW_STAT_A_EVICTIONS, "evictions", "evictions", RWCTL_STAT_NUM },
 	{ RW_STAT_A_ERRORS, "errors", "errors", RWCTL_STAT_NUM },
+	{ RW_STAT_A_LATE_DROPPED, "late_dropped", "late_dropped", RWCTL_STAT_NUM },
 };
 
 #define RWCTL_STATS_NR_COLS \
@@ -262,10 +268,11 @@ static const struct rwctl_cmd rwctl_stats_cmds[] = {
 "stats show JOB\n"
 "  Totals: gate epoch, live and parked workers, lowest clock and largest\n"
 "  skew; pushes, pulls, gradient bytes and chunks pushed, optimizer steps;\n"
-"  busy slots, chunk migrations, evictions and refused calls. Then per rank:\n"
-"  attached, live, clock (iterations done), pushes, pulls, bytes, chunks,\n"
-"  times parked by the gate and time spent parked, evictions and refused\n"
-"  calls.\n",
+"  busy slots, chunk migrations, evictions, refused calls and gradients\n"
+"  dropped late. Then per rank: attached, live, clock (iterations done),\n"
+"  pushes, pulls, bytes, chunks, times parked by the gate and time spent\n"
+"  parked, evictions, refused calls and late_dropped: gradients that came\n"
+"  after a BSP quorum had completed their step, and were dropped.\n",
 		.max_args = 1,
 		.run = rwctl_stats_show,
 	},

@@ -19,7 +19,8 @@ struct rwctl_printer;
  * One set of RW_STAT_A_* values, the job's or a worker's: v[a] holds
  * attribute a (u32 ones widened) when bit a of @mask says it came. A job
  * without a layout has no gate yet, so which counters come may vary;
- * only those that did are shown.
+ * only those that did are shown. The parser sets RW_STAT_A_LATE_DROPPED
+ * always (0 from modules that do not count late drops).
  */
 struct rwctl_stat_set {
 	uint32_t mask;
@@ -52,7 +53,8 @@ int rwctl_stats_genl_get(const char *name, struct rwctl_stats *s,
 
 /*
  * "rwctl stats show": the job's totals, then a table with a row per
- * worker; JSON {"name", "totals": {...}, "workers": [{...}]}.
+ * worker (the last column late_dropped); JSON {"name", "totals": {...},
+ * "workers": [{...}]}.
  */
 void rwctl_stats_print(struct rwctl_printer *p, const struct rwctl_stats *s);
 
