@@ -890,6 +890,49 @@ static void rw_test_command_on_pair(void **state)
 	close(fds[1]);
 }
 
+/*
+ * A job's settings changed, also while it runs (sync settings apply from
+ * the next iteration): the module sends RW_EVENT_POLICY with the job's
+ * name and nothing else. From the datagram to the line.
+ */
+static void rw_test_policy_event(void **state)
+{
+	const struct rw_ev_spec evs[] = {
+		{ RW_EVENT_ATTACHED, "bert", 1, NULL },
+		{ RW_EVENT_POLICY, "bert", -1, NULL },
+	};
+	int fds[2];
+	size_t i;
+
+	(void)state;
+	memset(&rw_pair_src, 0, sizeof(rw_pair_src));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, fds), 0);
+	for (i = 0; i < 2; i++)
+		rw_send_event(fds[1], RW_TEST_FAMILY, &evs[i]);
+	rw_pair_src.fd = fds[0];
+	RUN_PAIR("monitor", "count", "2");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_last.err, "");
+	assert_string_equal(rw_last.out, "attached bert rank 1\npolicy bert\n");
+	close(fds[1]);
+
+	memset(&rw_pair_src, 0, sizeof(rw_pair_src));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, fds), 0);
+	rw_send_event(fds[1], RW_TEST_FAMILY, &evs[1]);
+	rw_pair_src.fd = fds[0];
+	RUN_PAIR("-j", "monitor", "count", "1");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_int_equal(rw_assert_json_lines(rw_last.out), 1);
+	assert_string_equal(rw_last.out, "{\"event\":\"policy\",\"job\":\"bert\"}\n");
+	close(fds[1]);
+
+	/* The help says what the event means now. */
+	rw_setup(NULL);
+	RUN("monitor", "help");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_non_null(strstr(rw_last.out, "sync settings may change while it runs"));
+}
+
 static int rw_group_teardown(void **state)
 {
 	(void)state;
@@ -922,6 +965,7 @@ int main(void)
 		RW_P(rw_test_genl_signal),
 		RW_T(rw_test_wait),
 		RW_T(rw_test_command_on_pair),
+		RW_T(rw_test_policy_event),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -6,6 +6,7 @@
  *
  *   job-new train1
  *   attached train1 rank 2
+ *   policy train1
  *   evicted train1 rank 2
  *   device-gone rxe1
  *
@@ -247,7 +248,8 @@ static const struct rwctl_cmd rwctl_monitor_cmds[] = {
 		.args = "[ count N ] [ timeout SECONDS ]",
 		.help = "print the rackweave module's events as they happen",
 		.details =
-"Events: job-new, job-del, declared (a layout), policy (settings changed),\n"
+"Events: job-new, job-del, declared (a layout), policy (a job's settings\n"
+"changed; sync settings may change while it runs, from the next iteration),\n"
 "attached, detached, evicted (a worker, with its rank), device-added and\n"
 "device-gone (an RDMA device). One line each, or one JSON object per line\n"
 "with -j. Ends after N events (count), after SECONDS (timeout), or on\n"
