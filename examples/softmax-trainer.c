@@ -6,6 +6,7 @@
  *   softmax-trainer --job NAME --token-file PATH --rank R --workers W
  *                   --data FILE [--epochs N] [--batch B] [--out FILE]
  *                   [--timeout MS] [--device PATH] [--box ADDR[:PORT]]
+ *                   [--slow FACTOR] [--stall P:MS]
  *                   [--async] [--quiet] [--verbose]
  *
  * Start W of them (ranks 0..W-1) against a job created with as many
@@ -13,11 +14,26 @@
  * reads the parameters straight from the mapped parameter buffer, computes
  * the mean gradient of its shard of the global batch straight into the
  * mapped gradient buffer, and pushes every chunk. The box sums the W
- * gradients in rank order, scales by 1/W and applies the job's optimizer.
+ * gradients in rank order, scales by 1/W and applies the job's optimizer
+ * (under a BSP quorum K, the first K gradients to arrive, scaled by 1/K).
  * With --async the push and the next pull go through rw_pushpull_start()
  * and rw_wait(), the way an event-driven trainer would; the result is the
  * same. With --box the job runs on another host's box: this host's module
  * connects to it over RDMA (rw_attach_remote) and the rest is unchanged.
+ *
+ * A straggler on purpose, for tests and demonstrations of what the job's
+ * policy does with one (a BSP quorum below W drops its late gradients,
+ * SSP bounds park the others, evict-ms evicts it):
+ *   --slow FACTOR  each step takes FACTOR times its compute time: after
+ *                  computing the gradient the worker sleeps FACTOR - 1
+ *                  times what that computation took, then pushes. FACTOR
+ *                  is a number from 1 (full speed) to 1000.
+ *   --stall P:MS   before the push of each step, with probability P (0 to
+ *                  1), sleep MS milliseconds (up to 3600000). The draws
+ *                  come from a generator seeded with the rank alone, so a
+ *                  rank stalls at the same steps in every run.
+ * Both only add sleeps: the gradients, and under a BSP job that waits for
+ * every worker the parameters, are the same bits as without them.
  *
  * Exit status: 0 done, 1 error, 2 usage.
  */
@@ -29,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rackweave.h>
 
@@ -46,6 +63,10 @@ struct trainer_opts {
 	uint32_t epochs;
 	uint32_t batch;
 	uint32_t timeout_ms;
+	double slow;			/* >= 1; 1: no slow-down */
+	bool stall;			/* --stall given */
+	double stall_p;			/* 0..1 */
+	uint32_t stall_ms;
 	bool async;
 	bool quiet;
 	bool verbose;
@@ -55,6 +76,7 @@ static const char trainer_usage[] =
 "usage: softmax-trainer --job NAME --token-file PATH --rank R --workers W\n"
 "                       --data FILE [--epochs N] [--batch B] [--out FILE]\n"
 "                       [--timeout MS] [--device PATH] [--box ADDR[:PORT]]\n"
+"                       [--slow FACTOR] [--stall P:MS]\n"
 "                       [--async] [--quiet] [--verbose]\n"
 "\n"
 "  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
@@ -69,6 +91,11 @@ static const char trainer_usage[] =
 "  --device PATH       the RackWeave device (default " RW_DEV_PATH ")\n"
 "  --box ADDR[:PORT]   the job runs on the box listening there (another\n"
 "                      host): attach over RDMA through this host's module\n"
+"  --slow FACTOR       straggle: each step takes FACTOR (1 to 1000) times its\n"
+"                      compute time, sleeping FACTOR - 1 times it before the push\n"
+"  --stall P:MS        straggle: before a step's push, with probability P (0 to\n"
+"                      1), sleep MS ms (up to 3600000); the draws are seeded\n"
+"                      with the rank, so a run repeats the same stalls\n"
 "  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
@@ -107,6 +134,54 @@ static int trainer_u32(const char *s, const char *what, uint32_t min,
 	return 0;
 }
 
+#define TRAINER_SLOW_MAX	1000.0
+#define TRAINER_STALL_MS_MAX	3600000U
+
+/* --slow FACTOR: a finite number from 1 to TRAINER_SLOW_MAX. */
+static int trainer_slow(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 1.0 && v <= TRAINER_SLOW_MAX)) {
+		fprintf(stderr, "softmax-trainer: --slow: '%s' is not a factor "
+			"from 1 to %g (1: full speed, 2: each step takes twice "
+			"its compute time)\n", s, TRAINER_SLOW_MAX);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* --stall P:MS: a probability 0..1, a colon, whole milliseconds. */
+static int trainer_stall(const char *s, struct trainer_opts *o)
+{
+	unsigned long long ms;
+	char *end, *ms_end;
+	double p;
+
+	errno = 0;
+	p = strtod(s, &end);
+	if (errno || end == s || *end != ':' || !(p >= 0.0 && p <= 1.0))
+		goto bad;
+	if (end[1] < '0' || end[1] > '9')
+		goto bad;
+	ms = strtoull(end + 1, &ms_end, 10);
+	if (errno || *ms_end || ms > TRAINER_STALL_MS_MAX)
+		goto bad;
+	o->stall = true;
+	o->stall_p = p;
+	o->stall_ms = (uint32_t)ms;
+	return 0;
+bad:
+	fprintf(stderr, "softmax-trainer: --stall: '%s' is not P:MS (P a "
+		"probability from 0 to 1, MS milliseconds from 0 to %u; e.g. "
+		"0.1:500)\n", s, TRAINER_STALL_MS_MAX);
+	return -EINVAL;
+}
+
 static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 {
 	static const struct option longopts[] = {
@@ -121,6 +196,8 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "box", required_argument, NULL, 'B' },
+		{ "slow", required_argument, NULL, 'S' },
+		{ "stall", required_argument, NULL, 's' },
 		{ "async", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -130,7 +207,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 	bool have_rank = false;
 	int c, err = 0;
 
-	*o = (struct trainer_opts){ .epochs = 10, .batch = 64 };
+	*o = (struct trainer_opts){ .epochs = 10, .batch = 64, .slow = 1.0 };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->job = optarg; break;
@@ -150,6 +227,8 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		case 'e': err = trainer_u32(optarg, "--epochs", 1, &o->epochs); break;
 		case 'b': err = trainer_u32(optarg, "--batch", 1, &o->batch); break;
 		case 'T': err = trainer_u32(optarg, "--timeout", 0, &o->timeout_ms); break;
+		case 'S': err = trainer_slow(optarg, &o->slow); break;
+		case 's': err = trainer_stall(optarg, o); break;
 		case 'h':
 			fputs(trainer_usage, stdout);
 			exit(0);
@@ -294,6 +373,74 @@ static int trainer_xfer(struct rw_ctx *ctx, const struct trainer_opts *o,
 	return err;
 }
 
+/* The straggler's state: the generator of --stall's draws. */
+struct trainer_pace {
+	uint64_t rng;
+};
+
+static void trainer_pace_init(struct trainer_pace *pc, uint32_t rank)
+{
+	/* Any fixed function of the rank: runs repeat, ranks differ. */
+	pc->rng = 0x5257534c4f57ULL ^ ((uint64_t)rank * 0x9e3779b97f4a7c15ULL);
+}
+
+/* splitmix64, as a uniform double in [0, 1). */
+static double trainer_pace_draw(struct trainer_pace *pc)
+{
+	uint64_t z = (pc->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (double)(z >> 11) * 0x1.0p-53;
+}
+
+static uint64_t trainer_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep @ns in full: signals that interrupt the sleep do not shorten it. */
+static void trainer_sleep_ns(uint64_t ns)
+{
+	uint64_t until = trainer_now_ns() + ns;
+	struct timespec ts = {
+		.tv_sec = (time_t)(until / 1000000000ULL),
+		.tv_nsec = (long)(until % 1000000000ULL),
+	};
+
+	if (!ns)
+		return;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+/*
+ * --slow and --stall between computing step @step's gradient, which took
+ * @compute_ns, and pushing it. One draw per step whatever P is, so the
+ * stalls of a rank depend on its rank and the step only.
+ */
+static void trainer_pace(struct trainer_pace *pc, const struct trainer_opts *o,
+			 uint64_t step, uint64_t compute_ns)
+{
+	uint64_t ns = 0;
+
+	if (o->slow > 1.0)
+		ns = (uint64_t)((o->slow - 1.0) * (double)compute_ns);
+	if (o->stall && trainer_pace_draw(pc) < o->stall_p) {
+		ns += (uint64_t)o->stall_ms * 1000000ULL;
+		if (o->verbose)
+			fprintf(stderr, "rank %" PRIu32 ": stall %" PRIu32
+				" ms before the push of step %" PRIu64 "\n",
+				o->rank, o->stall_ms, step);
+	}
+	trainer_sleep_ns(ns);
+}
+
 /*
  * Pull; then steps 0 .. total-1 each compute, push and pull; the last
  * pull gives the final parameters. The loss of epoch e is reported on the
@@ -306,7 +453,8 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 {
 	static float w[SOFTMAX_NW], b[SOFTMAX_NB];
 	struct softmax_plan plan;
-	uint64_t step, total;
+	struct trainer_pace pace;
+	uint64_t step, total, t0;
 	bool report;
 	int err;
 
@@ -318,6 +466,7 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 	}
 	total = (uint64_t)o->epochs * plan.steps_per_epoch;
 	report = !o->quiet && (o->rank == 0 || o->verbose);
+	trainer_pace_init(&pace, o->rank);
 
 	err = trainer_xfer(ctx, o, false, 0);
 	for (step = 0; !err; step++) {
@@ -339,9 +488,11 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 		if (step == total)
 			break;
 
+		t0 = trainer_now_ns();
 		softmax_grad(w, b, data,
 			     softmax_shard_first(&plan, step, o->rank),
 			     plan.shard, m->w.grad, m->b.grad);
+		trainer_pace(&pace, o, step, trainer_now_ns() - t0);
 		err = trainer_xfer(ctx, o, true, step);
 	}
 	if (err)
