@@ -6,8 +6,8 @@
  *   softmax-trainer --job NAME --token-file PATH --rank R --workers W
  *                   --data FILE [--epochs N] [--batch B] [--out FILE]
  *                   [--timeout MS] [--device PATH] [--box ADDR[:PORT]]
- *                   [--slow FACTOR] [--stall P:MS]
- *                   [--async] [--quiet] [--verbose]
+ *                   [--slow FACTOR] [--stall P:MS] [--leave-after N]
+ *                   [--follow] [--join] [--async] [--quiet] [--verbose]
  *
  * Start W of them (ranks 0..W-1) against a job created with as many
  * workers; see examples/README.md. Each step a worker pulls every chunk,
@@ -34,6 +34,16 @@
  *                  rank stalls at the same steps in every run.
  * Both only add sleeps: the gradients, and under a BSP job that waits for
  * every worker the parameters, are the same bits as without them.
+ *
+ * Elastic BSP (a job's members come and go):
+ *   --leave-after N  detach cleanly after N steps (the others go on).
+ *   --follow         take each step's number from the job: the steps
+ *                    the box has applied (the versions buffer). A worker
+ *                    whose late gradient was dropped under a quorum, or
+ *                    one that joined mid-run, goes on from the job's step
+ *                    and stops when the job reaches the last one.
+ *   --join           a worker replacing one that left mid-run: --follow,
+ *                    and it says at which step it joined.
  *
  * Exit status: 0 done, 1 error, 2 usage.
  */
@@ -67,6 +77,9 @@ struct trainer_opts {
 	bool stall;			/* --stall given */
 	double stall_p;			/* 0..1 */
 	uint32_t stall_ms;
+	uint32_t leave_after;		/* 0: never */
+	bool follow;
+	bool join;
 	bool async;
 	bool quiet;
 	bool verbose;
@@ -76,8 +89,8 @@ static const char trainer_usage[] =
 "usage: softmax-trainer --job NAME --token-file PATH --rank R --workers W\n"
 "                       --data FILE [--epochs N] [--batch B] [--out FILE]\n"
 "                       [--timeout MS] [--device PATH] [--box ADDR[:PORT]]\n"
-"                       [--slow FACTOR] [--stall P:MS]\n"
-"                       [--async] [--quiet] [--verbose]\n"
+"                       [--slow FACTOR] [--stall P:MS] [--leave-after N]\n"
+"                       [--follow] [--join] [--async] [--quiet] [--verbose]\n"
 "\n"
 "  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
 "  --token-file PATH   its token: 32 raw bytes or 64 hex digits\n"
@@ -96,6 +109,10 @@ static const char trainer_usage[] =
 "  --stall P:MS        straggle: before a step's push, with probability P (0 to\n"
 "                      1), sleep MS ms (up to 3600000); the draws are seeded\n"
 "                      with the rank, so a run repeats the same stalls\n"
+"  --leave-after N     detach after N steps; the job goes on without this rank\n"
+"  --follow            number each step by the steps the box has applied (BSP:\n"
+"                      for backup workers and mid-run joins); stop at the last\n"
+"  --join              --follow, for a worker taking over a rank mid-run\n"
 "  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
@@ -198,6 +215,9 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "box", required_argument, NULL, 'B' },
 		{ "slow", required_argument, NULL, 'S' },
 		{ "stall", required_argument, NULL, 's' },
+		{ "leave-after", required_argument, NULL, 'L' },
+		{ "follow", no_argument, NULL, 'F' },
+		{ "join", no_argument, NULL, 'J' },
 		{ "async", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -217,6 +237,9 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		case 'D': o->device = optarg; break;
 		case 'B': o->box = optarg; break;
 		case 'a': o->async = true; break;
+		case 'F': o->follow = true; break;
+		case 'J': o->join = o->follow = true; break;
+		case 'L': err = trainer_u32(optarg, "--leave-after", 1, &o->leave_after); break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case 'r':
@@ -454,7 +477,8 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 	static float w[SOFTMAX_NW], b[SOFTMAX_NB];
 	struct softmax_plan plan;
 	struct trainer_pace pace;
-	uint64_t step, total, t0;
+	const volatile uint64_t *versions;
+	uint64_t step = 0, total, t0;
 	bool report;
 	int err;
 
@@ -469,7 +493,24 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 	trainer_pace_init(&pace, o->rank);
 
 	err = trainer_xfer(ctx, o, false, 0);
-	for (step = 0; !err; step++) {
+	versions = rw_versions(ctx);
+	if (!err && o->follow && versions) {
+		step = versions[0];
+		if (o->join && !o->quiet)
+			fprintf(stderr, "rank %" PRIu32 ": joining at step %"
+				PRIu64 "\n", o->rank, step);
+	}
+	for (; !err; step++) {
+		/* The job's step: where a dropped or late worker goes on. */
+		if (o->follow && versions && versions[0] > step)
+			step = versions[0];
+		if (o->leave_after && step == o->leave_after) {
+			if (!o->quiet)
+				fprintf(stderr, "rank %" PRIu32 ": leaving after %"
+					PRIu32 " iterations\n", o->rank,
+					o->leave_after);
+			return 0;
+		}
 		/*
 		 * A private copy: the parameters stay put until this worker
 		 * pushes under BSP, but not under the other sync modes.
@@ -485,7 +526,7 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 			       softmax_loss(w, b, data, 0, data->n));
 			fflush(stdout);
 		}
-		if (step == total)
+		if (step >= total)
 			break;
 
 		t0 = trainer_now_ns();

@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: --kernel test --smp 2 --timeout 1200
+#
+# Elastic BSP: a dead or departed worker never stops a synchronous job.
+#  1. 4 trainers under BSP; rank 3 detaches cleanly after iteration 20:
+#     the other 3 finish, bit-identical to the single-process reference
+#     replaying that membership (4 ranks, then 3).
+#  2. kill -9 of one trainer mid-run (evict-ms 2000): the others keep
+#     stepping within 3 s; a new trainer attaches with the freed rank and
+#     follows the job's steps; the run ends with all 4 holding the same
+#     parameters and a falling loss.
+#  3. Backup workers: one trainer slowed 5x, the same run with quorum 4
+#     and with quorum 3: quorum 3's steps per second at least 2x quorum
+#     4's, the slowed rank's late_dropped non-zero, the loss falls. The
+#     quorum is switched on a running job (policy set) and announced.
+. "$(dirname "$0")/lib.sh"
+
+TRAINER=$RW_TOP/build/examples/softmax-trainer
+REF=$RW_TOP/build/tests/vm/softmax-ref
+W=4
+
+data=$RW_OUT/digits.bin
+t_ok "export the digits data set" /usr/bin/python3 "$RW_TOP/examples/digits-export.py" "$data" --shuffle 1
+impl=$("$RWCTL" -j status | jpy 'd["agg_impl"]')
+head -c 32 /dev/urandom >"$RW_OUT/token"
+
+# trainer JOB RANK EPOCHS BATCH [options]: one trainer in the background,
+# its log in $RW_OUT/JOB-rankR.log, its parameters in JOB-params-R.bin.
+trainer() {
+	local job=$1 r=$2 epochs=$3 batch=$4
+	shift 4
+	"$TRAINER" --job "$job" --token-file "$RW_OUT/token" --rank "$r" --workers $W \
+		--data "$data" --epochs "$epochs" --batch "$batch" --verbose \
+		--out "$RW_OUT/$job-params-$r.bin" "$@" >"$RW_OUT/$job-rank$r.log" 2>&1 &
+}
+
+# wait_all JOB PID...: every trainer exited 0 (their logs shown if not).
+wait_all() {
+	local job=$1 p rc=0
+	shift
+	for p in "$@"; do
+		wait "$p" || rc=1
+	done
+	[ $rc = 0 ] || tail -n 5 "$RW_OUT/$job"-rank*.log | sed 's/^/#   /'
+	return $rc
+}
+
+# steps JOB: the job's optimizer steps so far.
+steps() { "$RWCTL" -j stats show "$1" | jpy 'd["totals"]["steps"]'; }
+# until_steps JOB N: wait (20 s at most) until the job has stepped N times.
+until_steps() {
+	local i
+	for i in $(seq 200); do
+		[ "$(steps "$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# loss_falls LOG: its last epoch loss is below 0.8 times its first.
+loss_falls() {
+	sed -n 's/^\(rank [0-9]*: \)\{0,1\}epoch [0-9]* loss \([0-9.]*\)$/\2/p' "$1" |
+		awk 'NR == 1 { f = $1 } { l = $1 } END { exit !(NR >= 2 && l < 0.8 * f) }'
+}
+same_params() {
+	local job=$1 r
+	shift
+	for r in "$@"; do
+		cmp "$RW_OUT/$job-params-$1.bin" "$RW_OUT/$job-params-$r.bin" || return 1
+	done
+}
+
+# ---- 1. a clean departure ----
+t_ok "job add leave4: BSP, 4 workers, SGD lr 0.5" \
+	"$RWCTL" job add leave4 workers $W lr 0.5 chunk-size 4096 token-file "$RW_OUT/token"
+pids=()
+for r in 0 1 2; do
+	trainer leave4 $r 3 64
+	pids+=($!)
+done
+trainer leave4 3 3 64 --leave-after 20
+pids+=($!)
+t_ok "3 trainers finish after rank 3 left at iteration 20" wait_all leave4 "${pids[@]}"
+t_ok "rank 3 said it left" grep -q "leaving after 20 iterations" "$RW_OUT/leave4-rank3.log"
+t_ok "the 3 that stayed hold the same parameters" same_params leave4 0 1 2
+t_ok "the reference replaying 4 ranks, then 3" \
+	"$REF" --workers $W --data "$data" --epochs 3 --batch 64 --lr 0.5 \
+	--chunk-size 4096 --impl "$impl" --leave 3:20 --out "$RW_OUT/leave4-ref.bin"
+t_ok "parameters bit-identical to the reference" cmp "$RW_OUT/leave4-ref.bin" "$RW_OUT/leave4-params-0.bin"
+t_fails "... and not to the run where all 4 stay (the departure mattered)" \
+	sh -c "'$REF' --workers $W --data '$data' --epochs 3 --batch 64 --lr 0.5 \
+		--chunk-size 4096 --impl '$impl' --quiet --out '$RW_OUT/leave4-all.bin' &&
+		cmp -s '$RW_OUT/leave4-all.bin' '$RW_OUT/leave4-params-0.bin'"
+t_ok "loss falls for rank 0" loss_falls "$RW_OUT/leave4-rank0.log"
+t_ok "job del leave4" "$RWCTL" job del leave4
+
+# ---- 2. kill -9, then a new trainer takes the rank ----
+t_ok "job add kill4: BSP, evict-ms 2000" \
+	"$RWCTL" job add kill4 workers $W lr 0.5 chunk-size 4096 evict-ms 2000 \
+	token-file "$RW_OUT/token"
+pids=()
+for r in 0 1 3; do
+	trainer kill4 $r 40 64 --slow 2
+	pids+=($!)
+done
+trainer kill4 2 40 64 --slow 2
+victim=$!
+t_ok "the job steps with 4 trainers" until_steps kill4 30
+kill -9 $victim
+wait $victim 2>/dev/null
+s0=$(steps kill4)
+t_ok "after kill -9 of rank 2 the others step on within 3 s" \
+	sh -c "for i in \$(seq 30); do [ \"\$('$RWCTL' -j stats show kill4 | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"totals\"][\"steps\"])')\" -gt $((s0 + 5)) ] && exit 0; sleep 0.1; done; exit 1"
+t_eq "rank 2 is no longer live" false \
+	"$("$RWCTL" -j stats show kill4 | jpy 'bool(d["workers"][2]["live"])')"
+trainer kill4 2 40 64 --join
+pids+=($!)
+t_ok "a new trainer attaches with rank 2 and joins" \
+	sh -c "for i in \$(seq 100); do grep -q 'joining at step' '$RW_OUT/kill4-rank2.log' && exit 0; sleep 0.1; done; exit 1"
+t_ok "all 4 trainers finish" wait_all kill4 "${pids[@]}"
+t_ok "all 4 hold the same parameters" same_params kill4 0 1 2 3
+t_ok "the loss falls (rank 0)" loss_falls "$RW_OUT/kill4-rank0.log"
+t_ok "job del kill4" "$RWCTL" job del kill4
+
+# ---- 3. backup workers ----
+# rate JOB: steps per second over 3 s of the running job, once it runs.
+rate() {
+	local a b
+	until_steps "$1" 5 || return 1
+	a=$(steps "$1")
+	sleep 3
+	b=$(steps "$1")
+	echo $(((b - a) / 3))
+}
+# quorum_run JOB K: 4 trainers, rank 3 slowed 5x, quorum K; prints the rate.
+quorum_run() {
+	local job=$1 k=$2 r p=()
+	"$RWCTL" job add "$job" workers $W lr 0.5 chunk-size 4096 quorum "$k" \
+		token-file "$RW_OUT/token" >/dev/null || return 1
+	for r in 0 1 2; do
+		trainer "$job" $r 8 1024 --follow
+		p+=($!)
+	done
+	trainer "$job" 3 8 1024 --follow --slow 5
+	p+=($!)
+	rate "$job" >"$RW_OUT/$job.rate"
+	wait_all "$job" "${p[@]}" >&2
+}
+t_ok "quorum 4: 4 trainers, rank 3 slowed 5x" quorum_run q4 4
+t_ok "quorum 3: the same" quorum_run q3 3
+r4=$(cat "$RW_OUT/q4.rate")
+r3=$(cat "$RW_OUT/q3.rate")
+echo "# steps/s: quorum 4 $r4, quorum 3 $r3"
+t_ok "quorum 3 steps at least 2x as fast as quorum 4 ($r3 vs $r4 steps/s)" \
+	test "$r3" -ge $((2 * r4)) -a "$r3" -gt 0
+t_ok "quorum 3: the slowed rank's late gradients were dropped and counted" \
+	test "$("$RWCTL" -j stats show q3 | jpy 'd["workers"][3]["late_dropped"] > 0')" = true
+t_eq "quorum 4: nothing dropped" 0 \
+	"$("$RWCTL" -j stats show q4 | jpy 'd["totals"]["late_dropped"]')"
+t_ok "quorum 3: the loss falls (rank 0)" loss_falls "$RW_OUT/q3-rank0.log"
+t_ok "quorum 3: the fast ranks end with the same parameters" same_params q3 0 1 2
+t_eq "job show -j: the quorum" 3 "$("$RWCTL" -j job show q3 | jpy 'd["jobs"][0]["quorum"]')"
+"$RWCTL" job del q3 >/dev/null
+"$RWCTL" job del q4 >/dev/null
+
+# A running BSP job switched to quorum 3, then to SSP, without stopping.
+t_ok "job add live4" "$RWCTL" job add live4 workers $W lr 0.5 chunk-size 4096 \
+	token-file "$RW_OUT/token"
+t_ok "rwctl monitor listens" mon_start "$RW_OUT/live4-mon.json"
+pids=()
+for r in 0 1 2; do
+	trainer live4 $r 8 1024 --follow
+	pids+=($!)
+done
+trainer live4 3 8 1024 --follow --slow 5
+pids+=($!)
+t_ok "the job runs" until_steps live4 5
+t_ok "policy set live4 quorum 3 while it runs" "$RWCTL" policy set live4 quorum 3
+t_ok "the change is announced on rwctl monitor" mon_until "$RW_OUT/live4-mon.json" "policy.*live4"
+t_eq "policy show: quorum 3" 3 "$("$RWCTL" -j policy show live4 | jpy 'd["jobs"][0]["quorum"]')"
+t_ok "late gradients appear once the quorum is in force" \
+	sh -c "for i in \$(seq 100); do [ \"\$('$RWCTL' -j stats show live4 | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"workers\"][3][\"late_dropped\"])')\" -gt 0 ] && exit 0; sleep 0.1; done; exit 1"
+t_ok "policy set live4 sync ssp 2 while it runs" "$RWCTL" policy set live4 sync ssp 2
+t_fails "policy set live4 lr 0.1 while it runs: refused" "$RWCTL" policy set live4 lr 0.1
+t_fails "policy set live4 quorum 0: refused" "$RWCTL" policy set live4 sync bsp quorum 0
+t_ok "all 4 trainers finish" wait_all live4 "${pids[@]}"
+mon_stop
+t_ok "the loss falls (rank 0)" loss_falls "$RW_OUT/live4-rank0.log"
+t_ok "job del live4" "$RWCTL" job del live4
+t_ok "rmmod rackweave" rmmod rackweave
+t_done
