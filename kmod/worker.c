@@ -110,9 +110,11 @@ static void rw_worker_fill_view(struct rw_round_view *v, void *arg)
 	};
 	u32 p;
 
-	for (p = 0; p < g->cfg.nr_workers && p < v->nr_ranks; p++)
-		rw_round_view_member(v, p, g->w[p].live ? g->w[p].epoch + 1 : 0,
-				     g->w[p].joined);
+	for (p = 0; p < g->cfg.nr_workers && p < v->nr_ranks; p++) {
+		v->gen[p] = g->w[p].live ? g->w[p].epoch + 1 : 0;
+		v->join[p] = g->w[p].live ? g->w[p].joined : 0;
+	}
+	rw_round_recount(v);
 	/* Iterations someone may be in keep the old rule. */
 	if (memcmp(&rule, &v->rule, sizeof(rule)))
 		rw_round_view_rule(v, &rule, g->max_clock + 1);

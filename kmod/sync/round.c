@@ -33,7 +33,7 @@ u32 rw_round_weight(const u64 *bits)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_round_weight);
 
-static void rw_round_recount(struct rw_round_view *v)
+void rw_round_recount(struct rw_round_view *v)
 {
 	u32 p;
 
@@ -46,6 +46,7 @@ static void rw_round_recount(struct rw_round_view *v)
 		v->max_join = max_t(u64, v->max_join, v->join[p]);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_round_recount);
 
 int rw_round_view_init(struct rw_round_view *v, u32 nr_ranks,
 		       const struct rw_round_rule *rule)

@@ -98,6 +98,9 @@ void rw_round_view_rule(struct rw_round_view *v,
 /* Set rank @p's membership (@gen 0: not a member). Recounts. */
 void rw_round_view_member(struct rw_round_view *v, u32 p, u32 gen, u64 join);
 
+/* After writing gen[] and join[] directly: count the members again. */
+void rw_round_recount(struct rw_round_view *v);
+
 /* The rule in force for iteration @iter. */
 const struct rw_round_rule *rw_round_rule_at(const struct rw_round_view *v,
 					     u64 iter);
