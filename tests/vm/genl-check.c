@@ -36,6 +36,7 @@ struct reply {
 	int nodes;
 	int jobs;		/* job messages seen */
 	int token;		/* a RW_JOB_A_TOKEN of the right length seen */
+	unsigned int quorum;	/* the last RW_JOB_A_QUORUM seen */
 };
 
 static int on_reply(struct nl_msg *msg, void *arg)
@@ -51,6 +52,8 @@ static int on_reply(struct nl_msg *msg, void *arg)
 		if (genlmsg_parse(nlmsg_hdr(msg), 0, jb, RW_JOB_A_MAX, NULL))
 			return NL_SKIP;
 		r->jobs++;
+		if (jb[RW_JOB_A_QUORUM])
+			r->quorum = nla_get_u32(jb[RW_JOB_A_QUORUM]);
 		if (jb[RW_JOB_A_TOKEN] &&
 		    nla_len(jb[RW_JOB_A_TOKEN]) == RW_JOB_TOKEN_LEN)
 			r->token = 1;
@@ -164,6 +167,29 @@ static void job_checks(void)
 	const struct att w_u16[] = {
 		{ RW_JOB_A_NAME, "gc-x", 5 }, { RW_JOB_A_WORKERS, &w4, 2 },
 	};
+	unsigned int q0 = 0, q5 = 5, q3 = 3;
+	const struct att quorum0[] = {
+		{ RW_JOB_A_NAME, "gc-x", 5 }, { RW_JOB_A_WORKERS, &w4, 4 },
+		{ RW_JOB_A_QUORUM, &q0, 4 },
+	};
+	const struct att quorum5[] = {
+		{ RW_JOB_A_NAME, "gc-x", 5 }, { RW_JOB_A_WORKERS, &w4, 4 },
+		{ RW_JOB_A_QUORUM, &q5, 4 },
+	};
+	const struct att quorum_ssp[] = {
+		{ RW_JOB_A_NAME, "gc-x", 5 }, { RW_JOB_A_WORKERS, &w4, 4 },
+		{ RW_JOB_A_SYNC, &ssp, 4 }, { RW_JOB_A_STALENESS, &w4, 4 },
+		{ RW_JOB_A_QUORUM, &q3, 4 },
+	};
+	const struct att set_quorum0[] = {
+		{ RW_JOB_A_NAME, "gc-job", 7 }, { RW_JOB_A_QUORUM, &q0, 4 },
+	};
+	const struct att set_quorum5[] = {
+		{ RW_JOB_A_NAME, "gc-job", 7 }, { RW_JOB_A_QUORUM, &q5, 4 },
+	};
+	const struct att set_quorum3[] = {
+		{ RW_JOB_A_NAME, "gc-job", 7 }, { RW_JOB_A_QUORUM, &q3, 4 },
+	};
 	const struct att name_only[] = { { RW_JOB_A_NAME, "gc-job", 7 } };
 	const struct att missing[] = { { RW_JOB_A_NAME, "gc-none", 8 } };
 
@@ -189,6 +215,24 @@ static void job_checks(void)
 	check(ret == -EINVAL, "JOB_NEW SSP without a bound -> EINVAL");
 	ret = request_attrs(RW_CMD_JOB_NEW, 0, w_u16, 2, &r);
 	check(ret == -EINVAL, "JOB_NEW with a 2-byte u32 -> EINVAL");
+	ret = request_attrs(RW_CMD_JOB_NEW, 0, quorum0, 3, &r);
+	check(ret == -ERANGE, "JOB_NEW with quorum 0 -> ERANGE");
+	ret = request_attrs(RW_CMD_JOB_NEW, 0, quorum5, 3, &r);
+	check(ret == -ERANGE, "JOB_NEW with quorum 5 of 4 workers -> ERANGE");
+	ret = request_attrs(RW_CMD_JOB_NEW, 0, quorum_ssp, 5, &r);
+	check(ret == -EINVAL, "JOB_NEW with a quorum under SSP -> EINVAL");
+	ret = request_attrs(RW_CMD_POLICY_SET, 0, set_quorum0, 2, &r);
+	check(ret == -ERANGE, "POLICY_SET quorum 0 -> ERANGE");
+	ret = request_attrs(RW_CMD_POLICY_SET, 0, set_quorum5, 2, &r);
+	check(ret == -ERANGE, "POLICY_SET quorum 5 of 4 workers -> ERANGE");
+	memset(&r, 0, sizeof(r));
+	ret = request_attrs(RW_CMD_POLICY_SET, 0, set_quorum3, 2, &r);
+	check(ret == 0 && r.quorum == 3, "POLICY_SET quorum 3: the reply says 3");
+	ret = request_attrs(RW_CMD_POLICY_SET, 0, set_quorum0, 2, &r);
+	check(ret == -ERANGE, "POLICY_SET quorum 0 again -> ERANGE");
+	memset(&r, 0, sizeof(r));
+	ret = request_attrs(RW_CMD_JOB_GET, 0, name_only, 1, &r);
+	check(ret == 0 && r.quorum == 3, "a refused quorum changed nothing");
 
 	/* None of the refusals created anything: the dump has one job. */
 	memset(&r, 0, sizeof(r));
