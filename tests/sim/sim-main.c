@@ -15,22 +15,22 @@
 #include "sim.h"
 
 /*
- * The policies the issue compares, then extras run only when named:
+ * The policies the issues compare, then extras run only when named:
  * adaptive3_1024 is the controller with a cap too far away to matter,
- * i.e. the source document's Algorithm 1 without an enforced s_U.
+ * i.e. the source document's Algorithm 1 without an enforced s_U. BSP's
+ * backup-worker variants depend on W and are made by rw_sim_policies().
  */
-static const struct rw_sim_policy rw_sim_policies[] = {
-	{ "bsp", RW_GATE_BSP, 0, 0, 0 },
-	{ "asp", RW_GATE_ASP, 0, 0, 0 },
-	{ "ssp3", RW_GATE_SSP, 3, 0, 0 },
-	{ "ssp6", RW_GATE_SSP, 6, 0, 0 },
-	{ "ssp15", RW_GATE_SSP, 15, 0, 0 },
-	{ "adaptive3_15", RW_GATE_ADAPTIVE, 0, 3, 15 },
-	{ "adaptive3_1024", RW_GATE_ADAPTIVE, 0, 3, 1024 },
+static const struct rw_sim_policy rw_sim_fixed[] = {
+	{ "asp", RW_GATE_ASP, 0, 0, 0, 0 },
+	{ "ssp3", RW_GATE_SSP, 3, 0, 0, 0 },
+	{ "ssp6", RW_GATE_SSP, 6, 0, 0, 0 },
+	{ "ssp15", RW_GATE_SSP, 15, 0, 0, 0 },
+	{ "adaptive3_15", RW_GATE_ADAPTIVE, 0, 3, 15, 0 },
+	{ "adaptive3_1024", RW_GATE_ADAPTIVE, 0, 3, 1024, 0 },
 };
 
-#define RW_SIM_POLICIES	ARRAY_SIZE(rw_sim_policies)
-#define RW_SIM_DEFAULT_POLICIES	6
+#define RW_SIM_FIXED_DEFAULT	5	/* adaptive3_1024: when named */
+#define RW_SIM_POLICIES		16	/* with every bspq<K> named */
 #define RW_SIM_MAX_SEEDS	32
 #define RW_SIM_TARGET		0.15	/* BSP reaches it about halfway */
 #define RW_SIM_QUICK_TARGET	0.5	/* what 60 iterations reach */
@@ -47,7 +47,12 @@ struct rw_sim_opts {
 	bool json, quick;
 	const char *data, *curves;
 	bool want_profile[RW_SIM_PROFILES];
+	/* The policies of this W, and which of them run. */
+	struct rw_sim_policy pol[RW_SIM_POLICIES];
 	bool want_policy[RW_SIM_POLICIES];
+	u32 nr_pol;
+	const char *named[RW_SIM_POLICIES];	/* --policy, in order */
+	u32 nr_named;
 };
 
 static int rw_sim_cmp(const void *a, const void *b)
@@ -78,10 +83,11 @@ static double rw_sim_median(double *v, u32 n)
 })
 
 struct rw_sim_summary {
-	double ttt, total, wait, ips, loss, stale;
+	double ttt, total, wait, ips, loss, stale, dropped;
 	u64 skew, hist[RW_SIM_HIST], granted;
+	u64 applied, updates, rounds, evicted_summed;	/* all seeds */
 	u32 finished, expected, evicted;
-	int errors;
+	int errors, round_errors;
 };
 
 static void rw_sim_summarise(const struct rw_sim_cell *c,
@@ -96,6 +102,7 @@ static void rw_sim_summarise(const struct rw_sim_cell *c,
 	s->ips = RW_SIM_MEDIAN(c, iters_per_sec);
 	s->loss = RW_SIM_MEDIAN(c, final_loss);
 	s->stale = RW_SIM_MEDIAN(c, stale_mean);
+	s->dropped = RW_SIM_MEDIAN(c, dropped);
 	s->finished = U32_MAX;
 	for (i = 0; i < c->n; i++) {
 		const struct rw_sim_result *r = &c->r[i];
@@ -104,10 +111,15 @@ static void rw_sim_summarise(const struct rw_sim_cell *c,
 		for (b = 0; b < RW_SIM_HIST; b++)
 			s->hist[b] += r->hist[b];
 		s->granted += r->granted;
+		s->applied += r->applied;
+		s->updates += r->updates;
+		s->rounds += r->rounds;
+		s->evicted_summed += r->evicted_summed;
 		s->finished = min_t(u32, s->finished, r->finished);
 		s->expected = r->expected;
 		s->evicted = max_t(u32, s->evicted, r->evicted);
 		s->errors += r->gate_errors;
+		s->round_errors += r->round_errors;
 	}
 }
 
@@ -127,11 +139,12 @@ static void rw_sim_print_json(const struct rw_sim_opts *o,
 	u32 pr, po, i, b;
 
 	printf("{\"config\": {\"workers\": %u, \"iters\": %u, \"batch\": %u, "
-	       "\"lr\": %g, \"target_loss\": %g, \"base_ms\": %g, "
-	       "\"timeout_s\": %g, \"seeds\": %u, \"staleness_bins\": [0",
-	       sp->workers, sp->iters, sp->batch, sp->lr, sp->target,
-	       (double)sp->base_ns / 1e6, (double)sp->timeout_ns / RW_SIM_NS,
-	       o->seeds);
+	       "\"lr\": %g, \"async_step\": %g, \"target_loss\": %g, "
+	       "\"base_ms\": %g, \"timeout_s\": %g, \"seeds\": %u, "
+	       "\"staleness_bins\": [0",
+	       sp->workers, sp->iters, sp->batch, sp->lr, sp->lr / sp->workers,
+	       sp->target, (double)sp->base_ns / 1e6,
+	       (double)sp->timeout_ns / RW_SIM_NS, o->seeds);
 	for (b = 1; b < RW_SIM_HIST; b++)
 		printf(", %u", 1U << (b - 1));
 	printf("]},\n \"profiles\": {");
@@ -143,15 +156,16 @@ static void rw_sim_print_json(const struct rw_sim_opts *o,
 		printf("%s\n  \"%s\": {", first_prof ? "" : ",",
 		       rw_sim_profile_names[pr]);
 		first_prof = false;
-		for (po = 0; po < RW_SIM_POLICIES; po++) {
+		for (po = 0; po < o->nr_pol; po++) {
 			const struct rw_sim_cell *c = &cells[pr][po];
 			struct rw_sim_summary s;
 
 			if (!o->want_policy[po])
 				continue;
 			rw_sim_summarise(c, &s);
-			printf("%s\n   \"%s\": {\"time_to_target\": ",
-			       first_pol ? "" : ",", rw_sim_policies[po].name);
+			printf("%s\n   \"%s\": {\"quorum\": %u, "
+			       "\"time_to_target\": ", first_pol ? "" : ",",
+			       o->pol[po].name, o->pol[po].quorum);
 			first_pol = false;
 			rw_sim_json_num(s.ttt);
 			printf(", \"total_time\": ");
@@ -172,14 +186,27 @@ static void rw_sim_print_json(const struct rw_sim_opts *o,
 			printf("], \"workers_finished\": %u, "
 			       "\"workers_expected\": %u, \"evicted\": %u, "
 			       "\"granted\": %llu, \"gate_errors\": %d, "
-			       "\"time_to_target_seeds\": [",
+			       "\"round_errors\": %d, \"dropped\": ",
 			       s.finished, s.expected, s.evicted,
-			       (unsigned long long)s.granted, s.errors);
+			       (unsigned long long)s.granted, s.errors,
+			       s.round_errors);
+			rw_sim_json_num(s.dropped);
+			printf(", \"applied\": %llu, \"updates\": %llu, "
+			       "\"rounds\": %llu, \"evicted_summed\": %llu, "
+			       "\"time_to_target_seeds\": [",
+			       (unsigned long long)s.applied,
+			       (unsigned long long)s.updates,
+			       (unsigned long long)s.rounds,
+			       (unsigned long long)s.evicted_summed);
 			for (i = 0; i < c->n; i++) {
 				printf("%s", i ? ", " : "");
 				rw_sim_json_num(c->r[i].time_to_target < 0 ?
 						INFINITY : c->r[i].time_to_target);
 			}
+			printf("], \"dropped_seeds\": [");
+			for (i = 0; i < c->n; i++)
+				printf("%s%llu", i ? ", " : "",
+				       (unsigned long long)c->r[i].dropped);
 			printf("]}");
 		}
 		printf("\n  }");
@@ -198,22 +225,25 @@ static void rw_sim_print_text(const struct rw_sim_opts *o,
 	for (pr = 0; pr < RW_SIM_PROFILES; pr++) {
 		if (!o->want_profile[pr])
 			continue;
-		printf("\n%s\n%-13s %9s %9s %8s %6s %5s %7s %7s %6s %s\n",
+		printf("\n%s\n%-13s %9s %9s %8s %6s %5s %7s %7s %6s %7s %s\n",
 		       rw_sim_profile_names[pr], "policy", "to_target", "total_s",
 		       "iters/s", "wait", "skew", "stale", "loss", "grants",
-		       "finished");
-		for (po = 0; po < RW_SIM_POLICIES; po++) {
+		       "dropped", "finished");
+		for (po = 0; po < o->nr_pol; po++) {
 			struct rw_sim_summary s;
 
 			if (!o->want_policy[po])
 				continue;
 			rw_sim_summarise(&cells[pr][po], &s);
 			printf("%-13s %9.2f %9.2f %8.1f %6.3f %5llu %7.2f %7.4f "
-			       "%6llu %u/%u%s\n",
-			       rw_sim_policies[po].name, s.ttt, s.total, s.ips,
+			       "%6llu %7.0f %u/%u%s%s%s\n",
+			       o->pol[po].name, s.ttt, s.total, s.ips,
 			       s.wait, (unsigned long long)s.skew, s.stale, s.loss,
-			       (unsigned long long)s.granted, s.finished,
-			       s.expected, s.errors ? " GATE ERRORS" : "");
+			       (unsigned long long)s.granted, s.dropped,
+			       s.finished, s.expected,
+			       s.errors ? " GATE ERRORS" : "",
+			       s.round_errors ? " ROUND ERRORS" : "",
+			       s.evicted_summed ? " EVICTED WORKER SUMMED" : "");
 		}
 	}
 }
@@ -231,16 +261,16 @@ static int rw_sim_write_curves(const struct rw_sim_opts *o,
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "# profile");
-	for (po = 0; po < RW_SIM_POLICIES; po++)
+	fprintf(f, "# workers %u\n# profile", o->sp.workers);
+	for (po = 0; po < o->nr_pol; po++)
 		if (o->want_policy[po])
-			fprintf(f, " %s", rw_sim_policies[po].name);
+			fprintf(f, " %s", o->pol[po].name);
 	fprintf(f, "\n");
 	for (pr = 0; pr < RW_SIM_PROFILES; pr++) {
 		if (!o->want_profile[pr])
 			continue;
 		fprintf(f, "%s", rw_sim_profile_names[pr]);
-		for (po = 0; po < RW_SIM_POLICIES; po++) {
+		for (po = 0; po < o->nr_pol; po++) {
 			struct rw_sim_summary s;
 
 			if (!o->want_policy[po])
@@ -261,16 +291,16 @@ static int rw_sim_write_curves(const struct rw_sim_opts *o,
 		if (!f)
 			return -errno;
 		fprintf(f, "# target %g\n# time_s", o->sp.target);
-		for (po = 0, len = 0; po < RW_SIM_POLICIES; po++) {
+		for (po = 0, len = 0; po < o->nr_pol; po++) {
 			if (!o->want_policy[po])
 				continue;
-			fprintf(f, " %s", rw_sim_policies[po].name);
+			fprintf(f, " %s", o->pol[po].name);
 			len = max_t(u32, len, cells[pr][po].r[0].curve_len);
 		}
 		fprintf(f, "\n");
 		for (i = 0; i < len; i++) {
 			fprintf(f, "%.3f", (double)i * o->sp.eval_ns / RW_SIM_NS);
-			for (po = 0; po < RW_SIM_POLICIES; po++) {
+			for (po = 0; po < o->nr_pol; po++) {
 				const struct rw_sim_result *r = &cells[pr][po].r[0];
 
 				if (!o->want_policy[po])
@@ -297,13 +327,23 @@ static void rw_sim_usage(FILE *f)
 "                    target loss 0.5\n"
 "  --seeds N         seeds 1..N, medians reported (default 5, max %u)\n"
 "  --profile NAME    only this profile (repeatable)\n"
-"  --policy NAME     only this policy (repeatable): bsp asp ssp3 ssp6 ssp15\n"
-"                    adaptive3_15 (the default set), adaptive3_1024 (the\n"
-"                    controller with its cap out of reach)\n"
+"  --policy NAME     only this policy (repeatable). The default set: bsp,\n"
+"                    bspq<W-1> and bspq<W-2> (those of K >= 1: bspq7 and\n"
+"                    bspq6 at W = 8, only bspq1 at W = 2, none at W = 1),\n"
+"                    asp ssp3 ssp6 ssp15 adaptive3_15. Also by name:\n"
+"                    bspq<K> for any K in 1..W, and adaptive3_1024 (the\n"
+"                    controller with its cap out of reach).\n"
+"                    bspq<K> is BSP with backup workers: each round steps\n"
+"                    on the first K gradients of its iteration (min(K,\n"
+"                    members) after an eviction); later ones are dropped\n"
+"                    and counted, and their workers skip ahead\n"
 "  --workers W       simulated workers (default 8, max %u)\n"
 "  --iters N         iterations per worker (default 400)\n"
 "  --curves DIR      write DIR/PROFILE.dat: loss against time, first seed\n"
-"  --lr X, --batch N, --target L   SGD step, minibatch, target loss\n"
+"  --lr X            the engine's learning rate (default 1.6): a round\n"
+"                    steps X times the mean of its gradients, a lone\n"
+"                    gradient (asp, ssp, adaptive) X / W times itself\n"
+"  --batch N, --target L   minibatch, target loss\n"
 "  --jobs N          threads (default: online CPUs, at most 8)\n"
 "  --help\n", RW_SIM_MAX_SEEDS, RW_SIM_MAX_W);
 }
@@ -321,6 +361,85 @@ static int rw_sim_pick(const char *name, const char *const *names, u32 n,
 	}
 	fprintf(stderr, "sim-staleness: unknown name '%s'\n", name);
 	return -EINVAL;
+}
+
+static void rw_sim_add(struct rw_sim_opts *o, const struct rw_sim_policy *p,
+		       bool want)
+{
+	o->want_policy[o->nr_pol] = want;
+	o->pol[o->nr_pol++] = *p;
+}
+
+static u32 rw_sim_find(const struct rw_sim_opts *o, const char *name)
+{
+	u32 i;
+
+	for (i = 0; i < o->nr_pol; i++)
+		if (!strcmp(o->pol[i].name, name))
+			return i;
+	return U32_MAX;
+}
+
+/* BSP with quorum @k, named bspq<k>, unless it is there already. */
+static void rw_sim_add_quorum(struct rw_sim_opts *o, u32 k, bool want)
+{
+	struct rw_sim_policy p = { .policy = RW_GATE_BSP, .quorum = k };
+	u32 i;
+
+	snprintf(p.name, sizeof(p.name), "bspq%u", k);
+	i = rw_sim_find(o, p.name);
+	if (i == U32_MAX)
+		rw_sim_add(o, &p, want);
+	else
+		o->want_policy[i] |= want;
+}
+
+/*
+ * The policies of this W: bsp, its backup-worker variants, the fixed
+ * ones; then what --policy named (bspq<K> for any K in 1..W) replaces the
+ * default set. 0 or 2 (usage).
+ */
+static int rw_sim_policies(struct rw_sim_opts *o)
+{
+	static const struct rw_sim_policy bsp = { .name = "bsp",
+						  .policy = RW_GATE_BSP };
+	char canon[RW_SIM_NAME_LEN];
+	u32 w = o->sp.workers, i, k;
+
+	rw_sim_add(o, &bsp, true);
+	for (k = 1; k <= 2; k++)
+		if (w > k)
+			rw_sim_add_quorum(o, w - k, true);
+	for (i = 0; i < ARRAY_SIZE(rw_sim_fixed); i++)
+		rw_sim_add(o, &rw_sim_fixed[i], i < RW_SIM_FIXED_DEFAULT);
+	if (!o->nr_named)
+		return 0;
+	memset(o->want_policy, 0, sizeof(o->want_policy));
+	for (i = 0; i < o->nr_named; i++) {
+		const char *name = o->named[i];
+		u32 at = rw_sim_find(o, name);
+
+		if (at != U32_MAX) {
+			o->want_policy[at] = true;
+			continue;
+		}
+		/* bspq<K> spelt exactly so: the name the output will use. */
+		if (sscanf(name, "bspq%u", &k) == 1 && k >= 1 && k <= w &&
+		    snprintf(canon, sizeof(canon), "bspq%u", k) > 0 &&
+		    !strcmp(canon, name)) {
+			if (o->nr_pol == RW_SIM_POLICIES) {
+				fprintf(stderr, "sim-staleness: at most %u "
+					"policies\n", RW_SIM_POLICIES);
+				return 2;
+			}
+			rw_sim_add_quorum(o, k, true);
+			continue;
+		}
+		fprintf(stderr, "sim-staleness: unknown policy '%s' (bspq<K> "
+			"needs 1 <= K <= W = %u)\n", name, w);
+		return 2;
+	}
+	return 0;
 }
 
 static int rw_sim_parse(int argc, char **argv, struct rw_sim_opts *o)
@@ -342,13 +461,10 @@ static int rw_sim_parse(int argc, char **argv, struct rw_sim_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *pol_names[RW_SIM_POLICIES];
-	bool any_prof = false, any_pol = false;
+	bool any_prof = false;
 	u32 i, iters = 0;
 	int c;
 
-	for (i = 0; i < RW_SIM_POLICIES; i++)
-		pol_names[i] = rw_sim_policies[i].name;
 	o->seeds = 0;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
@@ -370,10 +486,12 @@ static int rw_sim_parse(int argc, char **argv, struct rw_sim_opts *o)
 			any_prof = true;
 			break;
 		case 'P':
-			if (rw_sim_pick(optarg, pol_names, RW_SIM_POLICIES,
-					o->want_policy))
+			if (o->nr_named == RW_SIM_POLICIES) {
+				fprintf(stderr,
+					"sim-staleness: too many --policy\n");
 				return 2;
-			any_pol = true;
+			}
+			o->named[o->nr_named++] = optarg;
 			break;
 		case 'h':
 			rw_sim_usage(stdout);
@@ -393,8 +511,6 @@ static int rw_sim_parse(int argc, char **argv, struct rw_sim_opts *o)
 		o->sp.target = o->quick ? RW_SIM_QUICK_TARGET : RW_SIM_TARGET;
 	for (i = 0; !any_prof && i < RW_SIM_PROFILES; i++)
 		o->want_profile[i] = true;
-	for (i = 0; !any_pol && i < RW_SIM_DEFAULT_POLICIES; i++)
-		o->want_policy[i] = true;
 	if (!o->jobs)
 		o->jobs = (u32)max_t(long, 1, min_t(long, 8, sysconf(_SC_NPROCESSORS_ONLN)));
 	if (optind != argc || !o->data || o->seeds > RW_SIM_MAX_SEEDS ||
@@ -403,7 +519,7 @@ static int rw_sim_parse(int argc, char **argv, struct rw_sim_opts *o)
 		rw_sim_usage(stderr);
 		return 2;
 	}
-	return 0;
+	return rw_sim_policies(o);
 }
 
 /* The runs to do, handed out to threads in a fixed order. */
@@ -419,7 +535,7 @@ struct rw_sim_work {
 static void *rw_sim_worker(void *arg)
 {
 	struct rw_sim_work *wk = arg;
-	const u32 per_seed = RW_SIM_PROFILES * RW_SIM_POLICIES;
+	const u32 nr_pol = wk->o->nr_pol, per_seed = RW_SIM_PROFILES * nr_pol;
 
 	for (;;) {
 		struct rw_sim_params sp = wk->o->sp;
@@ -432,16 +548,16 @@ static void *rw_sim_worker(void *arg)
 		if (task >= wk->total)
 			return NULL;
 		seed = task / per_seed;
-		pr = task % per_seed / RW_SIM_POLICIES;
-		po = task % RW_SIM_POLICIES;
+		pr = task % per_seed / nr_pol;
+		po = task % nr_pol;
 		if (!wk->o->want_profile[pr] || !wk->o->want_policy[po])
 			continue;
 		sp.seed = seed + 1;
-		ret = rw_sim_run(pr, &rw_sim_policies[po], &sp, wk->d,
+		ret = rw_sim_run(pr, &wk->o->pol[po], &sp, wk->d,
 				 &wk->cells[pr][po].r[seed]);
 		if (ret) {
 			fprintf(stderr, "sim-staleness: %s/%s seed %u: %s\n",
-				rw_sim_profile_names[pr], rw_sim_policies[po].name,
+				rw_sim_profile_names[pr], wk->o->pol[po].name,
 				seed + 1, strerror(-ret));
 			pthread_mutex_lock(&wk->lock);
 			wk->err = ret;
@@ -455,7 +571,7 @@ int main(int argc, char **argv)
 	static struct rw_sim_cell cells[RW_SIM_PROFILES][RW_SIM_POLICIES];
 	struct rw_sim_opts o = {
 		.sp = {
-			.workers = 8, .iters = 400, .batch = 32, .lr = 0.2,
+			.workers = 8, .iters = 400, .batch = 32, .lr = 1.6,
 			.target = 0, .base_ns = 100000000ULL,
 			.eval_ns = 100000000ULL, .hb_ns = 250000000ULL,
 			.timeout_ns = 2 * RW_SIM_NS,
@@ -477,10 +593,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (pr = 0; pr < RW_SIM_PROFILES; pr++)
-		for (po = 0; po < RW_SIM_POLICIES; po++)
+		for (po = 0; po < o.nr_pol; po++)
 			cells[pr][po].n = o.seeds;
 	wk.d = &d;
-	wk.total = o.seeds * RW_SIM_PROFILES * RW_SIM_POLICIES;
+	wk.total = o.seeds * RW_SIM_PROFILES * o.nr_pol;
 	pthread_mutex_init(&wk.lock, NULL);
 	for (i = 0; i < o.jobs; i++)
 		if (pthread_create(&tid[i], NULL, rw_sim_worker, &wk))

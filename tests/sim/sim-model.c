@@ -11,6 +11,11 @@
  * Data parallelism: a seeded permutation of the samples is cut into W
  * contiguous shards, one per worker; worker p's k-th minibatch draws
  * batch samples of its shard, with replacement, from (seed, p, k).
+ *
+ * The update is plain SGD (rw_sim_step); sim-run.c decides what it is
+ * given and how it is scaled, as the engine does: a synchronous round
+ * steps once on the sum of its gradients scaled by 1/(number summed), an
+ * asynchronous push steps on its gradient alone scaled by 1/W.
  */
 #include <math.h>
 #include <stdio.h>
@@ -90,6 +95,15 @@ void rw_sim_shard(const struct rw_sim_data *d, u32 workers, u32 p,
 u32 rw_sim_model_size(const struct rw_sim_data *d)
 {
 	return (d->f + 1) * d->c;
+}
+
+void rw_sim_step(const struct rw_sim_data *d, double *w, const double *g,
+		 double scale)
+{
+	u32 i, n = rw_sim_model_size(d);
+
+	for (i = 0; i < n; i++)
+		w[i] -= scale * g[i];
 }
 
 /* Logits of sample @i under @w into @z; returns their log-sum-exp. */

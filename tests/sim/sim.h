@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * scripts/sim-staleness: simulated workers train a real model through
- * kmod/sync/gate.c, in simulated time. Pieces:
+ * kmod/sync/gate.c (who may start an iteration) and kmod/sync/round.c
+ * (which gradients the server's next step takes), in simulated time.
+ * Pieces:
  *
  *   sim-profile.c  iteration times of each worker (named profiles)
  *   sim-model.c    the digits data and softmax regression (SGD)
  *   sim-run.c      one run: the event loop of workers, gate and server
- *   sim-main.c     options, seeds, medians, text, JSON and plot data
+ *   sim-main.c     policies, options, seeds, medians, text, JSON, plot data
  *
  * Everything is deterministic given the seed: a worker's k-th iteration
  * time and k-th minibatch depend only on (seed, worker, k), so every
@@ -38,7 +40,12 @@ struct rw_sim_params {
 	u32 workers;		/* W */
 	u32 iters;		/* per worker */
 	u32 batch;		/* samples per minibatch */
-	double lr;		/* SGD step, the same for every policy */
+	/*
+	 * The engine's learning rate, the same for every policy: a
+	 * synchronous round steps lr x the mean of the gradients it sums, a
+	 * lone gradient (ASP, SSP, adaptive) lr / workers x itself.
+	 */
+	double lr;
 	double target;		/* training loss that counts as reached */
 	u64 base_ns;		/* mean iteration time of a normal worker */
 	u64 eval_ns;		/* loss is evaluated on this time grid */
@@ -47,9 +54,12 @@ struct rw_sim_params {
 	u64 seed;
 };
 
+#define RW_SIM_NAME_LEN	24
+
 struct rw_sim_policy {
-	const char *name;
+	char name[RW_SIM_NAME_LEN];
 	u32 policy, s, lo, hi;
+	u32 quorum;		/* BSP: gradients per round, 0 = all members */
 };
 
 extern const char *const rw_sim_profile_names[RW_SIM_PROFILES];
@@ -78,6 +88,9 @@ void rw_sim_shard(const struct rw_sim_data *d, u32 workers, u32 p,
 
 /* Parameters: (f + 1) * c doubles. */
 u32 rw_sim_model_size(const struct rw_sim_data *d);
+/* One SGD step: @w -= @scale * @g. */
+void rw_sim_step(const struct rw_sim_data *d, double *w, const double *g,
+		 double scale);
 /* Mean cross-entropy of @w over the whole training set. */
 double rw_sim_loss(const struct rw_sim_data *d, const double *w);
 /*
@@ -97,11 +110,17 @@ struct rw_sim_result {
 	double stale_mean;	/* mean staleness of applied gradients */
 	u64 max_skew;		/* from the gate */
 	u64 hist[RW_SIM_HIST];	/* staleness of applied gradients */
-	u64 applied, granted;
+	u64 applied;		/* gradients that went into a step */
+	u64 updates;		/* steps: new versions of the parameters */
+	u64 rounds;		/* of them synchronous (BSP) rounds */
+	u64 dropped;		/* late for their round, or pusher gone */
+	u64 evicted_summed;	/* of a worker evicted before the step (0) */
+	u64 granted;
 	u32 finished;		/* workers that completed every iteration */
 	u32 expected;		/* workers that were meant to (not dead) */
 	u32 evicted;		/* by the liveness path */
 	int gate_errors;	/* rw_gate_check failures (must be 0) */
+	int round_errors;	/* rw_round_hold refusals (must be 0) */
 	/* Loss on the evaluation grid (caller frees). */
 	double *curve;
 	u32 curve_len;
