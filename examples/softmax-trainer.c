@@ -501,8 +501,11 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 				PRIu64 "\n", o->rank, step);
 	}
 	for (; !err; step++) {
-		/* The job's step: where a dropped or late worker goes on. */
-		if (o->follow && versions && versions[0] > step)
+		/*
+		 * The job's step: where a worker whose gradient was dropped
+		 * (late, or pushed before it joined the round) goes on.
+		 */
+		if (o->follow && versions)
 			step = versions[0];
 		if (o->leave_after && step == o->leave_after) {
 			if (!o->quiet)

@@ -143,6 +143,8 @@ static int rw_gate_config_check(const struct rw_gate_config *cfg)
 	return 0;
 }
 
+static bool rw_gate_backups(const struct rw_gate *g);
+
 int rw_gate_init(struct rw_gate *g, const struct rw_gate_config *cfg,
 		 struct rw_gate_worker *w, u64 *ts, u64 now)
 {
@@ -157,6 +159,7 @@ int rw_gate_init(struct rw_gate *g, const struct rw_gate_config *cfg,
 	g->ts = ts;
 	g->nr_live = cfg->nr_workers;
 	g->nr_at_min = cfg->nr_workers;
+	g->backups = rw_gate_backups(g);
 	memset(w, 0, cfg->nr_workers * sizeof(*w));
 	memset(ts, 0, (size_t)cfg->nr_workers * g->cfg.window * sizeof(*ts));
 	for (i = 0; i < cfg->nr_workers; i++) {
@@ -265,6 +268,13 @@ static void rw_gate_rescan(struct rw_gate *g)
 	g->max_clock = hi;
 	g->nr_at_min = at;
 	rw_gate_refloor(g);
+	/*
+	 * Live workers down to the quorum: plain BSP again, with whatever
+	 * spread the backup workers left (laggards skip ahead, below).
+	 */
+	if (g->backups && !rw_gate_backups(g) && hi - lo > rw_gate_limit(g))
+		g->slack = max_t(u64, g->slack, hi - lo - rw_gate_limit(g));
+	g->backups = rw_gate_backups(g);
 	if (hi - lo <= rw_gate_limit(g))
 		g->slack = 0;
 }
@@ -518,11 +528,21 @@ int rw_gate_request(struct rw_gate *g, u32 p, u32 epoch, u64 now)
 	if (x->parked || x->running)
 		return -EBUSY;
 	x->last_seen = now;
-	if (g->cfg.policy == RW_GATE_BSP && x->clock < g->floor) {
-		/* Its late gradients were dropped: on from the fresh state. */
-		x->stats.skipped += g->floor - x->clock;
-		x->clock = g->floor;
-		rw_gate_rescan(g);
+	if (g->cfg.policy == RW_GATE_BSP) {
+		/*
+		 * Its late gradients were dropped: on from the fresh state,
+		 * the iteration the quorum is in (c_K), or without backups
+		 * (any more) the one before the leaders'.
+		 */
+		u64 to = g->floor;
+
+		if (!g->backups && g->max_clock > to + 1)
+			to = g->max_clock - 1;
+		if (x->clock < to) {
+			x->stats.skipped += to - x->clock;
+			x->clock = to;
+			rw_gate_rescan(g);
+		}
 	}
 	if (rw_gate_admissible(g, x))
 		goto admit;

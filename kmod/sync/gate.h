@@ -31,7 +31,11 @@
  * A worker behind c_K is admitted at once and skips ahead to c_K: its
  * late gradients were dropped and it goes on from the fresh parameters.
  * Clocks then count the iteration a worker is at, and the spread is not
- * bounded (a persistently slow worker keeps skipping).
+ * bounded (a persistently slow worker keeps skipping). When the live
+ * workers fall to the quorum (or a running job switches to BSP), plain BSP
+ * holds again: a worker more than one iteration behind the leader skips to
+ * the iteration before the leader's, and the spread left over is tolerated
+ * by rw_gate_check() until it closes.
  *
  * Adaptive (the LagTuner source, Algorithms 1 and 2). r_p is worker p's
  * remaining grant of extra iterations. When a request would break the lower
@@ -138,6 +142,7 @@ struct rw_gate {
 	u64 max_skew;			/* largest max - min seen (telemetry) */
 	u64 floor;			/* BSP: c_K; = min_clock without quorum */
 	u64 slack;			/* spread beyond the bound since a reconfig */
+	bool backups;			/* BSP with a quorum below the live */
 	u32 epoch;
 	u32 nr_live;
 	u32 nr_parked;

@@ -116,6 +116,37 @@ static void gate_bsp_quorum(void **state)
 	st_free(&sg);
 }
 
+/*
+ * Backup workers, then the live workers fall to the quorum (an eviction):
+ * plain BSP again with a laggard two behind. The spread is tolerated, the
+ * laggard skips to the iteration before the leader's, and the leader goes
+ * once it has finished that one.
+ */
+static void gate_bsp_quorum_ends(void **state)
+{
+	static const struct st_step s[] = {
+		REQ(1, 0, A), REQ(1, 1, A),		/* 2 is idle */
+		PUSH(2, 0, 0), PUSH(2, 1, 0),
+		REQ(3, 0, A), REQ(3, 1, A),
+		PUSH(4, 0, 0), PUSH(4, 1, 0),		/* 2, 2, 0 */
+		EVICT(5, 0, 1, 0),			/* live 2 = quorum */
+		REQ(6, 1, P),
+		REQ(7, 2, A),				/* skips to 1 */
+		PUSH(8, 2, 0x2),			/* both at 2: 1 goes */
+	};
+	struct rw_gate_config cfg = st_cfg(RW_GATE_BSP, 3, 0, 0, 0);
+	struct st_gate sg;
+
+	(void)state;
+	cfg.quorum = 2;
+	run_script(&cfg, s, ARRAY_SIZE(s), &sg);
+	assert_int_equal(sg.w[2].stats.skipped, 1);
+	assert_int_equal(sg.w[2].clock, 2);
+	assert_int_equal(sg.g.slack, 0);
+	assert_false(sg.g.backups);
+	st_free(&sg);
+}
+
 /* A quorum at or above the live workers is plain BSP; evictions count. */
 static void gate_bsp_quorum_live(void **state)
 {
@@ -573,6 +604,7 @@ int main(void)
 		cmocka_unit_test(gate_bsp),
 		cmocka_unit_test(gate_bsp_quorum),
 		cmocka_unit_test(gate_bsp_quorum_live),
+		cmocka_unit_test(gate_bsp_quorum_ends),
 		cmocka_unit_test(gate_reconfigure),
 		cmocka_unit_test(gate_ssp),
 		cmocka_unit_test(gate_ssp1_is_bsp),
