@@ -17,6 +17,7 @@
 #include "rw.h"
 #include "engine.h"
 #include "agg/agg.h"
+#include "engine_kunit.h"
 
 #define RW_E_WORKERS	4
 #define RW_E_TIMEOUT	(10 * HZ)
@@ -45,47 +46,12 @@ static void rw_e_config(struct rw_engine_config *cfg, u32 quorum)
 	rw_e_f32(&cfg->hp.momentum, 0x3f666666);	/* 0.9 */
 }
 
-/* Deterministic gradient for (iteration, worker, chunk). */
-static void rw_e_grad(u32 *buf, u32 len, u32 it, u32 worker, u32 chunk)
-{
-	u32 x = 0x9e3779b9u * (it + 1) ^ 0x85ebca6bu * (worker + 1) ^
-		0xc2b2ae35u * (chunk + 1);
-	u32 i;
-
-	for (i = 0; i < len / 4; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		buf[i] = (x & 0x80000000u) | ((0x7b + x % 3) << 23) |
-			 (x & 0x7fffff);
-	}
-}
-
-static int rw_e_engine_init(struct kunit_resource *res, void *context)
-{
-	struct rw_engine *e = rw_engine_create(context);
-
-	if (IS_ERR(e))
-		return PTR_ERR(e);
-	res->data = e;
-	return 0;
-}
-
-static void rw_e_engine_free(struct kunit_resource *res)
-{
-	rw_engine_destroy(res->data);
-}
-
 static struct rw_engine *rw_e_create(struct kunit *test, u32 quorum)
 {
 	struct rw_engine_config cfg;
-	struct rw_engine *e;
 
 	rw_e_config(&cfg, quorum);
-	e = kunit_alloc_resource(test, rw_e_engine_init, rw_e_engine_free,
-				 GFP_KERNEL, &cfg);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, e, "engine creation failed");
-	return e;
+	return rw_kt_engine(test, &cfg);
 }
 
 /* The reference: parameters and momentum, stepped by rw_e_ref_step(). */
@@ -125,7 +91,7 @@ static void rw_e_ref_step(struct kunit *test, struct rw_e_ref *r,
 	for (w = 0; w < RW_E_WORKERS; w++) {
 		if (!(mask & BIT(w)))
 			continue;
-		rw_e_grad(r->grads + n * 1024, len, it, w, c);
+		rw_kt_grad(r->grads + n * 1024, len, it, w, c);
 		src[n] = r->grads + n * 1024;
 		n++;
 	}
@@ -154,7 +120,7 @@ static int rw_e_push(struct rw_engine *e, u32 w, u32 c, u32 it, u32 gen)
 
 	if (!pg)
 		return -EINVAL;
-	rw_e_grad(page_address(pg), rw_engine_chunk_len(e, c), it, w, c);
+	rw_kt_grad(page_address(pg), rw_engine_chunk_len(e, c), it, w, c);
 	return rw_engine_push_mapped(e, w, c, &tag);
 }
 

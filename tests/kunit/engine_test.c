@@ -18,6 +18,7 @@
 #include "engine_query.h"
 #include "agg/agg.h"
 #include "chunk/migrate.h"
+#include "engine_kunit.h"
 
 #define RW_T_WORKERS	4
 #define RW_T_STEPS	4
@@ -51,52 +52,12 @@ static void rw_t_config(struct rw_engine_config *cfg, u32 optim)
 	rw_t_f32(&cfg->hp.eps, 0x322bcc77);		/* 1e-8 */
 }
 
-/* Deterministic gradient for (step, worker, chunk): values in +-[0.06, 0.5). */
-static void rw_t_grad(u32 *buf, u32 len, u32 step, u32 worker, u32 chunk)
-{
-	u32 x = 0x9e3779b9u * (step + 1) ^ 0x85ebca6bu * (worker + 1) ^
-		0xc2b2ae35u * (chunk + 1);
-	u32 i;
-
-	for (i = 0; i < len / 4; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		buf[i] = (x & 0x80000000u) | ((0x7b + x % 3) << 23) |
-			 (x & 0x7fffff);
-	}
-}
-
-static int rw_t_engine_init(struct kunit_resource *res, void *context)
-{
-	struct rw_engine *e = rw_engine_create(context);
-
-	if (IS_ERR(e))
-		return PTR_ERR(e);
-	res->data = e;
-	return 0;
-}
-
-static void rw_t_engine_free(struct kunit_resource *res)
-{
-	rw_engine_destroy(res->data);
-}
-
-/*
- * An engine destroyed when the test ends, however it ends: a failed
- * assertion must not leave aggregation threads running after the module
- * that holds their code is gone.
- */
 static struct rw_engine *rw_t_create(struct kunit *test, u32 optim)
 {
 	struct rw_engine_config cfg;
-	struct rw_engine *e;
 
 	rw_t_config(&cfg, optim);
-	e = kunit_alloc_resource(test, rw_t_engine_init, rw_t_engine_free,
-				 GFP_KERNEL, &cfg);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, e, "engine creation failed");
-	return e;
+	return rw_kt_engine(test, &cfg);
 }
 
 /* Push one step for every chunk, workers in @order, chunks forwards or not. */
@@ -109,7 +70,7 @@ static void rw_t_push_step(struct kunit *test, struct rw_engine *e, u32 step,
 		c = chunks_backwards ? n - 1 - i : i;
 		len = rw_engine_chunk_len(e, c);
 		for (k = 0; k < RW_T_WORKERS; k++) {
-			rw_t_grad(buf, len, step, order[k], c);
+			rw_kt_grad(buf, len, step, order[k], c);
 			KUNIT_ASSERT_EQ(test, rw_engine_push(e, order[k], c, buf,
 							     len), 0);
 		}
@@ -251,7 +212,7 @@ static void rw_engine_matches_direct_test(struct kunit *test)
 			};
 
 			for (w = 0; w < RW_T_WORKERS; w++) {
-				rw_t_grad(grads + w * 1024, len, s, w, c);
+				rw_kt_grad(grads + w * 1024, len, s, w, c);
 				src[w] = grads + w * 1024;
 			}
 			KUNIT_ASSERT_EQ(test, rw_agg_update_chunk(&ch, &st), 0);
@@ -315,7 +276,7 @@ static int rw_t_storm_thread(void *arg)
 				u32 len = rw_engine_chunk_len(e, c);
 				int ret;
 
-				rw_t_grad(buf, len, s, w, c);
+				rw_kt_grad(buf, len, s, w, c);
 				/* Busy until the previous step is aggregated. */
 				while ((ret = rw_engine_push(e, w, c, buf, len)) == -EBUSY)
 					usleep_range(20, 100);
