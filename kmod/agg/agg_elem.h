@@ -38,10 +38,24 @@ static __always_inline float rw_agg_elem_sum(const float *const *src,
 	return s;
 }
 
+/* The sum scaled: the mean under the default scale 1/W. */
+static __always_inline float rw_agg_elem_scaled(const struct rw_agg_step *st,
+						float sum)
+{
+	return sum * st->scale;
+}
+
 static __always_inline float rw_agg_elem_grad(const struct rw_agg_step *st,
 					      float sum, float p)
 {
-	return sum * st->scale + st->wd * p;
+	return rw_agg_elem_scaled(st, sum) + st->wd * p;
+}
+
+/* AVERAGE: the parameter is the scaled sum; the old value is not read. */
+static __always_inline void rw_agg_elem_average(const struct rw_agg_step *st,
+						float sum, float *p)
+{
+	*p = rw_agg_elem_scaled(st, sum);
 }
 
 static __always_inline void rw_agg_elem_sgd(const struct rw_agg_step *st,

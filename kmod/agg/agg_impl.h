@@ -23,6 +23,15 @@
  *	NESTEROV: b = mu * b + g;  p -= lr * (g + mu * b)
  *	ADAM:     m = b1 * m + (1 - b1) * g;  v = b2 * v + (1 - b2) * g * g
  *		  p -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+ *	AVERAGE:  p = sum * scale
+ *
+ * AVERAGE is no optimizer: the parameters become the mean of the
+ * gradients (scale being 1/W), for trainers that keep their optimizer and
+ * use the box as an all-reduce. It is the first product of the gradient
+ * formula above, one rounding of the same tall sum (no FMA can fuse
+ * into it), so every implementation gives the same bits, and so does a
+ * caller that sums in rank order in f32 and multiplies by the same f32
+ * scale; lr and weight decay are ignored, and there is no state.
  *
  * State starts at zero. PyTorch's first momentum step sets b = g, which is
  * what mu * 0 + g gives, so no first-step special case exists. The SIMD
@@ -60,6 +69,7 @@ enum rw_agg_optim {
 	RW_AGG_MOMENTUM = 1,
 	RW_AGG_NESTEROV = 2,
 	RW_AGG_ADAM = 3,
+	RW_AGG_AVERAGE = 4,	/* the mean alone: no optimizer, no state */
 	RW_AGG_OPTIM_COUNT
 };
 

@@ -65,17 +65,19 @@ int rw_agg_prepare(struct rw_agg_step *st, const struct rw_agg_hparams *hp,
 		   unsigned int nsrc, u64 t)
 {
 	if (!st || !hp || nsrc == 0 || nsrc > RW_AGG_MAX_SRCS ||
-	    hp->optim >= RW_AGG_OPTIM_COUNT)
-		return -EINVAL;
-	if (!rw_agg_finite(hp->lr) || !(hp->lr >= 0.0f) ||
-	    !rw_agg_finite(hp->weight_decay) || !(hp->weight_decay >= 0.0f) ||
-	    !rw_agg_finite(hp->scale))
+	    hp->optim >= RW_AGG_OPTIM_COUNT || !rw_agg_finite(hp->scale))
 		return -EINVAL;
 
 	memset(st, 0, sizeof(*st));
 	st->optim = hp->optim;
 	/* 1/W rounded once; exact whenever W is a power of two. */
 	st->scale = hp->scale != 0.0f ? hp->scale : (float)(1.0 / nsrc);
+	/* The mean alone: lr and decay are ignored, as SGD ignores momentum. */
+	if (hp->optim == RW_AGG_AVERAGE)
+		return 0;
+	if (!rw_agg_finite(hp->lr) || !(hp->lr >= 0.0f) ||
+	    !rw_agg_finite(hp->weight_decay) || !(hp->weight_decay >= 0.0f))
+		return -EINVAL;
 	st->lr = hp->lr;
 	st->wd = hp->weight_decay;
 

@@ -33,6 +33,17 @@ static void rw_agg_scalar_sgd(const struct rw_agg_chunk *c,
 				&c->out[i]);
 }
 
+static void rw_agg_scalar_average(const struct rw_agg_chunk *c,
+				  const struct rw_agg_step *st,
+				  const float *const *src)
+{
+	size_t i, end = (size_t)c->off + c->n;
+
+	for (i = c->off; i < end; i++)
+		rw_agg_elem_average(st, rw_agg_elem_sum(src, c->nsrc, i),
+				    &c->out[i]);
+}
+
 static void rw_agg_scalar_momentum(const struct rw_agg_chunk *c,
 				   const struct rw_agg_step *st,
 				   const float *const *src, bool nesterov)
@@ -74,6 +85,9 @@ void rw_agg_scalar_update_f32(const struct rw_agg_chunk *c,
 		break;
 	case RW_AGG_ADAM:
 		rw_agg_scalar_adam(c, st, src);
+		break;
+	case RW_AGG_AVERAGE:
+		rw_agg_scalar_average(c, st, src);
 		break;
 	}
 }

@@ -81,6 +81,7 @@ int rw_agg_check(const struct rw_agg_chunk *c, bool update, u32 optim)
 		return 0;
 	switch (optim) {
 	case RW_AGG_SGD:
+	case RW_AGG_AVERAGE:
 		return 0;
 	case RW_AGG_MOMENTUM:
 	case RW_AGG_NESTEROV:

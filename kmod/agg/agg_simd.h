@@ -198,10 +198,15 @@ static __always_inline void RW_SIMD(apply)(const struct rw_agg_vconsts *k,
 					   u32 optim, RW_V s, float *p,
 					   float *s0, float *s1, bool nt)
 {
-	RW_V vp = RW_SIMD(ld)(p);
-	RW_V g = s * k->scale + k->wd * vp;
-	RW_V b, m, v, denom;
+	RW_V vp, g, b, m, v, denom;
 
+	/* The product alone, as rw_agg_elem_average: p is not even read. */
+	if (optim == RW_AGG_AVERAGE) {
+		RW_SIMD(st)(p, s * k->scale, nt);
+		return;
+	}
+	vp = RW_SIMD(ld)(p);
+	g = s * k->scale + k->wd * vp;
 	switch (optim) {
 	case RW_AGG_SGD:
 		vp = vp - k->lr * g;
@@ -247,6 +252,9 @@ static __always_inline void RW_SIMD(apply1)(const struct rw_agg_chunk *c,
 	case RW_AGG_ADAM:
 		rw_agg_elem_adam(st, s, &c->out[i], &c->state[0][i],
 				 &c->state[1][i]);
+		break;
+	case RW_AGG_AVERAGE:
+		rw_agg_elem_average(st, s, &c->out[i]);
 		break;
 	}
 }
@@ -294,7 +302,7 @@ static bool RW_SIMD(update_nt)(const struct rw_agg_chunk *c, u32 optim)
 
 	if (!(c->flags & RW_AGG_F_STREAM))
 		return false;
-	if (optim == RW_AGG_SGD)
+	if (optim == RW_AGG_SGD || optim == RW_AGG_AVERAGE)
 		return true;
 	if (((unsigned long)c->state[0] & mask) != pa)
 		return false;
@@ -330,6 +338,9 @@ void RW_SIMD(update_f32)(const struct rw_agg_chunk *c,
 		break;
 	case RW_AGG_ADAM:
 		RW_SIMD(update_as)(c, st, RW_AGG_ADAM, nt);
+		break;
+	case RW_AGG_AVERAGE:
+		RW_SIMD(update_as)(c, st, RW_AGG_AVERAGE, nt);
 		break;
 	}
 }

@@ -4,6 +4,7 @@
  * (kmod/agg/agg.c: FPU sections, slicing, argument checks): every
  * implementation this CPU can run sums bit-identically to the scalar one,
  * the optimizers give known answers and agree with scalar to a few ulp,
+ * averaging mode writes the rank-order mean to the bit,
  * NaN stays in its element, and the init-time choice is usable.
  *
  * This file has no floating point (it is built with the kernel's no-FPU
@@ -13,6 +14,7 @@
  * rw_agg_init() has run.
  */
 #include <kunit/test.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -235,6 +237,72 @@ static void rw_agg_sum_sliced_test(struct kunit *test)
 }
 
 /*
+ * @u divided by 2^@log2w, exactly, as an exponent change: the f32 product
+ * by 1/W for W a power of two, when the result stays normal (zeros stay).
+ */
+static u32 rw_agg_t_div_pow2(u32 u, unsigned int log2w)
+{
+	return u & 0x7f800000U ? u - (log2w << 23) : u;
+}
+
+/*
+ * Averaging mode: every implementation writes the scalar one's bits, for
+ * sizes with every kind of tail and both kinds of store; and for W a power
+ * of two, where 1/W is exact, those bits are the rank-order sum of
+ * rw_agg_sum (tested above) divided by W: the mean a trainer computes.
+ */
+static void rw_agg_average_exact_test(struct kunit *test)
+{
+	static const size_t sizes[] = { 1, 17, 63, 1000, 4099, 8192 };
+	unsigned int nsrc = *(const unsigned int *)test->param_value;
+	const struct rw_agg_impl *scalar = rw_agg_impl_at(0), *impl;
+	struct rw_agg_hparams hp = { .optim = RW_AGG_AVERAGE };
+	struct rw_agg_t_bufs b;
+	struct rw_agg_step st;
+	unsigned int si, i, fl, k;
+	u32 seed = 4048 + nsrc;
+	size_t e;
+
+	KUNIT_ASSERT_EQ(test, rw_agg_step_prepare(&st, &hp, nsrc, 1), 0);
+	for (si = 0; si < ARRAY_SIZE(sizes); si++) {
+		size_t n = sizes[si];
+		struct rw_agg_chunk c;
+
+		rw_agg_t_alloc(test, &b, nsrc, n, si * 3);
+		for (k = 0; k < nsrc; k++)
+			rw_agg_t_fill_wide(b.slot[k], n, &seed);
+		c = rw_agg_t_chunk(&b, nsrc, n, b.ref, 0);
+		/* No state is needed. */
+		c.state[0] = NULL;
+		c.state[1] = NULL;
+		KUNIT_ASSERT_EQ(test, rw_agg_update_chunk_with(scalar, &c, &st), 0);
+		if (is_power_of_2(nsrc)) {
+			KUNIT_ASSERT_EQ(test, rw_agg_sum_chunk_with(scalar, &c), 0);
+			for (e = 0; e < n; e++)
+				b.ref[e] = rw_agg_t_div_pow2(b.ref[e], ilog2(nsrc));
+			memset(b.out, 0, n * sizeof(u32));
+			c.out = (float *)b.out;
+			KUNIT_ASSERT_EQ(test, rw_agg_update_chunk_with(scalar, &c, &st), 0);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(b.out, b.ref, n * sizeof(u32)),
+					    0, "scalar n=%zu: not sum / W", n);
+		}
+		for (i = 1; (impl = rw_agg_impl_at(i)); i++) {
+			if (!impl->usable())
+				continue;
+			for (fl = 0; fl <= RW_AGG_F_STREAM; fl++) {
+				memset(b.out, 0xff, n * sizeof(u32));
+				c = rw_agg_t_chunk(&b, nsrc, n, b.out, fl);
+				KUNIT_ASSERT_EQ(test, rw_agg_update_chunk_with(impl, &c, &st), 0);
+				KUNIT_EXPECT_EQ_MSG(test, memcmp(b.out, b.ref,
+								 n * sizeof(u32)), 0,
+						    "%s n=%zu flags=%u",
+						    impl->name, n, fl);
+			}
+		}
+	}
+}
+
+/*
  * Known answers: W = 2 slots holding 1 and 3, scale 1/2 (so g = 2),
  * parameters starting at 1, two steps. Exact decimal results rounded to
  * f32; a few ulp allowed for rounding and FMA.
@@ -265,6 +333,8 @@ static const struct rw_agg_t_known rw_agg_t_knowns[] = {
 	{ "adam", { .optim = RW_AGG_ADAM, .lr = 0.25f, .beta1 = 0.9f,
 		    .beta2 = 0.999f, .eps = 0.00000001f }, 0x3f000000U, 0x3ec28f5fU,
 	  0x3c030139U },
+	/* The mean (1 + 3) / 2 = 2 each step; lr is ignored. */
+	{ "average", { .optim = RW_AGG_AVERAGE, .lr = 0.125f }, 0x40000000U },
 };
 
 static void rw_agg_t_known_desc(const struct rw_agg_t_known *k, char *desc)
@@ -326,6 +396,7 @@ static const struct rw_agg_t_known rw_agg_t_randoms[] = {
 	{ "nesterov", { .optim = RW_AGG_NESTEROV, .lr = 0.001f, .momentum = 0.9f } },
 	{ "adam", { .optim = RW_AGG_ADAM, .lr = 0.001f, .beta1 = 0.9f,
 		    .beta2 = 0.999f, .eps = 0.00000001f, .weight_decay = 0.01f } },
+	{ "average", { .optim = RW_AGG_AVERAGE } },
 };
 
 KUNIT_ARRAY_PARAM(rw_agg_t_random, rw_agg_t_randoms, rw_agg_t_known_desc);
@@ -475,6 +546,7 @@ static struct kunit_case rw_agg_test_cases[] = {
 	KUNIT_CASE(rw_agg_choose_test),
 	KUNIT_CASE_PARAM(rw_agg_sum_exact_test, rw_agg_t_w_gen_params),
 	KUNIT_CASE(rw_agg_sum_sliced_test),
+	KUNIT_CASE_PARAM(rw_agg_average_exact_test, rw_agg_t_w_gen_params),
 	KUNIT_CASE_PARAM(rw_agg_optim_known_test, rw_agg_t_known_gen_params),
 	KUNIT_CASE_PARAM(rw_agg_optim_vs_scalar_test, rw_agg_t_random_gen_params),
 	KUNIT_CASE(rw_agg_nan_test),
