@@ -124,8 +124,13 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 	 */
 	raw_write_seqcount_begin(&ch->seq);
 	if (o->act == RW_ROUND_ONE) {
-		/* Asynchronous SGD: alone, still scaled by 1/W. */
-		rw_engine_step(e, ec, ch, &ch->src[o->rank], 1, e->nr_workers);
+		/*
+		 * Asynchronous SGD: alone, still scaled by 1/W. Averaging
+		 * writes the mean of what it applied: the gradient itself.
+		 */
+		rw_engine_step(e, ec, ch, &ch->src[o->rank], 1,
+			       e->hp.optim == RW_AGG_AVERAGE ? 1 :
+			       e->nr_workers);
 		rw_engine_release(e, ch, chunk, o->rank);
 		n = 1;
 	} else {

@@ -207,6 +207,18 @@
  *                                   754 binary32 bit pattern; defaults: lr
  *                                   0.01, momentum 0.9, weight decay 0, betas
  *                                   0.9 and 0.999, eps 1e-8
+ *   What a step writes into a chunk's parameters p: with g the gradients
+ *   it sums, in rank order, times 1/(number summed) (BSP), or the one
+ *   gradient it applies times 1/workers (ASP, SSP, adaptive), plus
+ *   weight_decay * p, the optimizer of torch.optim: SGD p -= lr * g;
+ *   MOMENTUM b = momentum * b + g, p -= lr * b; NESTEROV the same b,
+ *   p -= lr * (g + momentum * b); ADAM with bias correction. AVERAGE is
+ *   no optimizer: p becomes the mean of the gradients the step summed
+ *   (their f32 sum in rank order times the f32 1/(number summed), to the
+ *   bit), so a pull returns the averaged gradient to trainers that keep
+ *   their own optimizer; its hyper-parameters are ignored and it has no
+ *   state. Under ASP, SSP and adaptive its step applies one gradient,
+ *   unscaled: the parameters are the most recent gradient applied.
  *   Reply: the job as RW_CMD_JOB_GET describes it, plus RW_JOB_A_TOKEN when
  *   the module generated it. Errors: EEXIST (name taken), ENOSPC (max_jobs
  *   reached), ERANGE (a number outside its attribute's range, or a token
@@ -674,6 +686,7 @@ enum rw_optim {
 	RW_OPTIM_MOMENTUM = 1,
 	RW_OPTIM_NESTEROV = 2,
 	RW_OPTIM_ADAM = 3,
+	RW_OPTIM_AVERAGE = 4,	/* parameters = mean gradient; see JOB_NEW */
 	__RW_OPTIM_MAX
 };
 

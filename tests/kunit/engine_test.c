@@ -224,6 +224,115 @@ static void rw_engine_matches_direct_test(struct kunit *test)
 	}
 }
 
+/* @u / 4 exactly, as an exponent change (zeros stay): the f32 u * 0.25. */
+static u32 rw_t_quarter(u32 u)
+{
+	return u & 0x7f800000U ? u - (2U << 23) : u;
+}
+
+/*
+ * Averaging mode, synchronous: every step writes the mean of the step's
+ * gradients, bit for bit: the rank-order sum of the sum kernel divided by
+ * W = 4 (exact), and what the average kernel gives called directly. No
+ * state is kept, so the step before does not matter.
+ */
+static void rw_engine_average_test(struct kunit *test)
+{
+	static const u32 mixed[RW_T_WORKERS] = { 3, 1, 0, 2 };
+	struct rw_engine *e = rw_t_create(test, RW_AGG_AVERAGE);
+	u32 n = rw_engine_nr_chunks(e), c, w, s, i, *buf, *grads, *sum, *ref;
+	const void *src[RW_T_WORKERS];
+	struct rw_engine_config cfg;
+	struct rw_agg_step st;
+	float *got;
+	u64 v;
+
+	/* The job's number is the kernels' (job.c passes it through). */
+	KUNIT_EXPECT_EQ(test, RW_OPTIM_AVERAGE, RW_AGG_AVERAGE);
+	rw_t_config(&cfg, RW_AGG_AVERAGE);
+	KUNIT_ASSERT_EQ(test, rw_agg_step_prepare(&st, &cfg.hp, RW_T_WORKERS, 1),
+			0);
+	got = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	sum = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	ref = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	grads = kunit_kzalloc(test, RW_T_WORKERS * 4096, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, got && buf && sum && ref && grads);
+
+	for (s = 0; s < RW_T_STEPS; s++) {
+		/* Arrival order must not matter: the mean is in rank order. */
+		rw_t_push_step(test, e, s, mixed, s & 1, buf);
+		for (c = 0; c < n; c++) {
+			u32 len = rw_engine_chunk_len(e, c);
+			struct rw_agg_chunk ch = {
+				.src = src, .nsrc = RW_T_WORKERS,
+				.n = len / 4, .dtype = RW_AGG_F32,
+				.out = (float *)sum,
+			};
+
+			for (w = 0; w < RW_T_WORKERS; w++) {
+				rw_kt_grad(grads + w * 1024, len, s, w, c);
+				src[w] = grads + w * 1024;
+			}
+			KUNIT_ASSERT_EQ(test, rw_agg_sum_chunk(&ch), 0);
+			for (i = 0; i < len / 4; i++)
+				sum[i] = rw_t_quarter(sum[i]);
+			ch.out = (float *)ref;
+			KUNIT_ASSERT_EQ(test, rw_agg_update_chunk(&ch, &st), 0);
+			KUNIT_ASSERT_EQ(test, rw_engine_read(e, c, got, len, &v), 0);
+			KUNIT_EXPECT_EQ(test, v, s + 1);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(got, sum, len), 0,
+					    "step %u chunk %u: not the rank-order mean",
+					    s, c);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(got, ref, len), 0,
+					    "step %u chunk %u: not the kernel's", s, c);
+		}
+	}
+}
+
+/*
+ * Averaging mode, one step per gradient (ASP, SSP, adaptive): a step
+ * writes the mean of the one gradient it applied, the gradient itself,
+ * not scaled by 1/W; the parameters are the last gradient applied.
+ */
+static void rw_engine_average_each_test(struct kunit *test)
+{
+	static const u32 ranks[] = { 2, 0, 3 };
+	struct rw_engine_config cfg;
+	struct rw_engine *e;
+	u32 n, c, k, *buf, *got;
+
+	rw_t_config(&cfg, RW_AGG_AVERAGE);
+	cfg.apply_each = true;
+	e = rw_kt_engine(test, &cfg);
+	n = rw_engine_nr_chunks(e);
+	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	got = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, buf && got);
+
+	for (k = 0; k < ARRAY_SIZE(ranks); k++) {
+		for (c = 0; c < n; c++) {
+			u32 len = rw_engine_chunk_len(e, c);
+
+			rw_kt_grad(buf, len, k, ranks[k], c);
+			KUNIT_ASSERT_EQ(test, rw_engine_push(e, ranks[k], c, buf,
+							     len), 0);
+		}
+		for (c = 0; c < n; c++) {
+			u32 len = rw_engine_chunk_len(e, c);
+
+			KUNIT_ASSERT_EQ(test, rw_engine_wait(e, c, k + 1,
+							     RW_T_TIMEOUT), 0);
+			KUNIT_ASSERT_EQ(test, rw_engine_read(e, c, got, len,
+							     NULL), 0);
+			rw_kt_grad(buf, len, k, ranks[k], c);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(got, buf, len), 0,
+					    "gradient %u of rank %u, chunk %u",
+					    k, ranks[k], c);
+		}
+	}
+}
+
 /* Two engines, pushes in different orders: bit-identical parameters. */
 static void rw_engine_order_independence_test(struct kunit *test)
 {
@@ -430,6 +539,8 @@ static struct kunit_case rw_engine_test_cases[] = {
 	KUNIT_CASE(rw_engine_bad_config_test),
 	KUNIT_CASE(rw_engine_push_bad_input_test),
 	KUNIT_CASE(rw_engine_matches_direct_test),
+	KUNIT_CASE(rw_engine_average_test),
+	KUNIT_CASE(rw_engine_average_each_test),
 	KUNIT_CASE(rw_engine_order_independence_test),
 	KUNIT_CASE(rw_engine_push_storm_test),
 	KUNIT_CASE(rw_engine_rebalance_test),
