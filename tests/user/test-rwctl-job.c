@@ -102,6 +102,9 @@ static int rw_be_add(const struct rwctl_job_add *a, struct rwctl_job *out,
 	}
 	rw_fill_job(out, a->name, 9);
 	out->attached = 0;
+	/* The optimizer asked for, as the module reports it back. */
+	if (a->has_optim)
+		out->optim = a->optim;
 	if (rw_be.reply_token) {
 		for (i = 0; i < RW_JOB_TOKEN_LEN; i++)
 			out->token[i] = (uint8_t)(i * 17 + 1);
@@ -311,6 +314,8 @@ static void rw_test_add_usage_errors(void **state)
 		{ { "j", "workers", "1", "evict-ms", "-5", NULL }, "not a number" },
 		{ { "j", "workers", "1", "evict-ms", "4294967296", NULL }, "out of range" },
 		{ { "j", "workers", "1", "optim", "rmsprop", NULL }, "unknown optimizer 'rmsprop'" },
+		{ { "j", "workers", "1", "optim", "none", NULL },
+		  "unknown optimizer 'none' (sgd, momentum, nesterov, adam, average)" },
 		{ { "j", "workers", "1", "lr", NULL }, "'lr' needs a value" },
 		{ { "j", "workers", "1", "lr", "fast", NULL }, "lr 'fast' is not a number" },
 		{ { "j", "workers", "1", "lr", "0.1x", NULL }, "not a number" },
@@ -382,6 +387,38 @@ static void rw_test_help(void **state)
 }
 
 /* ---- commands against the scripted backend ---- */
+
+/* Averaging mode: the word, what is sent, and the job shown back. */
+static void rw_test_add_average(void **state)
+{
+	char *argv[] = { "ddp", "workers", "4", "optim", "average" };
+	struct rwctl_job_add a;
+	char msg[256] = "";
+
+	(void)state;
+	assert_int_equal(rwctl_job_parse_add(5, argv, &a, msg, sizeof(msg)), 0);
+	assert_true(a.has_optim);
+	assert_int_equal(a.optim, RW_OPTIM_AVERAGE);
+	assert_int_equal(a.hp_mask, 0);
+
+	RUN("job", "add", "ddp", "workers", "4", "optim", "average");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_last.err, "");
+	assert_int_equal(rw_be.add_calls, 1);
+	assert_true(rw_be.last_add.has_optim);
+	assert_int_equal(rw_be.last_add.optim, RW_OPTIM_AVERAGE);
+	assert_string_equal(rw_last.out,
+		"job ddp id 9\n"
+		"    workers 4 (0 attached)  chunk-size 32768  evict-ms 5000\n"
+		"    sync ssp staleness 3\n"
+		"    optim average  lr 0.001 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08\n");
+
+	RUN("-j", "job", "add", "ddp", "workers", "4", "optim", "average");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	rw_assert_json(rw_last.out);
+	assert_non_null(strstr(rw_last.out,
+			       "\"staleness\":3,\"optim\":\"average\",\"lr\":0.001,"));
+}
 
 static void rw_test_add_ok_token(void **state)
 {
@@ -1013,6 +1050,31 @@ static void rw_test_print_unknown_enums(void **state)
 	free(out);
 }
 
+/* A job in averaging mode, as the module reports it, read and shown. */
+static void rw_test_parse_average(void **state)
+{
+	struct rw_fx *fx = *state;
+	char *out;
+
+	rw_put_job(fx->msg, RW_SYNC_BSP, SKIP(RW_JOB_A_OPTIM));
+	assert_int_equal(nla_put_u32(fx->msg, RW_JOB_A_OPTIM, RW_OPTIM_AVERAGE), 0);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_int_equal(fx->job.optim, RW_OPTIM_AVERAGE);
+	assert_string_equal(rwctl_job_optim_name(fx->job.optim), "average");
+
+	out = rw_render(&fx->job, 1, 0);
+	assert_string_equal(out,
+		"job train1 id 7\n"
+		"    workers 8 (3 attached)  chunk-size 65536  evict-ms 3000\n"
+		"    sync bsp\n"
+		"    optim average  lr 0.01 momentum 0.9 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08\n");
+	free(out);
+	out = rw_render(&fx->job, 1, RWCTL_PR_JSON);
+	rw_assert_json(out);
+	assert_non_null(strstr(out, "\"quorum\":8,\"optim\":\"average\",\"lr\":0.01,"));
+	free(out);
+}
+
 static void rw_test_explain(void **state)
 {
 	char buf[256];
@@ -1055,6 +1117,7 @@ int main(void)
 		RW_T(rw_test_del_and_show_usage),
 		RW_T(rw_test_help),
 		RW_T(rw_test_add_ok_token),
+		RW_T(rw_test_add_average),
 		RW_T(rw_test_kernel_errors),
 		RW_T(rw_test_not_loaded),
 		RW_T(rw_test_del_ok),
@@ -1062,6 +1125,7 @@ int main(void)
 		RW_T(rw_test_dump_intr),
 		RW_T(rw_test_token_file),
 		RW_M(rw_test_parse_reply),
+		RW_M(rw_test_parse_average),
 		RW_M(rw_test_parse_token),
 		RW_M(rw_test_parse_token_length),
 		RW_M(rw_test_parse_run),

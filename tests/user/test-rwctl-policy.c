@@ -101,6 +101,8 @@ static int rw_be_policy(const struct rwctl_job_add *a, struct rwctl_job *out,
 	}
 	if (a->has_evict_ms)
 		out->evict_ms = a->evict_ms;
+	if (a->has_optim)
+		out->optim = a->optim;
 	return 0;
 }
 
@@ -426,6 +428,68 @@ static void rw_test_set_ok(void **state)
 			       "\"sync\":\"bsp\",\"quorum\":4,\"optim\""));
 }
 
+/* Averaging mode: sent as RW_OPTIM_AVERAGE alone, shown by its name. */
+static void rw_test_set_average(void **state)
+{
+	char *argv[] = { "ddp", "optim", "average" };
+	struct nlattr *tb[RW_JOB_A_MAX + 1];
+	struct rwctl_printer p;
+	struct rwctl_job_add a;
+	struct rw_capture c;
+	struct rwctl_job j;
+	struct nl_msg *m;
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(rwctl_job_parse_policy(3, argv, &a, msg, sizeof(msg)), 0);
+	/* Another run's memory: refused while one exists, like any optimizer. */
+	assert_true(rwctl_job_add_shapes_memory(&a));
+	rw_put_and_parse(&a, tb, &m);
+	assert_int_equal(nla_get_u32(tb[RW_JOB_A_OPTIM]), RW_OPTIM_AVERAGE);
+	assert_null(tb[RW_JOB_A_LR]);
+	assert_null(tb[RW_JOB_A_SYNC]);
+	nlmsg_free(m);
+
+	RUN("policy", "set", "ddp", "optim", "average");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_int_equal(rw_be.policy_calls, 1);
+	assert_true(rw_be.last.has_optim);
+	assert_int_equal(rw_be.last.optim, RW_OPTIM_AVERAGE);
+	assert_false(rw_be.last.has_sync);
+	assert_int_equal(rw_be.last.hp_mask, 0);
+	assert_string_equal(rw_last.out,
+		"job ddp id 5\n"
+		"    workers 4 (0 attached)  chunk-size 65536  evict-ms 5000\n"
+		"    sync ssp staleness 3\n"
+		"    optim average  lr 0.001 beta1 0.9 beta2 0.999\n");
+
+	rw_setup(NULL);
+	RUN("policy", "set", "ddp", "optim", "mean");
+	rw_assert_usage("unknown optimizer 'mean' (sgd, momentum, nesterov, adam, average)");
+
+	/* policy show, text and JSON. */
+	rw_fill_job(&j, "ddp", 5);
+	j.optim = RW_OPTIM_AVERAGE;
+	rw_capture_open(&c);
+	rwctl_pr_init(&p, c.f, 0);
+	rwctl_policy_print(&p, &j, 1);
+	assert_int_equal(rwctl_pr_end(&p), 0);
+	assert_string_equal(rw_capture_str(&c),
+		"job ddp\n"
+		"    sync ssp staleness 3  evict-ms 5000\n"
+		"    optim average  lr 0.001 beta1 0.9 beta2 0.999\n");
+	rw_capture_free(&c);
+	rw_capture_open(&c);
+	rwctl_pr_init(&p, c.f, RWCTL_PR_JSON);
+	rwctl_policy_print(&p, &j, 1);
+	assert_int_equal(rwctl_pr_end(&p), 0);
+	assert_string_equal(rw_capture_str(&c),
+		"{\"jobs\":[{\"name\":\"ddp\",\"sync\":\"ssp\",\"staleness\":3,"
+		"\"evict_ms\":5000,\"optim\":\"average\",\"lr\":0.001,\"beta1\":0.9,"
+		"\"beta2\":0.999}]}\n");
+	rw_capture_free(&c);
+}
+
 static void rw_test_set_refused(void **state)
 {
 	(void)state;
@@ -572,6 +636,7 @@ int main(void)
 		RW_T(rw_test_show_usage),
 		RW_T(rw_test_request_only_given),
 		RW_T(rw_test_set_ok),
+		RW_T(rw_test_set_average),
 		RW_T(rw_test_set_refused),
 		RW_T(rw_test_show_text),
 		RW_T(rw_test_show_json),

@@ -34,6 +34,7 @@ static const char *const rwctl_optim_names[] = {
 	[RW_OPTIM_MOMENTUM]	= "momentum",
 	[RW_OPTIM_NESTEROV]	= "nesterov",
 	[RW_OPTIM_ADAM]		= "adam",
+	[RW_OPTIM_AVERAGE]	= "average",
 };
 
 /* Keyword on the command line and JSON key of each enum rwctl_job_hp. */
@@ -178,7 +179,7 @@ static int rwctl_job_parse_optim(const char *s, uint32_t *optim, char *msg,
 		}
 	}
 	return rwctl_job_einval(msg, msglen,
-				"unknown optimizer '%s' (sgd, momentum, nesterov, adam)",
+				"unknown optimizer '%s' (sgd, momentum, nesterov, adam, average)",
 				s);
 }
 

@@ -225,7 +225,7 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 #define RWCTL_JOB_SETTINGS_SYNOPSIS \
 "        [ sync { bsp | asp | ssp S | adaptive LO HI } ] [ quorum { K | all } ]\n" \
 "        [ evict-ms MS ]\n" \
-"        [ optim { sgd | momentum | nesterov | adam } ] [ lr X ]\n" \
+"        [ optim { sgd | momentum | nesterov | adam | average } ] [ lr X ]\n" \
 "        [ momentum X ] [ weight-decay X ] [ beta1 X ] [ beta2 X ] [ eps X ]\n"
 
 #define RWCTL_JOB_SETTINGS_HELP \
@@ -236,6 +236,9 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 "              arrive and drops the late ones (backup workers), 1-N; all: N,\n" \
 "              every worker's (the default)\n" \
 "  MS          evict a silent worker after MS ms; 0 never\n" \
+"  average     no optimizer: a step writes the mean of the gradients it sums\n" \
+"              as the parameters (asp, ssp, adaptive: the one it applies);\n" \
+"              the hyper-parameters are ignored\n" \
 "  X           a finite number, sent as IEEE 754 single precision\n"
 
 /*
