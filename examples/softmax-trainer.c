@@ -7,7 +7,8 @@
  *                   --data FILE [--epochs N] [--batch B] [--out FILE]
  *                   [--timeout MS] [--device PATH] [--box ADDR[:PORT]]
  *                   [--slow FACTOR] [--stall P:MS] [--leave-after N]
- *                   [--follow] [--join] [--async] [--quiet] [--verbose]
+ *                   [--follow] [--join] [--init-seed N]
+ *                   [--async] [--quiet] [--verbose]
  *
  * Start W of them (ranks 0..W-1) against a job created with as many
  * workers; see examples/README.md. Each step a worker pulls every chunk,
@@ -34,6 +35,11 @@
  *                  rank stalls at the same steps in every run.
  * Both only add sleeps: the gradients, and under a BSP job that waits for
  * every worker the parameters, are the same bits as without them.
+ *
+ * --init-seed N: the run starts from parameters drawn from seed N
+ * (softmax_params_init) instead of zeros: rank 0 sets them with
+ * rw_params_init(), the other ranks wait for them with rw_params_wait(),
+ * and every rank checks that its first pull returned exactly them.
  *
  * Elastic BSP (a job's members come and go):
  *   --leave-after N  detach cleanly after N steps (the others go on).
@@ -78,6 +84,8 @@ struct trainer_opts {
 	double stall_p;			/* 0..1 */
 	uint32_t stall_ms;
 	uint32_t leave_after;		/* 0: never */
+	uint32_t init_seed;
+	bool init;			/* --init-seed given */
 	bool follow;
 	bool join;
 	bool async;
@@ -90,7 +98,8 @@ static const char trainer_usage[] =
 "                       --data FILE [--epochs N] [--batch B] [--out FILE]\n"
 "                       [--timeout MS] [--device PATH] [--box ADDR[:PORT]]\n"
 "                       [--slow FACTOR] [--stall P:MS] [--leave-after N]\n"
-"                       [--follow] [--join] [--async] [--quiet] [--verbose]\n"
+"                       [--follow] [--join] [--init-seed N]\n"
+"                       [--async] [--quiet] [--verbose]\n"
 "\n"
 "  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
 "  --token-file PATH   its token: 32 raw bytes or 64 hex digits\n"
@@ -113,6 +122,8 @@ static const char trainer_usage[] =
 "  --follow            number each step by the steps the box has applied (BSP:\n"
 "                      for backup workers and mid-run joins); stop at the last\n"
 "  --join              --follow, for a worker taking over a rank mid-run\n"
+"  --init-seed N       start from parameters drawn from seed N: rank 0 sets\n"
+"                      them (rw_params_init), the others wait for them\n"
 "  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
@@ -218,6 +229,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "leave-after", required_argument, NULL, 'L' },
 		{ "follow", no_argument, NULL, 'F' },
 		{ "join", no_argument, NULL, 'J' },
+		{ "init-seed", required_argument, NULL, 'I' },
 		{ "async", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -239,6 +251,10 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		case 'a': o->async = true; break;
 		case 'F': o->follow = true; break;
 		case 'J': o->join = o->follow = true; break;
+		case 'I':
+			err = trainer_u32(optarg, "--init-seed", 0, &o->init_seed);
+			o->init = true;
+			break;
 		case 'L': err = trainer_u32(optarg, "--leave-after", 1, &o->leave_after); break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
@@ -369,6 +385,46 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 }
 
 /*
+ * --init-seed: rank 0 sets the run's initial parameters, the others wait
+ * for them. @w and @b receive the values either way.
+ */
+static int trainer_params_init(struct rw_ctx *ctx, const struct trainer_opts *o,
+			       const struct trainer_model *m, float *w, float *b)
+{
+	struct rw_setup s;
+	char *buf;
+	int err;
+
+	softmax_params_init(w, b, o->init_seed);
+	if (o->rank) {
+		err = rw_params_wait(ctx, o->timeout_ms);
+		if (err)
+			trainer_err(err, "waiting for rank 0's initial parameters");
+		return err;
+	}
+	err = rw_setup_get(ctx, &s);
+	if (err) {
+		trainer_err(err, "cannot read the job's setup");
+		return err;
+	}
+	buf = calloc(1, s.params_len);
+	if (!buf) {
+		trainer_err(-ENOMEM, "initial parameters");
+		return -ENOMEM;
+	}
+	memcpy(buf + m->w.offset, w, SOFTMAX_NW * sizeof(float));
+	memcpy(buf + m->b.offset, b, SOFTMAX_NB * sizeof(float));
+	err = rw_params_init(ctx, buf, s.params_len, NULL, 0, 0);
+	free(buf);
+	if (err)
+		trainer_err(err, "cannot set the initial parameters");
+	else if (!o->quiet)
+		fprintf(stderr, "rank 0: initial parameters set (seed %" PRIu32
+			")\n", o->init_seed);
+	return err;
+}
+
+/*
  * The end of one step and the start of the next: push every chunk, then
  * pull every chunk, blocking or through the async calls.
  */
@@ -492,7 +548,25 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 	report = !o->quiet && (o->rank == 0 || o->verbose);
 	trainer_pace_init(&pace, o->rank);
 
+	if (o->init) {
+		err = trainer_params_init(ctx, o, m, w, b);
+		if (err)
+			return err;
+	}
 	err = trainer_xfer(ctx, o, false, 0);
+	if (!err && o->init) {
+		/* Everyone's first pull returns exactly rank 0's values. */
+		if (memcmp(m->w.params, w, sizeof(w)) ||
+		    memcmp(m->b.params, b, sizeof(b))) {
+			trainer_err(0, "the first pull did not return the "
+				    "initial parameters");
+			return -EIO;
+		}
+		if (!o->quiet)
+			fprintf(stderr, "rank %" PRIu32 ": first pull returned "
+				"the initial parameters, loss %.6f\n", o->rank,
+				softmax_loss(w, b, data, 0, data->n));
+	}
 	versions = rw_versions(ctx);
 	if (!err && o->follow && versions) {
 		step = versions[0];

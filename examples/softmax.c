@@ -124,6 +124,24 @@ void softmax_data_free(struct softmax_data *d)
 	memset(d, 0, sizeof(*d));
 }
 
+void softmax_params_init(float *w, float *b, uint64_t seed)
+{
+	uint64_t x = seed ^ 0x9e3779b97f4a7c15ULL;
+	uint32_t i;
+
+	for (i = 0; i < SOFTMAX_NW; i++) {
+		/* splitmix64; 24 bits, an exact float in [0, 1). */
+		uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		w[i] = ((float)(z >> 40) * 0x1.0p-24f - 0.5f) * 0.1f;
+	}
+	for (i = 0; i < SOFTMAX_NB; i++)
+		b[i] = 0.0f;
+}
+
 int softmax_params_write(const char *path, const float *w, const float *b)
 {
 	FILE *f = fopen(path, "wb");

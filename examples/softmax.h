@@ -65,6 +65,12 @@ void softmax_data_free(struct softmax_data *d);
  */
 int softmax_params_write(const char *path, const float *w, const float *b);
 
+/*
+ * Initial parameters from @seed: W uniform in [-0.05, 0.05), b zero, the
+ * same bits on every host (integer generator, exact conversions).
+ */
+void softmax_params_init(float *w, float *b, uint64_t seed);
+
 /* Class probabilities of one sample. */
 void softmax_forward(const float *w, const float *b, const float *x,
 		     float p[SOFTMAX_CLASSES]);

@@ -184,6 +184,45 @@ static long rw_ioctl_xfer(struct rw_worker *w, u32 op, void __user *uarg)
 	return ret;
 }
 
+static long rw_ioctl_params_init(struct rw_worker *w, void __user *uarg)
+{
+	struct rw_range *r = NULL;
+	struct rw_params_init pi;
+	long ret;
+
+	if (copy_from_user(&pi, uarg, sizeof(pi)))
+		return -EFAULT;
+	if (pi.size != sizeof(pi) || pi.flags & ~RW_INIT_FLAGS_ALL ||
+	    !rw_mem_is_zero(pi.reserved, sizeof(pi.reserved)))
+		return -EINVAL;
+	if (pi.nr > RW_XFER_MAX_RANGES)
+		return -E2BIG;
+	if (pi.nr) {
+		r = rw_copy_array(w, pi.ranges, pi.nr, sizeof(*r));
+		if (IS_ERR(r))
+			return PTR_ERR(r);
+	}
+	ret = rw_worker_params_init(w, r, pi.nr, pi.flags, pi.data, pi.len,
+				    pi.timeout_ms);
+	kvfree(r);
+	return ret;
+}
+
+static long rw_ioctl_checkpoint(struct rw_worker *w, void __user *uarg)
+{
+	struct rw_checkpoint c;
+
+	if (copy_from_user(&c, uarg, sizeof(c)))
+		return -EFAULT;
+	if (c.size != sizeof(c) || c.flags & ~RW_CKPT_FLAGS_ALL || c.reserved0 ||
+	    !rw_mem_is_zero(c.reserved, sizeof(c.reserved)))
+		return -EINVAL;
+	if (!rw_worker_attached(w))
+		return -ENOTCONN;
+	return rw_worker_checkpoint(w, c.flags, c.timeout_ms, c.head, c.data,
+				    c.len);
+}
+
 static long rw_chardev_ioctl(struct file *file, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -205,6 +244,10 @@ static long rw_chardev_ioctl(struct file *file, unsigned int cmd,
 		return rw_ioctl_xfer(w, RW_XFER_PULL, uarg);
 	case RW_IOC_PUSHPULL:
 		return rw_ioctl_xfer(w, RW_XFER_BOTH, uarg);
+	case RW_IOC_PARAMS_INIT:
+		return rw_ioctl_params_init(w, uarg);
+	case RW_IOC_CHECKPOINT:
+		return rw_ioctl_checkpoint(w, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -39,6 +39,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/topology.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <kunit/visibility.h>
@@ -49,7 +50,7 @@
 #include "params.h"
 #include "agg/agg.h"
 
-static u32 rw_engine_nr_state(u32 optim)
+static u32 rw_engine_state_arrays(u32 optim)
 {
 	switch (optim) {
 	case RW_AGG_MOMENTUM:
@@ -549,9 +550,10 @@ struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg)
 	strscpy(e->name, cfg->name, sizeof(e->name));
 	e->nr_workers = cfg->nr_workers;
 	e->hp = cfg->hp;
-	e->nr_state = rw_engine_nr_state(cfg->hp.optim);
+	e->nr_state = rw_engine_state_arrays(cfg->hp.optim);
 	init_waitqueue_head(&e->wq);
 	spin_lock_init(&e->view_lock);
+	mutex_init(&e->init_lock);
 	seqcount_spinlock_init(&e->view_seq, &e->view_lock);
 	ret = -ENOMEM;
 	e->view = kzalloc(sizeof(*e->view), GFP_KERNEL);
@@ -643,6 +645,191 @@ u32 rw_engine_chunk_len(const struct rw_engine *e, u32 chunk)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_chunk_len);
 
+/* The run's first push: no initial parameters may be set from now on. */
+static void rw_engine_start(struct rw_engine *e)
+{
+	mutex_lock(&e->init_lock);
+	/* Pairs with the acquire in rw_engine_push_slot() and _init_begin(). */
+	smp_store_release(&e->started, true);
+	mutex_unlock(&e->init_lock);
+	if (wq_has_sleeper(&e->wq))
+		wake_up_all(&e->wq);
+}
+
+int rw_engine_init_begin(struct rw_engine *e)
+{
+	mutex_lock(&e->init_lock);
+	if (e->started || e->initialized) {
+		mutex_unlock(&e->init_lock);
+		return -EBUSY;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_begin);
+
+int rw_engine_init_chunk(struct rw_engine *e, u32 chunk,
+			 const void __user *src)
+{
+	struct rw_chunk *ch;
+	int ret = 0;
+
+	lockdep_assert_held(&e->init_lock);
+	if (chunk >= e->nr_chunks)
+		return -EINVAL;
+	ch = &e->chunks[chunk];
+	/* No step runs before the first push; observers read whole chunks. */
+	raw_write_seqcount_begin(&ch->seq);
+	if (copy_from_user(ch->params, src, ch->len))
+		ret = -EFAULT;
+	raw_write_seqcount_end(&ch->seq);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_chunk);
+
+void rw_engine_init_end(struct rw_engine *e, bool set)
+{
+	lockdep_assert_held(&e->init_lock);
+	if (set)
+		WRITE_ONCE(e->initialized, true);
+	mutex_unlock(&e->init_lock);
+	if (set && wq_has_sleeper(&e->wq))
+		wake_up_all(&e->wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_end);
+
+u32 rw_engine_nr_state(const struct rw_engine *e)
+{
+	return e->nr_state;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_nr_state);
+
+u64 rw_engine_image_len(const struct rw_engine *e)
+{
+	return (1 + (u64)e->nr_state) * rw_engine_buf_len(e, RW_BUF_PARAMS) +
+	       (u64)e->nr_chunks * sizeof(u64);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_len);
+
+static u64 rw_engine_fnv(u64 h, u64 v)
+{
+	u32 i;
+
+	for (i = 0; i < 8; i++) {
+		h ^= (v >> (8 * i)) & 0xff;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* FNV-1a 64 over the chunk size and each tensor's key, size and type. */
+u64 rw_engine_layout_hash(const struct rw_engine *e)
+{
+	u64 h = rw_engine_fnv(0xcbf29ce484222325ULL,
+			      e->layout.geom.chunk_size);
+	u32 i;
+
+	for (i = 0; i < e->layout.nr_tensors; i++) {
+		h = rw_engine_fnv(h, e->tensors[i].key);
+		h = rw_engine_fnv(h, e->tensors[i].nelems);
+		h = rw_engine_fnv(h, e->tensors[i].dtype);
+	}
+	return h;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_layout_hash);
+
+u64 rw_engine_max_version(const struct rw_engine *e)
+{
+	u64 v = 0;
+	u32 c;
+
+	for (c = 0; c < e->nr_chunks; c++)
+		v = max(v, rw_engine_version(e, c));
+	return v;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_max_version);
+
+bool rw_engine_quiet(const struct rw_engine *e)
+{
+	u32 c;
+
+	for (c = 0; c < e->nr_chunks; c++) {
+		const struct rw_chunk *ch = &e->chunks[c];
+
+		/* Pairs with the releases of done in the owner's paths. */
+		if (smp_load_acquire(&ch->done) != (u64)atomic64_read(&ch->posted))
+			return false;
+	}
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_quiet);
+
+/* The user address of array @a (0: params, 1..: state) of chunk @c. */
+static u64 rw_engine_image_at(const struct rw_engine *e, u32 a, u32 c)
+{
+	return (u64)a * rw_engine_buf_len(e, RW_BUF_PARAMS) +
+	       ((u64)c << e->layout.geom.chunk_shift);
+}
+
+int rw_engine_image_read(struct rw_engine *e, void __user *dst)
+{
+	u32 cs = e->layout.geom.chunk_size, c, a;
+	u64 vers = (1 + (u64)e->nr_state) * rw_engine_buf_len(e, RW_BUF_PARAMS);
+
+	for (c = 0; c < e->nr_chunks; c++) {
+		struct rw_chunk *ch = &e->chunks[c];
+		u64 v = rw_engine_version(e, c);
+
+		for (a = 0; a <= e->nr_state; a++)
+			if (copy_to_user(dst + rw_engine_image_at(e, a, c),
+					 a ? ch->state[a - 1] : ch->params, cs))
+				return -EFAULT;
+		if (copy_to_user(dst + vers + (u64)c * sizeof(v), &v, sizeof(v)))
+			return -EFAULT;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_read);
+
+int rw_engine_image_write(struct rw_engine *e, const void __user *src)
+{
+	u64 vers = (1 + (u64)e->nr_state) * rw_engine_buf_len(e, RW_BUF_PARAMS);
+	u32 cs = e->layout.geom.chunk_size, c, a;
+
+	lockdep_assert_held(&e->init_lock);
+	for (c = 0; c < e->nr_chunks; c++) {
+		struct rw_chunk *ch = &e->chunks[c];
+		u64 v;
+
+		if (copy_from_user(&v, src + vers + (u64)c * sizeof(v),
+				   sizeof(v)))
+			return -EFAULT;
+		/* No step runs before the first push (rw_engine_init_chunk). */
+		raw_write_seqcount_begin(&ch->seq);
+		for (a = 0; a <= e->nr_state; a++) {
+			float *to = a ? ch->state[a - 1] : ch->params;
+
+			if (copy_from_user(to, src + rw_engine_image_at(e, a, c),
+					   ch->len)) {
+				raw_write_seqcount_end(&ch->seq);
+				return -EFAULT;
+			}
+			memset((u8 *)to + ch->len, 0, cs - ch->len);
+		}
+		ch->version = v;
+		WRITE_ONCE(e->versions[c], v);
+		raw_write_seqcount_end(&ch->seq);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_write);
+
+bool rw_engine_init_settled(const struct rw_engine *e)
+{
+	/* Pairs with the release in rw_engine_start(). */
+	return READ_ONCE(e->initialized) || smp_load_acquire(&e->started);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_settled);
+
 /* Claim, fill (if @grad), tag and queue a worker's slot. */
 static int rw_engine_push_slot(struct rw_engine *e, u32 worker, u32 chunk,
 			       const void *grad, size_t len,
@@ -658,6 +845,9 @@ static int rw_engine_push_slot(struct rw_engine *e, u32 worker, u32 chunk,
 	ch = &e->chunks[chunk];
 	if (grad && len != ch->len)
 		return -EINVAL;
+	/* Pairs with the release in rw_engine_start(). */
+	if (unlikely(!smp_load_acquire(&e->started)))
+		rw_engine_start(e);
 	s = &e->slots[(size_t)chunk * e->nr_workers + worker];
 	if (test_and_set_bit_lock(RW_SLOT_INFLIGHT, &s->flags)) {
 		this_cpu_inc(e->pcpu->busy);

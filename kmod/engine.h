@@ -73,6 +73,37 @@ void rw_engine_view_update(struct rw_engine *e,
 			   void (*fill)(struct rw_round_view *v, void *arg),
 			   void *arg);
 
+/*
+ * Initial parameters, before the run's first push: rw_engine_init_begin()
+ * (0, or -EBUSY if they were set or a push happened: then nothing else),
+ * rw_engine_init_chunk() for each chunk to set (its length from user
+ * memory at @src; -EFAULT), rw_engine_init_end() (@set: they count as set
+ * and waiters wake). Pushes wait between begin and end.
+ */
+int rw_engine_init_begin(struct rw_engine *e);
+int rw_engine_init_chunk(struct rw_engine *e, u32 chunk,
+			 const void __user *src);
+void rw_engine_init_end(struct rw_engine *e, bool set);
+
+/*
+ * The run's state as a checkpoint image (uapi RW_IOC_CHECKPOINT): the
+ * parameters, each optimizer state array, then the chunk versions.
+ * rw_engine_image_read() copies it to user memory and must run when
+ * rw_engine_quiet() (no gradient queued and unused, no step running);
+ * rw_engine_image_write() loads one, between rw_engine_init_begin() and
+ * _init_end() (-EFAULT).
+ */
+u32 rw_engine_nr_state(const struct rw_engine *e);
+u64 rw_engine_image_len(const struct rw_engine *e);
+u64 rw_engine_layout_hash(const struct rw_engine *e);
+u64 rw_engine_max_version(const struct rw_engine *e);
+bool rw_engine_quiet(const struct rw_engine *e);
+int rw_engine_image_read(struct rw_engine *e, void __user *dst);
+int rw_engine_image_write(struct rw_engine *e, const void __user *src);
+
+/* Whether initial parameters were set or the run has begun. */
+bool rw_engine_init_settled(const struct rw_engine *e);
+
 /* Worker @worker's gradients dropped because their round was done. */
 u64 rw_engine_late(const struct rw_engine *e, u32 worker);
 

@@ -90,6 +90,16 @@ struct rw_engine {
 	spinlock_t view_lock;		/* serialises writers of the view */
 	seqcount_spinlock_t view_seq;
 	atomic64_t *late;		/* per worker: late gradients dropped */
+
+	/*
+	 * Initial parameters (RW_IOC_PARAMS_INIT): init_lock serialises
+	 * setting them against the run's first push, which sets @started.
+	 * It is held while copying from user memory, so it nests outside
+	 * mmap_lock and inside w->lock, and nothing else is taken under it.
+	 */
+	struct mutex init_lock;
+	bool started;			/* a push happened (release) */
+	bool initialized;		/* initial parameters were set */
 	u64 *versions;			/* user-mappable copy of each version */
 	size_t versions_len;		/* bytes, page-rounded */
 

@@ -66,6 +66,8 @@ struct rw_worker_counters {
  *         e->rebal_lock   chunk/migrate.c: a running engine's placement
  *         s->lock         sync/sync.c: the gate (spinlock, BH off)
  *   w->lock               worker.c: transfers; never with w->setup
+ *     e->init_lock        engine.c: initial parameters against the first
+ *                         push; copies from user memory (mmap_lock below)
  *     s->lock
  *   rw_ibdevs_lock        ibdev.c: takes no other lock of ours (allocates
  *                         and frees protection domains under it)
@@ -80,9 +82,10 @@ struct rw_worker_counters {
  *
  * Attach takes rw_jobs_lock under w->setup without run_lock, which the
  * order allows. Nothing copies to or from user memory with any of these
- * held but mmap_lock (chardev.c copies first), so a page fault never
- * nests inside them. Under s->lock only events go out (genl.c: RCU and
- * GFP_ATOMIC, no lock of ours). The fault handler and poll take none of
+ * held but mmap_lock (chardev.c copies first) and e->init_lock, which
+ * nothing takes under mmap_lock, so a page fault never nests inside the
+ * others. Under s->lock only events go out (genl.c: RCU and GFP_ATOMIC,
+ * no lock of ours). The fault handler and poll take none of
  * them (poll only tries w->lock).
  */
 struct rw_job {

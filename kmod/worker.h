@@ -40,6 +40,18 @@ bool rw_worker_attached(struct rw_worker *w);
 int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 		      u32 n, u32 flags);
 int rw_worker_setup(struct rw_worker *w, struct rw_setup *out);
+/*
+ * RW_IOC_PARAMS_INIT (uapi): set the run's initial parameters from user
+ * memory at @data (@len bytes, laid out as the parameter buffer), or with
+ * RW_INIT_WAIT wait until they are set or the run began.
+ */
+int rw_worker_params_init(struct rw_worker *w, const struct rw_range *r,
+			  u32 nr, u32 flags, u64 data, u64 len, u32 timeout_ms);
+
+/* RW_IOC_CHECKPOINT (uapi): the head, and unless head-only the image. */
+int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
+			 u64 head, u64 data, u64 len);
+
 int rw_worker_xfer(struct rw_worker *w, u32 op, const struct rw_range *r,
 		   u32 nr, u32 flags, u32 timeout_ms);
 __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,

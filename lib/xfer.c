@@ -103,6 +103,40 @@ int rw_pushpull(struct rw_ctx *ctx, const struct rw_range *r, uint32_t n,
 	return rw_xfer(ctx, RW_IOC_PUSHPULL, r, n, flags);
 }
 
+int rw_params_init(struct rw_ctx *ctx, const void *buf, size_t len,
+		   const struct rw_range *r, uint32_t n, uint32_t flags)
+{
+	struct rw_params_init pi;
+
+	if (!ctx || !buf || flags & ~RW_INIT_KEYS)
+		return -EINVAL;
+	if (n && !r)
+		return -EINVAL;
+	if (n > RW_XFER_MAX_RANGES)
+		return -E2BIG;
+	memset(&pi, 0, sizeof(pi));
+	pi.size = sizeof(pi);
+	pi.flags = flags;
+	pi.nr = n;
+	pi.ranges = n ? (uintptr_t)r : 0;
+	pi.data = (uintptr_t)buf;
+	pi.len = len;
+	return rw_ioctl_once(ctx, RW_IOC_PARAMS_INIT, &pi);
+}
+
+int rw_params_wait(struct rw_ctx *ctx, uint32_t timeout_ms)
+{
+	struct rw_params_init pi;
+
+	if (!ctx)
+		return -EINVAL;
+	memset(&pi, 0, sizeof(pi));
+	pi.size = sizeof(pi);
+	pi.flags = RW_INIT_WAIT;
+	pi.timeout_ms = timeout_ms;
+	return rw_ioctl_once(ctx, RW_IOC_PARAMS_INIT, &pi);
+}
+
 int rw_set_timeout(struct rw_ctx *ctx, uint32_t ms)
 {
 	if (!ctx)

@@ -383,10 +383,12 @@
 #define RW_FEAT_LOCAL_PATH	(1ULL << 4)	/* attach, mmap, push/pull */
 #define RW_FEAT_EVENTS		(1ULL << 5)	/* "events" multicast group */
 #define RW_FEAT_WIRE_LISTEN	(1ULL << 6)	/* RDMA listeners, handshake */
+#define RW_FEAT_PARAMS_INIT	(1ULL << 7)	/* RW_IOC_PARAMS_INIT */
+#define RW_FEAT_CHECKPOINT	(1ULL << 8)	/* RW_IOC_CHECKPOINT, restore */
 #define RW_FEATURES_ALL \
 	(RW_FEAT_VERSION_IOCTL | RW_FEAT_GENL_STATUS | RW_FEAT_IB_CLIENT | \
 	 RW_FEAT_JOBS | RW_FEAT_LOCAL_PATH | RW_FEAT_EVENTS | \
-	 RW_FEAT_WIRE_LISTEN)
+	 RW_FEAT_WIRE_LISTEN | RW_FEAT_PARAMS_INIT | RW_FEAT_CHECKPOINT)
 
 /* Module parameter limits, shared so rwctl can explain them. */
 #define RW_CHUNK_SIZE_MIN	4096U
@@ -520,6 +522,112 @@ struct rw_xfer {
 #define RW_IOC_PUSH		_IOW(RW_IOC_MAGIC, 0x04, struct rw_xfer)
 #define RW_IOC_PULL		_IOW(RW_IOC_MAGIC, 0x05, struct rw_xfer)
 #define RW_IOC_PUSHPULL		_IOW(RW_IOC_MAGIC, 0x06, struct rw_xfer)
+
+/*
+ * RW_IOC_PARAMS_INIT (struct rw_params_init, in): a run's initial
+ * parameters. Every run starts from all-zero parameters unless an attached
+ * worker (any rank; not an observer) sets them before the run's first push:
+ * @data points to @len bytes laid out as the parameter buffer (@len must be
+ * its params_len; chunk c at c * chunk_size), and the chunks @ranges select
+ * (as for RW_IOC_PUSH, RW_INIT_KEYS for tensor keys; @nr 0: every chunk)
+ * are copied in; the others stay zero. The first worker to ask sets them,
+ * once per run: a second request, or one after the first push of the run
+ * by anyone, fails with EBUSY and changes nothing. Pushes that come while
+ * the copy runs wait for it. Every pull of the run then sees the initial
+ * values until the first step. With RW_INIT_WAIT (no data, no ranges) the
+ * call instead waits until a worker has set them or the run has begun
+ * (@timeout_ms, 0: no limit; ETIMEDOUT), so the other ranks can start
+ * from rank 0's values the way a broadcast would.
+ * Errors: EINVAL (size, flags, reserved bytes, a range outside the model,
+ * @len not params_len), ENOENT (unknown key), EBUSY (already set, or the
+ * run has begun), ENOTCONN (not declared), EPERM (observer), EFAULT,
+ * EOPNOTSUPP (a job on another box), ESTALE, ENODEV as for a transfer.
+ */
+struct rw_params_init {
+	__u32 size;		/* sizeof(struct rw_params_init) */
+	__u32 flags;		/* RW_INIT_* */
+	__u32 nr;		/* ranges; 0: every chunk */
+	__u32 timeout_ms;	/* RW_INIT_WAIT: 0 waits without limit */
+	__u64 ranges;		/* user pointer: struct rw_range[nr] */
+	__u64 data;		/* user pointer: @len bytes */
+	__u64 len;		/* the parameter buffer's length */
+	__u64 reserved[2];
+};
+
+#define RW_PARAMS_INIT_SIZE	56
+#define RW_INIT_KEYS		RW_XFER_KEYS	/* ranges name tensor keys */
+#define RW_INIT_WAIT		(1U << 2)
+#define RW_INIT_CHECKPOINT	(1U << 3)	/* restore: head + image */
+#define RW_INIT_FLAGS_ALL	(RW_INIT_KEYS | RW_INIT_WAIT | RW_INIT_CHECKPOINT)
+
+#define RW_IOC_PARAMS_INIT	_IOW(RW_IOC_MAGIC, 0x07, struct rw_params_init)
+
+/*
+ * Checkpoints. A job's state is the head below, then the image: the
+ * parameters (params_len bytes, as the parameter buffer), each optimizer
+ * state array laid out the same way (nr_state of them: momentum's buffer,
+ * or Adam's first then second moments), then each chunk's version (u64,
+ * nr_chunks of them: the steps applied, which Adam's bias correction
+ * counts from). Host byte order in the module; files keep it
+ * little-endian (docs/checkpoint.md).
+ *
+ * RW_IOC_CHECKPOINT (struct rw_checkpoint, in/out), on an attached file
+ * (a worker or an observer) of a job with a run: writes the head to @head
+ * and, unless RW_CKPT_HEAD_ONLY, the image to @data (@len must be the
+ * head's image_len). The image is consistent: taken between iterations.
+ * The gate stops admitting new iterations, the iterations already begun
+ * finish (their steps done), the image is copied, and the gate lets the
+ * workers go on: they are held for the copy and for the iterations in
+ * flight, nothing else. @timeout_ms (0: no limit) bounds the wait for
+ * those iterations: ETIMEDOUT, and the workers go on. A worker calling
+ * it on its own file must not be inside an iteration (EBUSY).
+ *
+ * A restore is RW_IOC_PARAMS_INIT with RW_INIT_CHECKPOINT: @data points to
+ * a head followed by an image (@len the sum), checked against the run
+ * (same layout hash, chunk size, optimizer and hyper-parameters: EINVAL
+ * otherwise, with nothing changed); the run then continues from those
+ * parameters, optimizer state and versions, as if it had never stopped.
+ * The same rules as initial parameters apply (before the first push, once
+ * per run: EBUSY).
+ */
+#define RW_CKPT_MAGIC		0x54504b43U	/* "CKPT" little-endian */
+
+struct rw_ckpt_head {
+	__u32 magic;		/* RW_CKPT_MAGIC */
+	__u32 head_len;		/* sizeof(struct rw_ckpt_head) */
+	__u64 layout_hash;	/* FNV-1a 64 of the tensors and chunk size */
+	__u32 nr_tensors;
+	__u32 nr_chunks;
+	__u32 chunk_size;
+	__u32 nr_state;		/* optimizer state arrays */
+	__u32 optim;		/* enum rw_optim */
+	__u32 hparams[6];	/* lr, momentum, weight decay, beta1, beta2, eps
+				 * (binary32 bit patterns) */
+	__u32 reserved0;
+	__u64 params_len;
+	__u64 image_len;	/* (1 + nr_state) * params_len + 8 * nr_chunks */
+	__u64 step;		/* the largest chunk version */
+	__u64 reserved[2];
+};
+
+#define RW_CKPT_HEAD_SIZE	104
+
+struct rw_checkpoint {
+	__u32 size;		/* sizeof(struct rw_checkpoint) */
+	__u32 flags;		/* RW_CKPT_* */
+	__u32 timeout_ms;
+	__u32 reserved0;
+	__u64 head;		/* user pointer: struct rw_ckpt_head, out */
+	__u64 data;		/* user pointer: the image, out */
+	__u64 len;		/* bytes at @data */
+	__u64 reserved[2];
+};
+
+#define RW_CHECKPOINT_SIZE	56
+#define RW_CKPT_HEAD_ONLY	(1U << 0)
+#define RW_CKPT_FLAGS_ALL	RW_CKPT_HEAD_ONLY
+
+#define RW_IOC_CHECKPOINT	_IOW(RW_IOC_MAGIC, 0x08, struct rw_checkpoint)
 
 /* ---- generic netlink ---- */
 

@@ -471,6 +471,8 @@ static bool rw_gate_admissible(const struct rw_gate *g,
 static bool rw_gate_releasable(const struct rw_gate *g,
 			       const struct rw_gate_worker *x)
 {
+	if (g->held)
+		return false;
 	if (g->cfg.policy == RW_GATE_BSP)
 		return x->key <= g->floor;
 	return x->key <= g->min_clock || rw_gate_follower(g, x);
@@ -544,8 +546,12 @@ int rw_gate_request(struct rw_gate *g, u32 p, u32 epoch, u64 now)
 			rw_gate_rescan(g);
 		}
 	}
-	if (rw_gate_admissible(g, x))
-		goto admit;
+	if (rw_gate_admissible(g, x)) {
+		if (!g->held)
+			goto admit;
+		key = 0;	/* held: goes at once when let go */
+		goto park;
+	}
 	switch (g->cfg.policy) {
 	case RW_GATE_BSP:
 		key = x->clock;
@@ -555,10 +561,14 @@ int rw_gate_request(struct rw_gate *g, u32 p, u32 epoch, u64 now)
 		break;
 	default:
 		key = x->clock + 1 - g->cfg.s_hi;
-		if (!x->grant && rw_gate_grant(g, x, now, &key))
-			goto admit;
+		if (!x->grant && rw_gate_grant(g, x, now, &key)) {
+			if (!g->held)
+				goto admit;
+			key = 0;
+		}
 		break;
 	}
+park:
 	x->parked = true;
 	x->parked_at = now;
 	x->key = key;
@@ -774,6 +784,26 @@ int rw_gate_reconfigure(struct rw_gate *g, const struct rw_gate_config *cfg,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_gate_reconfigure);
+
+void rw_gate_hold(struct rw_gate *g, bool on)
+{
+	if (on)
+		g->held++;
+	else if (g->held)
+		g->held--;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_gate_hold);
+
+bool rw_gate_running(const struct rw_gate *g)
+{
+	u32 i;
+
+	for (i = 0; i < g->cfg.nr_workers; i++)
+		if (g->w[i].live && g->w[i].running)
+			return true;
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_gate_running);
 
 u32 rw_gate_bound(const struct rw_gate *g, u32 p)
 {

@@ -143,6 +143,7 @@ struct rw_gate {
 	u64 floor;			/* BSP: c_K; = min_clock without quorum */
 	u64 slack;			/* spread beyond the bound since a reconfig */
 	bool backups;			/* BSP with a quorum below the live */
+	u32 held;			/* holders: no iteration starts */
 	u32 epoch;
 	u32 nr_live;
 	u32 nr_parked;
@@ -222,6 +223,18 @@ int rw_gate_join(struct rw_gate *g, u32 p, u64 now, u32 *epoch);
  */
 int rw_gate_reconfigure(struct rw_gate *g, const struct rw_gate_config *cfg,
 			u64 now);
+
+/*
+ * Hold the gate (@on) or let it go: while one or more holders hold it,
+ * every request parks, even one the policy would admit, and nothing is
+ * released; iterations already admitted go on. After the last holder lets
+ * go the caller runs rw_gate_release(). A checkpoint holds the gate to
+ * see the job between iterations.
+ */
+void rw_gate_hold(struct rw_gate *g, bool on);
+
+/* Whether some live worker is inside an iteration (admitted, not pushed). */
+bool rw_gate_running(const struct rw_gate *g);
 
 /* The quorum in force: cfg.quorum capped by the live workers (BSP). */
 u32 rw_gate_quorum(const struct rw_gate *g);

@@ -316,6 +316,38 @@ int rw_sync_reconfigure(struct rw_sync *s, const struct rw_gate_config *cfg)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_reconfigure);
 
+void rw_sync_hold(struct rw_sync *s)
+{
+	spin_lock_bh(&s->lock);
+	rw_gate_hold(&s->gate, true);
+	spin_unlock_bh(&s->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_sync_hold);
+
+void rw_sync_unhold(struct rw_sync *s)
+{
+	bool wake;
+
+	spin_lock_bh(&s->lock);
+	rw_gate_hold(&s->gate, false);
+	wake = rw_sync_release_locked(s, ktime_get_ns());
+	spin_unlock_bh(&s->lock);
+	if (wake)
+		wake_up_all(&s->wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_sync_unhold);
+
+bool rw_sync_running(struct rw_sync *s)
+{
+	bool ret;
+
+	spin_lock_bh(&s->lock);
+	ret = rw_gate_running(&s->gate);
+	spin_unlock_bh(&s->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_sync_running);
+
 int rw_sync_worker_clock(struct rw_sync *s, u32 p, u32 epoch, u64 *clock)
 {
 	int ret = -ESTALE;

@@ -73,6 +73,15 @@ void rw_sync_set_members(struct rw_sync *s, rw_sync_members_t fn, void *arg);
  */
 int rw_sync_reconfigure(struct rw_sync *s, const struct rw_gate_config *cfg);
 
+/*
+ * Hold the gate for a checkpoint (rw_gate_hold), and let it go (the
+ * parked workers the policy admits go on). rw_sync_running(): whether some
+ * worker is inside an iteration.
+ */
+void rw_sync_hold(struct rw_sync *s);
+void rw_sync_unhold(struct rw_sync *s);
+bool rw_sync_running(struct rw_sync *s);
+
 /* The clock of @p, live in @epoch: 0, or -ESTALE. */
 int rw_sync_worker_clock(struct rw_sync *s, u32 p, u32 epoch, u64 *clock);
 

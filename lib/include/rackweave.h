@@ -156,6 +156,17 @@ int rw_pull(struct rw_ctx *ctx, const struct rw_range *r, uint32_t n,
 int rw_pushpull(struct rw_ctx *ctx, const struct rw_range *r, uint32_t n,
 		uint32_t flags);
 
+/*
+ * Initial parameters of the run (RW_IOC_PARAMS_INIT): before anyone's
+ * first push, copy the chunks @r selects (@n 0: all; RW_INIT_KEYS: tensor
+ * keys) from @buf, @len bytes laid out as the parameter buffer (@len =
+ * setup.params_len). Once per run: then -EBUSY. rw_params_wait() blocks
+ * until some worker set them or the run began (@timeout_ms, 0: no limit).
+ */
+int rw_params_init(struct rw_ctx *ctx, const void *buf, size_t len,
+		   const struct rw_range *r, uint32_t n, uint32_t flags);
+int rw_params_wait(struct rw_ctx *ctx, uint32_t timeout_ms);
+
 /* Limit every later blocking transfer on @ctx to @ms milliseconds (0: none). */
 int rw_set_timeout(struct rw_ctx *ctx, uint32_t ms);
 

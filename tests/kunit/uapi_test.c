@@ -23,6 +23,23 @@ static void rw_uapi_version_info_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct rw_version_info, reserved), 24);
 }
 
+/* The structs of initial parameters and checkpoints: sizes and places. */
+static void rw_uapi_state_layout_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct rw_params_init), RW_PARAMS_INIT_SIZE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rw_params_init, ranges), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rw_params_init, len), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct rw_checkpoint), RW_CHECKPOINT_SIZE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rw_checkpoint, len), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct rw_ckpt_head), RW_CKPT_HEAD_SIZE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rw_ckpt_head, hparams), 36);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rw_ckpt_head, params_len), 64);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rw_ckpt_head, step), 80);
+	KUNIT_EXPECT_EQ(test, _IOC_SIZE(RW_IOC_PARAMS_INIT), RW_PARAMS_INIT_SIZE);
+	KUNIT_EXPECT_EQ(test, _IOC_SIZE(RW_IOC_CHECKPOINT), RW_CHECKPOINT_SIZE);
+	KUNIT_EXPECT_EQ(test, _IOC_NR(RW_IOC_CHECKPOINT), 8);
+}
+
 static void rw_uapi_ioctl_encoding_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, _IOC_TYPE(RW_IOC_VERSION), 0xB2);
@@ -72,6 +89,7 @@ static void rw_uapi_features_test(struct kunit *test)
 static struct kunit_case rw_uapi_test_cases[] = {
 	KUNIT_CASE(rw_uapi_version_info_layout_test),
 	KUNIT_CASE(rw_uapi_ioctl_encoding_test),
+	KUNIT_CASE(rw_uapi_state_layout_test),
 	KUNIT_CASE(rw_uapi_numbering_test),
 	KUNIT_CASE(rw_uapi_version_test),
 	KUNIT_CASE(rw_uapi_features_test),

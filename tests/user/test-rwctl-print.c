@@ -79,7 +79,7 @@ static void rw_test_status_text(void **state)
 
 	assert_string_equal(out,
 		"rackweave 0.1.0 (abi 1)\n"
-		"features: version-ioctl genl-status ib-client jobs local-path events wire-listen\n"
+		"features: version-ioctl genl-status ib-client jobs local-path events wire-listen params-init checkpoint\n"
 		"cpus: 4 online\n"
 		"node 0: cpus 0 (1 cpu), 512 MiB\n"
 		"node 1: cpus 1-3 (3 cpus), 1024 MiB\n"
@@ -95,7 +95,7 @@ static void rw_test_status_json(void **state)
 	assert_string_equal(out,
 		"{\"version\":\"0.1.0\",\"version_code\":256,\"abi\":1,"
 		"\"features\":[\"version-ioctl\",\"genl-status\",\"ib-client\","
-		"\"jobs\",\"local-path\",\"events\",\"wire-listen\"],\"features_mask\":127,\"cpus_online\":4,"
+		"\"jobs\",\"local-path\",\"events\",\"wire-listen\",\"params-init\",\"checkpoint\"],\"features_mask\":511,\"cpus_online\":4,"
 		"\"nodes\":[{\"id\":0,\"cpulist\":\"0\",\"nr_cpus\":1,\"mem_mb\":512},"
 		"{\"id\":1,\"cpulist\":\"1-3\",\"nr_cpus\":3,\"mem_mb\":1024}],"
 		"\"devices\":[{\"name\":\"rxe0\",\"numa_node\":0,\"ports\":1,"
@@ -139,9 +139,11 @@ static void rw_test_status_json_pretty(void **state)
 		"        \"jobs\",\n"
 		"        \"local-path\",\n"
 		"        \"events\",\n"
-		"        \"wire-listen\"\n"
+		"        \"wire-listen\",\n"
+		"        \"params-init\",\n"
+		"        \"checkpoint\"\n"
 		"    ],\n"
-		"    \"features_mask\": 127,\n"
+		"    \"features_mask\": 511,\n"
 		"    \"cpus_online\": 4,\n"
 		"    \"nodes\": [\n"
 		"        {\n"

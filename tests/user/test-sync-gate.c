@@ -147,6 +147,36 @@ static void gate_bsp_quorum_ends(void **state)
 	st_free(&sg);
 }
 
+/*
+ * A held gate (a checkpoint) parks every request, releases nobody, lets
+ * admitted iterations finish; let go, it admits what the policy admits.
+ */
+static void gate_hold(void **state)
+{
+	struct rw_gate_config cfg = st_cfg(RW_GATE_ASP, 2, 0, 0, 0);
+	struct st_gate sg;
+	u32 out[2];
+
+	(void)state;
+	st_new(&sg, &cfg, 0);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 1), A);
+	assert_true(rw_gate_running(&sg.g));
+	rw_gate_hold(&sg.g, true);
+	rw_gate_hold(&sg.g, true);
+	assert_int_equal(rw_gate_request(&sg.g, 1, 0, 2), P);
+	assert_int_equal(rw_gate_push(&sg.g, 0, 0, 3, NULL), 0);
+	assert_false(rw_gate_running(&sg.g));
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 4), P);
+	assert_int_equal(rw_gate_release(&sg.g, 5, out, 2), 0);
+	rw_gate_hold(&sg.g, false);
+	assert_int_equal(rw_gate_release(&sg.g, 6, out, 2), 0);
+	rw_gate_hold(&sg.g, false);
+	assert_int_equal(rw_gate_release(&sg.g, 7, out, 2), 2);
+	assert_true(rw_gate_running(&sg.g));
+	assert_int_equal(rw_gate_check(&sg.g), 0);
+	st_free(&sg);
+}
+
 /* A quorum at or above the live workers is plain BSP; evictions count. */
 static void gate_bsp_quorum_live(void **state)
 {
@@ -605,6 +635,7 @@ int main(void)
 		cmocka_unit_test(gate_bsp_quorum),
 		cmocka_unit_test(gate_bsp_quorum_live),
 		cmocka_unit_test(gate_bsp_quorum_ends),
+		cmocka_unit_test(gate_hold),
 		cmocka_unit_test(gate_reconfigure),
 		cmocka_unit_test(gate_ssp),
 		cmocka_unit_test(gate_ssp1_is_bsp),

@@ -6,7 +6,7 @@
  *   softmax-ref --workers W --data FILE [--epochs N] [--batch B] [--lr F]
  *               [--chunk-size CS] [--impl NAME] [--optim NAME]
  *               [--momentum F] [--weight-decay F] [--leave RANK:STEP]
- *               [--out FILE] [--quiet]
+ *               [--init-seed N] [--out FILE] [--quiet]
  *
  * Per step, each of the W shard gradients is computed by the trainer's own
  * code (examples/softmax.c) from the same parameters, into its own flat
@@ -24,6 +24,10 @@
  * 0..STEP-1 only (a trainer run with --leave-after STEP), and from STEP on
  * each chunk sums the other ranks' gradients in rank order, scaled by
  * 1/(W - 1), as the engine does once a member has left.
+ *
+ * --init-seed N starts from softmax_params_init(N) instead of zeros, as
+ * trainers run with --init-seed N do (rank 0 sets them with
+ * rw_params_init); it prints "initial loss X" first.
  *
  * Output: "epoch N loss X" after each epoch (as the trainer's rank 0) and,
  * with --out, the raw float32 parameters: W[10][64] then b[10].
@@ -59,6 +63,8 @@ struct ref_opts {
 	uint32_t chunk_size;
 	uint32_t leave_rank;		/* UINT32_MAX: nobody leaves */
 	uint64_t leave_step;
+	uint32_t init_seed;
+	bool init;
 	struct rw_agg_hparams hp;
 	bool quiet;
 };
@@ -79,7 +85,7 @@ static const char ref_usage[] =
 "usage: softmax-ref --workers W --data FILE [--epochs N] [--batch B] [--lr F]\n"
 "                   [--chunk-size CS] [--impl NAME] [--optim NAME]\n"
 "                   [--momentum F] [--weight-decay F] [--leave RANK:STEP]\n"
-"                   [--out FILE] [--quiet]\n"
+"                   [--init-seed N] [--out FILE] [--quiet]\n"
 "\n"
 "  defaults: --epochs 10 --batch 64 --lr 0.01 --chunk-size 32768\n"
 "            --impl scalar --optim sgd --momentum 0.9 --weight-decay 0\n"
@@ -122,6 +128,7 @@ static int ref_optim(const char *s, uint32_t *optim)
 		[RW_AGG_MOMENTUM] = "momentum",
 		[RW_AGG_NESTEROV] = "nesterov",
 		[RW_AGG_ADAM] = "adam",
+		[RW_AGG_AVERAGE] = "average",
 	};
 	uint32_t i;
 
@@ -131,7 +138,7 @@ static int ref_optim(const char *s, uint32_t *optim)
 			return 0;
 		}
 	}
-	fprintf(stderr, "softmax-ref: --optim: sgd, momentum, nesterov or adam\n");
+	fprintf(stderr, "softmax-ref: --optim: sgd, momentum, nesterov, adam or average\n");
 	return -EINVAL;
 }
 
@@ -172,6 +179,7 @@ static int ref_parse(int argc, char **argv, struct ref_opts *o)
 		{ "weight-decay", required_argument, NULL, 'W' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "leave", required_argument, NULL, 'L' },
+		{ "init-seed", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -199,6 +207,10 @@ static int ref_parse(int argc, char **argv, struct ref_opts *o)
 		case 'W': err = ref_f32(optarg, "--weight-decay", &o->hp.weight_decay); break;
 		case 'o': o->out = optarg; break;
 		case 'L': err = ref_leave(optarg, o); break;
+		case 'I':
+			err = ref_u32(optarg, "--init-seed", 0, &o->init_seed);
+			o->init = true;
+			break;
 		case 'q': o->quiet = true; break;
 		case 'h':
 			fputs(ref_usage, stdout);
@@ -362,6 +374,12 @@ static int ref_run(const struct ref_opts *o, const struct softmax_data *data,
 	w = j.params;
 	b = j.params + j.bias_off / sizeof(float);
 	total = (uint64_t)o->epochs * plan.steps_per_epoch;
+	if (o->init) {
+		softmax_params_init(w, b, o->init_seed);
+		if (!o->quiet)
+			printf("initial loss %.6f\n",
+			       softmax_loss(w, b, data, 0, data->n));
+	}
 
 	for (step = 0;; step++) {
 		if (step && step % plan.steps_per_epoch == 0 && !o->quiet)

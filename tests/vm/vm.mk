@@ -53,3 +53,23 @@ $(VM_TEST_DIR)/wire-local: tests/vm/wire-local.c tests/vm/wire-model.h \
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(RW_LIB_A) \
 		$(USER_LDFLAGS) -pthread -lnuma
+
+# init-check: initial parameters and their refusals through librackweave.
+VM_TEST_BINS  += $(VM_TEST_DIR)/init-check
+vm-tests: $(VM_TEST_DIR)/init-check
+
+$(VM_TEST_DIR)/init-check: tests/vm/init-check.c $(RW_LIB_A) $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(RW_LIB_A) \
+		$(USER_LDFLAGS) -pthread -lnuma
+
+# average-check: W workers (threads) through librackweave against a job in
+# averaging mode (average.sh).
+VM_TEST_BINS  += $(VM_TEST_DIR)/average-check
+vm-tests: $(VM_TEST_DIR)/average-check
+
+$(VM_TEST_DIR)/average-check: tests/vm/average-check.c $(RW_LIB_A) \
+		$(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(RW_LIB_A) \
+		$(USER_LDFLAGS) -pthread -lnuma

@@ -31,6 +31,8 @@ static const struct {
 	{ RW_FEAT_LOCAL_PATH, "local-path" },
 	{ RW_FEAT_EVENTS, "events" },
 	{ RW_FEAT_WIRE_LISTEN, "wire-listen" },
+	{ RW_FEAT_PARAMS_INIT, "params-init" },
+	{ RW_FEAT_CHECKPOINT, "checkpoint" },
 };
 
 int rwctl_status_fetch(struct rwctl_status *st, char *msg, size_t msglen)
