@@ -19,7 +19,7 @@ RW_LIB_SO	:= $(RW_LIB_OUT)/librackweave.so.$(RW_LIB_VERSION)
 RW_LIB_A	:= $(RW_LIB_OUT)/librackweave.a
 RW_LIB_PC	:= $(RW_LIB_OUT)/rackweave.pc
 RW_LIB_MAP	:= $(TOP)/lib/librackweave.map
-RW_LIB_NAMES	:= ctx attach model map xfer token numa error
+RW_LIB_NAMES	:= ctx attach model map xfer token numa error crc32c ckpt checkpoint
 RW_LIB_OBJS	:= $(patsubst %,$(RW_LIB_OUT)/%.o,$(RW_LIB_NAMES))
 # What the library needs from others; also Libs.private in rackweave.pc.
 RW_LIB_LIBS	:= -lnuma -pthread
@@ -102,7 +102,8 @@ install-user: install-lib
 # poll and libnuma; the older tests/user/test-lib wraps only ioctl and
 # open, so the extra wraps are given to these targets alone.
 RW_UT_LIB_NAMES	:= test-lib-token test-lib-job test-lib-map test-lib-xfer \
-		   test-lib-async test-lib-numa test-lib-threads test-lib-api
+		   test-lib-async test-lib-numa test-lib-threads test-lib-api \
+		   test-lib-ckpt test-lib-checkpoint
 RW_UT_LIB_BINS	:= $(patsubst %,$(BUILD)/tests/user/%,$(RW_UT_LIB_NAMES))
 RW_UT_LIB_LIBS	:= -lnuma -pthread
 RW_UT_LIB_NUMA	:= --wrap=numa_available,--wrap=numa_run_on_node,--wrap=numa_set_preferred

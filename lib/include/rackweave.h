@@ -21,6 +21,7 @@
 #ifndef RACKWEAVE_H
 #define RACKWEAVE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <rackweave/uapi.h>
 
@@ -166,6 +167,29 @@ int rw_pushpull(struct rw_ctx *ctx, const struct rw_range *r, uint32_t n,
 int rw_params_init(struct rw_ctx *ctx, const void *buf, size_t len,
 		   const struct rw_range *r, uint32_t n, uint32_t flags);
 int rw_params_wait(struct rw_ctx *ctx, uint32_t timeout_ms);
+
+/*
+ * Checkpoints (docs/checkpoint.md). rw_checkpoint_save() writes the job's
+ * parameters, optimizer state and chunk versions, taken between
+ * iterations (RW_IOC_CHECKPOINT; @timeout_ms bounds the wait for the
+ * iterations in flight, 0: none), to @path: through @path.tmp, fsynced
+ * and renamed, so @path is the old file or the whole new one.
+ * rw_checkpoint_restore() checks the file at @path whole (magic, format,
+ * lengths, checksum) and against the job's run (layout, optimizer,
+ * hyper-parameters), then loads it (RW_IOC_PARAMS_INIT with
+ * RW_INIT_CHECKPOINT): before the run's first push, once; -EBUSY after.
+ * rw_checkpoint_head() reads and checks only a file's head and length
+ * (no checksum, no device): its step, and *@file_len (may be NULL).
+ * Each returns 0 or a negative errno (-EINVAL: a bad file, or one of
+ * another run) and then, if @why is not NULL, writes one line naming
+ * @path and what is wrong; a failure changes neither the job nor @path.
+ */
+int rw_checkpoint_save(struct rw_ctx *ctx, const char *path,
+		       uint32_t timeout_ms, char *why, size_t whylen);
+int rw_checkpoint_restore(struct rw_ctx *ctx, const char *path, char *why,
+			  size_t whylen);
+int rw_checkpoint_head(const char *path, struct rw_ckpt_head *head,
+		       uint64_t *file_len, char *why, size_t whylen);
 
 /* Limit every later blocking transfer on @ctx to @ms milliseconds (0: none). */
 int rw_set_timeout(struct rw_ctx *ctx, uint32_t ms);

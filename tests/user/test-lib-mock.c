@@ -12,9 +12,12 @@
  *           range array it points to) is recorded, then the step's result
  *           is returned and its reply, if any, copied back. A step may
  *           block until the test releases it, to hold a thread inside a
- *           "sleeping" transfer. With rwm.auto_ioctl set, unscripted
- *           calls answer rwm.auto_ret instead (for threads racing in an
- *           order no script can foresee), and are counted per transfer.
+ *           "sleeping" transfer, or call a function of the test's
+ *           (rwm_expect_fn) that plays the module's part with the
+ *           argument, for requests that write through its pointers.
+ *           With rwm.auto_ioctl set, unscripted calls answer
+ *           rwm.auto_ret instead (for threads racing in an order no
+ *           script can foresee), and are counted per transfer.
  *   mmap    recorded; served with anonymous private memory, writable by
  *           the test whatever the library asked for, so a test can put
  *           known parameters under the library's read-only view. One call
@@ -56,6 +59,9 @@ struct rwm_step {
 	int ret;		/* 0 or -errno */
 	const void *reply;	/* copied over the argument when ret == 0 */
 	bool block;		/* wait for rwm_unblock() first */
+	/* Instead of @reply, when ret == 0: its 0 or -errno is returned. */
+	int (*fn)(void *arg, void *priv);
+	void *priv;
 };
 
 /* What the library passed to one ioctl. */
@@ -68,6 +74,8 @@ struct rwm_call {
 		struct rw_declare declare;
 		struct rw_setup setup;
 		struct rw_xfer xfer;
+		struct rw_params_init params_init;
+		struct rw_checkpoint ckpt;
 	} arg;
 	/* The array arg.declare.tensors or arg.xfer.ranges points to. */
 	struct rw_tensor_desc tensors[RWM_MAX_ARRAY];
@@ -150,6 +158,8 @@ void __wrap_numa_set_preferred(int node);
 void rwm_reset(void);
 void rwm_expect(unsigned long req, int ret, const void *reply);
 void rwm_expect_block(unsigned long req, int ret, const void *reply);
+void rwm_expect_fn(unsigned long req, int (*fn)(void *arg, void *priv),
+		   void *priv);
 void rwm_expect_poll(int ret, short revents);
 bool rwm_done(void);
 unsigned int rwm_ncalls(void);
@@ -194,7 +204,8 @@ static void rwm_push_step(unsigned long req, int ret, const void *reply,
 {
 	pthread_mutex_lock(&rwm.lock);
 	if (rwm.nsteps < RWM_MAX_STEPS)
-		rwm.steps[rwm.nsteps++] = (struct rwm_step){ req, ret, reply, block };
+		rwm.steps[rwm.nsteps++] = (struct rwm_step){
+			.req = req, .ret = ret, .reply = reply, .block = block };
 	else
 		rwm.unexpected++;
 	pthread_mutex_unlock(&rwm.lock);
@@ -208,6 +219,18 @@ void rwm_expect(unsigned long req, int ret, const void *reply)
 void rwm_expect_block(unsigned long req, int ret, const void *reply)
 {
 	rwm_push_step(req, ret, reply, true);
+}
+
+void rwm_expect_fn(unsigned long req, int (*fn)(void *arg, void *priv),
+		   void *priv)
+{
+	pthread_mutex_lock(&rwm.lock);
+	if (rwm.nsteps < RWM_MAX_STEPS)
+		rwm.steps[rwm.nsteps++] = (struct rwm_step){
+			.req = req, .fn = fn, .priv = priv };
+	else
+		rwm.unexpected++;
+	pthread_mutex_unlock(&rwm.lock);
 }
 
 void rwm_expect_poll(int ret, short revents)
@@ -388,6 +411,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	}
 	pthread_mutex_unlock(&rwm.lock);
 
+	if (!step.ret && step.fn)
+		step.ret = step.fn(arg, step.priv);
 	if (step.ret < 0) {
 		errno = -step.ret;
 		return -1;
