@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rwctl job: create, list and delete the jobs the module serves.
+ * rwctl job: create, list and delete the jobs the module serves; their
+ * checkpoints are in ckpt.c.
  *
  *   job train1 id 3
  *       workers 4 (2 attached)  chunk-size 32768  evict-ms 5000
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "ckpt.h"
 #include "genl.h"
 #include "job.h"
 #include "print.h"
@@ -302,6 +304,31 @@ RWCTL_JOB_SETTINGS_HELP
 		.help = "delete a job; 'force' detaches its workers",
 		.max_args = 2,
 		.run = rwctl_job_del,
+	},
+	{
+		.name = "checkpoint",
+		.args = "JOB FILE ARGS",
+		.help = "save a job's parameters and optimizer state to FILE",
+		.details =
+"job checkpoint JOB FILE token-file PATH [ timeout MS ]\n"
+"job restore JOB FILE token-file PATH\n"
+"  PATH        the job's token (what 'job add' printed, or its raw bytes):\n"
+"              rwctl attaches as an observer with it\n"
+"  MS          give up if the iterations in flight take longer (default:\n"
+"              wait); the workers train on meanwhile\n"
+"  A checkpoint is taken between iterations while the workers train and\n"
+"  written to FILE.tmp, then renamed. A restore loads one into a new run of\n"
+"  a job with the same layout, optimizer and hyper-parameters, after its\n"
+"  workers declared the model and before any of them pushes.\n",
+		.max_args = 6,
+		.run = rwctl_job_checkpoint,
+	},
+	{
+		.name = "restore",
+		.args = "JOB FILE ARGS",
+		.help = "load a checkpoint into a job's new run",
+		.max_args = 4,
+		.run = rwctl_job_restore,
 	},
 	{ .name = NULL },
 };

@@ -18,6 +18,7 @@ struct rwctl_printer;
 struct rwctl_job_backend;
 struct rwctl_monitor_backend;
 struct rwctl_listen_backend;
+struct rwctl_ckpt_backend;
 
 /* Exit codes, as in iproute2. */
 enum {
@@ -44,6 +45,8 @@ struct rwctl {
 	const struct rwctl_monitor_backend *monitor_backend;
 	/* Where "listen add/del" go; NULL: generic netlink. */
 	const struct rwctl_listen_backend *listen_backend;
+	/* Where "job checkpoint/restore" go; NULL: librackweave, the device. */
+	const struct rwctl_ckpt_backend *ckpt_backend;
 	bool json;			/* -j */
 	bool pretty;			/* -p; only affects JSON */
 };
