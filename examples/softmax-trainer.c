@@ -8,6 +8,7 @@
  *                   [--timeout MS] [--device PATH] [--box ADDR[:PORT]]
  *                   [--slow FACTOR] [--stall P:MS] [--leave-after N]
  *                   [--follow] [--join] [--init-seed N]
+ *                   [--restore FILE] [--checkpoint-at N:FILE]
  *                   [--async] [--quiet] [--verbose]
  *
  * Start W of them (ranks 0..W-1) against a job created with as many
@@ -40,6 +41,24 @@
  * (softmax_params_init) instead of zeros: rank 0 sets them with
  * rw_params_init(), the other ranks wait for them with rw_params_wait(),
  * and every rank checks that its first pull returned exactly them.
+ *
+ * Checkpoints (rw_checkpoint_save(3), rw_checkpoint_restore(3)):
+ *   --checkpoint-at N:FILE  rank 0 saves the job's state after N steps to
+ *                    FILE while the others train: at step N - 1 it pushes,
+ *                    saves, then pulls (a worker cannot save from inside
+ *                    its own iteration, which a pull begins), and says
+ *                    "rank 0: checkpoint of step S to FILE". N >= 1. Under
+ *                    BSP S is N; under the other sync modes the workers
+ *                    ahead may have added a few steps.
+ *   --restore FILE   a new run of the job (same layout, optimizer and
+ *                    hyper-parameters) continues from FILE: rank 0 restores
+ *                    it before its first pull ("rank 0: restored step S
+ *                    from FILE"), the others wait for it with
+ *                    rw_params_wait(), and everyone numbers its steps from
+ *                    the versions buffer (--follow), so the run goes on
+ *                    with the batches it would have had. Under BSP the
+ *                    final parameters equal those of a run never stopped,
+ *                    bit for bit.
  *
  * Elastic BSP (a job's members come and go):
  *   --leave-after N  detach cleanly after N steps (the others go on).
@@ -86,6 +105,9 @@ struct trainer_opts {
 	uint32_t leave_after;		/* 0: never */
 	uint32_t init_seed;
 	bool init;			/* --init-seed given */
+	const char *restore;		/* --restore FILE */
+	uint64_t ckpt_at;		/* --checkpoint-at N:FILE; 0: none */
+	const char *ckpt_file;
 	bool follow;
 	bool join;
 	bool async;
@@ -99,6 +121,7 @@ static const char trainer_usage[] =
 "                       [--timeout MS] [--device PATH] [--box ADDR[:PORT]]\n"
 "                       [--slow FACTOR] [--stall P:MS] [--leave-after N]\n"
 "                       [--follow] [--join] [--init-seed N]\n"
+"                       [--restore FILE] [--checkpoint-at N:FILE]\n"
 "                       [--async] [--quiet] [--verbose]\n"
 "\n"
 "  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
@@ -124,6 +147,13 @@ static const char trainer_usage[] =
 "  --join              --follow, for a worker taking over a rank mid-run\n"
 "  --init-seed N       start from parameters drawn from seed N: rank 0 sets\n"
 "                      them (rw_params_init), the others wait for them\n"
+"  --restore FILE      continue a checkpoint in a new run of the job: rank 0\n"
+"                      restores it before the first pull, the others wait;\n"
+"                      steps are numbered by the job's (implies --follow)\n"
+"  --checkpoint-at N:FILE\n"
+"                      rank 0 saves the job's state after N (>= 1) steps to\n"
+"                      FILE while the others train (between its push of\n"
+"                      step N - 1 and its next pull)\n"
 "  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
@@ -210,6 +240,25 @@ bad:
 	return -EINVAL;
 }
 
+/* --checkpoint-at N:FILE: N >= 1 steps, a colon, a path. */
+static int trainer_ckpt_at(const char *s, struct trainer_opts *o)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-' || *end != ':' || !end[1] || !n) {
+		fprintf(stderr, "softmax-trainer: --checkpoint-at: '%s' is not "
+			"N:FILE (N >= 1 steps, then the file; e.g. 100:run.ckpt)\n",
+			s);
+		return -EINVAL;
+	}
+	o->ckpt_at = n;
+	o->ckpt_file = end + 1;
+	return 0;
+}
+
 static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 {
 	static const struct option longopts[] = {
@@ -230,6 +279,8 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "follow", no_argument, NULL, 'F' },
 		{ "join", no_argument, NULL, 'J' },
 		{ "init-seed", required_argument, NULL, 'I' },
+		{ "restore", required_argument, NULL, 'R' },
+		{ "checkpoint-at", required_argument, NULL, 'C' },
 		{ "async", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -255,6 +306,8 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 			err = trainer_u32(optarg, "--init-seed", 0, &o->init_seed);
 			o->init = true;
 			break;
+		case 'R': o->restore = optarg; o->follow = true; break;
+		case 'C': err = trainer_ckpt_at(optarg, o); break;
 		case 'L': err = trainer_u32(optarg, "--leave-after", 1, &o->leave_after); break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
@@ -286,6 +339,11 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		fprintf(stderr, "softmax-trainer: --rank %" PRIu32
 			" must be below --workers %" PRIu32 "\n", o->rank,
 			o->workers);
+		return -EINVAL;
+	}
+	if (o->restore && o->init) {
+		fprintf(stderr, "softmax-trainer: --restore and --init-seed "
+			"exclude each other: a checkpoint sets the parameters\n");
 		return -EINVAL;
 	}
 	if (o->batch % o->workers) {
@@ -425,6 +483,59 @@ static int trainer_params_init(struct rw_ctx *ctx, const struct trainer_opts *o,
 }
 
 /*
+ * --restore: rank 0 loads the checkpoint into this new run before anyone
+ * pushes; the others wait until it has. If rank 0 fails, its error says
+ * why and the others wait out --timeout (without one, until stopped).
+ */
+static int trainer_restore(struct rw_ctx *ctx, const struct trainer_opts *o)
+{
+	struct rw_ckpt_head h;
+	char why[512];
+	int err;
+
+	if (o->rank) {
+		err = rw_params_wait(ctx, o->timeout_ms);
+		if (err)
+			trainer_err(err, "waiting for rank 0 to restore %s",
+				    o->restore);
+		return err;
+	}
+	err = rw_checkpoint_restore(ctx, o->restore, why, sizeof(why));
+	if (!err)
+		err = rw_checkpoint_head(o->restore, &h, NULL, why, sizeof(why));
+	if (err) {
+		trainer_err(0, "%s", why);
+		return err;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "rank 0: restored step %" PRIu64 " from %s\n",
+			(uint64_t)h.step, o->restore);
+	return 0;
+}
+
+/* --checkpoint-at: the job's state to o->ckpt_file, this worker idle. */
+static int trainer_checkpoint(struct rw_ctx *ctx, const struct trainer_opts *o)
+{
+	struct rw_ckpt_head h;
+	char why[512];
+	int err;
+
+	err = rw_checkpoint_save(ctx, o->ckpt_file, o->timeout_ms, why,
+				 sizeof(why));
+	if (!err)
+		err = rw_checkpoint_head(o->ckpt_file, &h, NULL, why,
+					 sizeof(why));
+	if (err) {
+		trainer_err(0, "%s", why);
+		return err;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "rank 0: checkpoint of step %" PRIu64 " to %s\n",
+			(uint64_t)h.step, o->ckpt_file);
+	return 0;
+}
+
+/*
  * The end of one step and the start of the next: push every chunk, then
  * pull every chunk, blocking or through the async calls.
  */
@@ -450,6 +561,25 @@ static int trainer_xfer(struct rw_ctx *ctx, const struct trainer_opts *o,
 		trainer_err(err, "%s at step %" PRIu64,
 			    push ? "push and pull" : "pull", step);
 	return err;
+}
+
+/*
+ * Step @step's push, the checkpoint of the state after it, then the pull:
+ * pushed, this worker is outside any iteration, and the module holds the
+ * others between theirs only for the copy.
+ */
+static int trainer_push_checkpoint(struct rw_ctx *ctx,
+				   const struct trainer_opts *o, uint64_t step)
+{
+	int err;
+
+	err = rw_push(ctx, NULL, 0, 0);
+	if (err) {
+		trainer_err(err, "push at step %" PRIu64, step);
+		return err;
+	}
+	err = trainer_checkpoint(ctx, o);
+	return err ? err : trainer_xfer(ctx, o, false, step);
 }
 
 /* The straggler's state: the generator of --stall's draws. */
@@ -553,6 +683,11 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 		if (err)
 			return err;
 	}
+	if (o->restore) {
+		err = trainer_restore(ctx, o);
+		if (err)
+			return err;
+	}
 	err = trainer_xfer(ctx, o, false, 0);
 	if (!err && o->init) {
 		/* Everyone's first pull returns exactly rank 0's values. */
@@ -611,7 +746,10 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 			     softmax_shard_first(&plan, step, o->rank),
 			     plan.shard, m->w.grad, m->b.grad);
 		trainer_pace(&pace, o, step, trainer_now_ns() - t0);
-		err = trainer_xfer(ctx, o, true, step);
+		if (o->ckpt_at && o->rank == 0 && step + 1 == o->ckpt_at)
+			err = trainer_push_checkpoint(ctx, o, step);
+		else
+			err = trainer_xfer(ctx, o, true, step);
 	}
 	if (err)
 		return err;
