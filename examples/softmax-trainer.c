@@ -8,7 +8,7 @@
  *                   [--timeout MS] [--device PATH] [--box ADDR[:PORT]]
  *                   [--slow FACTOR] [--stall P:MS] [--leave-after N]
  *                   [--follow] [--join] [--init-seed N]
- *                   [--restore FILE] [--checkpoint-at N:FILE]
+ *                   [--restore FILE] [--checkpoint-at N:FILE] [--wait-params]
  *                   [--async] [--quiet] [--verbose]
  *
  * Start W of them (ranks 0..W-1) against a job created with as many
@@ -50,6 +50,10 @@
  *                    "rank 0: checkpoint of step S to FILE". N >= 1. Under
  *                    BSP S is N; under the other sync modes the workers
  *                    ahead may have added a few steps.
+ *   --wait-params    every rank waits (rw_params_wait()) until another
+ *                    tool, such as `rwctl job restore`, has loaded the
+ *                    run's state, then numbers its steps from the job's
+ *                    (--follow).
  *   --restore FILE   a new run of the job (same layout, optimizer and
  *                    hyper-parameters) continues from FILE: rank 0 restores
  *                    it before its first pull ("rank 0: restored step S
@@ -106,6 +110,7 @@ struct trainer_opts {
 	uint32_t init_seed;
 	bool init;			/* --init-seed given */
 	const char *restore;		/* --restore FILE */
+	bool wait_params;		/* --wait-params */
 	uint64_t ckpt_at;		/* --checkpoint-at N:FILE; 0: none */
 	const char *ckpt_file;
 	bool follow;
@@ -121,7 +126,7 @@ static const char trainer_usage[] =
 "                       [--timeout MS] [--device PATH] [--box ADDR[:PORT]]\n"
 "                       [--slow FACTOR] [--stall P:MS] [--leave-after N]\n"
 "                       [--follow] [--join] [--init-seed N]\n"
-"                       [--restore FILE] [--checkpoint-at N:FILE]\n"
+"                       [--restore FILE] [--checkpoint-at N:FILE] [--wait-params]\n"
 "                       [--async] [--quiet] [--verbose]\n"
 "\n"
 "  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
@@ -147,6 +152,8 @@ static const char trainer_usage[] =
 "  --join              --follow, for a worker taking over a rank mid-run\n"
 "  --init-seed N       start from parameters drawn from seed N: rank 0 sets\n"
 "                      them (rw_params_init), the others wait for them\n"
+"  --wait-params       every rank waits until another tool (rwctl job restore)\n"
+"                      has loaded the run's state (implies --follow)\n"
 "  --restore FILE      continue a checkpoint in a new run of the job: rank 0\n"
 "                      restores it before the first pull, the others wait;\n"
 "                      steps are numbered by the job's (implies --follow)\n"
@@ -280,6 +287,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "join", no_argument, NULL, 'J' },
 		{ "init-seed", required_argument, NULL, 'I' },
 		{ "restore", required_argument, NULL, 'R' },
+		{ "wait-params", no_argument, NULL, 'P' },
 		{ "checkpoint-at", required_argument, NULL, 'C' },
 		{ "async", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -307,6 +315,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 			o->init = true;
 			break;
 		case 'R': o->restore = optarg; o->follow = true; break;
+		case 'P': o->wait_params = o->follow = true; break;
 		case 'C': err = trainer_ckpt_at(optarg, o); break;
 		case 'L': err = trainer_u32(optarg, "--leave-after", 1, &o->leave_after); break;
 		case 'q': o->quiet = true; break;
@@ -687,6 +696,13 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 		err = trainer_restore(ctx, o);
 		if (err)
 			return err;
+	}
+	if (o->wait_params) {
+		err = rw_params_wait(ctx, o->timeout_ms);
+		if (err) {
+			trainer_err(err, "waiting for the run's state");
+			return err;
+		}
 	}
 	err = trainer_xfer(ctx, o, false, 0);
 	if (!err && o->init) {

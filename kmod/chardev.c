@@ -379,6 +379,9 @@ int rw_chardev_init(void)
 	BUILD_BUG_ON(sizeof(struct rw_range) != RW_RANGE_SIZE);
 	BUILD_BUG_ON(sizeof(struct rw_xfer) != RW_XFER_SIZE);
 	BUILD_BUG_ON(offsetof(struct rw_xfer, ranges) != 16);
+	BUILD_BUG_ON(sizeof(struct rw_params_init) != RW_PARAMS_INIT_SIZE);
+	BUILD_BUG_ON(sizeof(struct rw_ckpt_head) != RW_CKPT_HEAD_SIZE);
+	BUILD_BUG_ON(sizeof(struct rw_checkpoint) != RW_CHECKPOINT_SIZE);
 
 	return misc_register(&rw_miscdev);
 }

@@ -779,6 +779,7 @@ int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
 	struct rw_ckpt_head h;
 	struct rw_engine *e;
 	struct rw_sync *s;
+	u64 at, clock;
 	int ret;
 
 	if (rw_worker_remote(w))
@@ -801,8 +802,13 @@ int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
 	/* It would wait for itself. */
 	if (!w->observer && READ_ONCE(w->admitted))
 		return -EBUSY;
-	rw_sync_hold(s);
-	ret = rw_worker_quiesce(e, s, timeout_ms);
+	at = rw_sync_hold(s);
+	/* A worker whose gradients the iteration in progress needs. */
+	if (!w->observer &&
+	    (rw_sync_worker_clock(s, w->rank, w->epoch, &clock) || clock < at))
+		ret = -EBUSY;
+	else
+		ret = rw_worker_quiesce(e, s, timeout_ms);
 	if (!ret) {
 		rw_worker_ckpt_head(w, e, &h);
 		ret = rw_engine_image_read(e, u64_to_user_ptr(data));

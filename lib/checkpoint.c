@@ -28,8 +28,7 @@
 #include "ckpt.h"
 #include "ctx.h"
 
-_Static_assert(sizeof(struct rw_checkpoint) == RW_CHECKPOINT_SIZE, "ckpt");
-_Static_assert(sizeof(struct rw_params_init) == RW_PARAMS_INIT_SIZE, "init");
+/* The structs' sizes are pinned in uapi/rackweave_sizes.h (ctx.h). */
 
 /* The words of rwctl's "optim" (tools/rwctl/job-args.c), for messages. */
 static const char *const rw_ckpt_optims[] = {

@@ -526,7 +526,8 @@ struct rw_xfer {
 /*
  * RW_IOC_PARAMS_INIT (struct rw_params_init, in): a run's initial
  * parameters. Every run starts from all-zero parameters unless an attached
- * worker (any rank; not an observer) sets them before the run's first push:
+ * worker (any rank; not an observer, which may only restore a checkpoint:
+ * RW_INIT_CHECKPOINT below) sets them before the run's first push:
  * @data points to @len bytes laid out as the parameter buffer (@len must be
  * its params_len; chunk c at c * chunk_size), and the chunks @ranges select
  * (as for RW_IOC_PUSH, RW_INIT_KEYS for tensor keys; @nr 0: every chunk)
@@ -576,11 +577,18 @@ struct rw_params_init {
  * and, unless RW_CKPT_HEAD_ONLY, the image to @data (@len must be the
  * head's image_len). The image is consistent: taken between iterations.
  * The gate stops admitting new iterations, the iterations already begun
- * finish (their steps done), the image is copied, and the gate lets the
- * workers go on: they are held for the copy and for the iterations in
- * flight, nothing else. @timeout_ms (0: no limit) bounds the wait for
- * those iterations: ETIMEDOUT, and the workers go on. A worker calling
- * it on its own file must not be inside an iteration (EBUSY).
+ * finish (their steps done; under BSP a worker that has not started the
+ * iteration the others are in may still do it), the image is copied, and
+ * the gate lets the workers go on: they are held for the copy and for the
+ * iterations in flight, nothing else. @timeout_ms (0: no limit) bounds
+ * the wait for those iterations: ETIMEDOUT, and the workers go on. A
+ * worker may save from its own file only when the iteration in progress
+ * does not need it: after its last push of an iteration and before its
+ * next pull, not before its first push (EBUSY: it would wait for itself).
+ * Errors: EINVAL (size, flags, reserved bytes, @len not image_len, no
+ * @head), ENOTCONN (not attached, or no run), EBUSY, ETIMEDOUT,
+ * ERESTARTSYS (a signal; the workers go on), EFAULT, EOPNOTSUPP (a job on
+ * another box), ENODEV, ESTALE.
  *
  * A restore is RW_IOC_PARAMS_INIT with RW_INIT_CHECKPOINT: @data points to
  * a head followed by an image (@len the sum), checked against the run
@@ -588,7 +596,8 @@ struct rw_params_init {
  * otherwise, with nothing changed); the run then continues from those
  * parameters, optimizer state and versions, as if it had never stopped.
  * The same rules as initial parameters apply (before the first push, once
- * per run: EBUSY).
+ * per run: EBUSY), except that an observer (a checkpointer such as
+ * `rwctl job restore`) may restore too.
  */
 #define RW_CKPT_MAGIC		0x54504b43U	/* "CKPT" little-endian */
 

@@ -471,7 +471,7 @@ static bool rw_gate_admissible(const struct rw_gate *g,
 static bool rw_gate_releasable(const struct rw_gate *g,
 			       const struct rw_gate_worker *x)
 {
-	if (g->held)
+	if (g->held && x->clock >= g->hold_at)
 		return false;
 	if (g->cfg.policy == RW_GATE_BSP)
 		return x->key <= g->floor;
@@ -518,6 +518,7 @@ static bool rw_gate_grant(struct rw_gate *g, struct rw_gate_worker *x,
 int rw_gate_request(struct rw_gate *g, u32 p, u32 epoch, u64 now)
 {
 	struct rw_gate_worker *x;
+	bool held;
 	u64 key;
 	int err;
 
@@ -546,8 +547,9 @@ int rw_gate_request(struct rw_gate *g, u32 p, u32 epoch, u64 now)
 			rw_gate_rescan(g);
 		}
 	}
+	held = g->held && x->clock >= g->hold_at;
 	if (rw_gate_admissible(g, x)) {
-		if (!g->held)
+		if (!held)
 			goto admit;
 		key = 0;	/* held: goes at once when let go */
 		goto park;
@@ -562,7 +564,7 @@ int rw_gate_request(struct rw_gate *g, u32 p, u32 epoch, u64 now)
 	default:
 		key = x->clock + 1 - g->cfg.s_hi;
 		if (!x->grant && rw_gate_grant(g, x, now, &key)) {
-			if (!g->held)
+			if (!held)
 				goto admit;
 			key = 0;
 		}
@@ -787,10 +789,25 @@ EXPORT_SYMBOL_IF_KUNIT(rw_gate_reconfigure);
 
 void rw_gate_hold(struct rw_gate *g, bool on)
 {
-	if (on)
-		g->held++;
-	else if (g->held)
-		g->held--;
+	u64 at = 0;
+	u32 i;
+
+	if (!on) {
+		if (g->held)
+			g->held--;
+		return;
+	}
+	if (!g->held++ && g->cfg.policy == RW_GATE_BSP) {
+		for (i = 0; i < g->cfg.nr_workers; i++) {
+			const struct rw_gate_worker *x = &g->w[i];
+
+			if (x->live)
+				at = max_t(u64, at, x->clock + x->running);
+		}
+		g->hold_at = at;
+	} else if (g->held == 1) {
+		g->hold_at = 0;
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_gate_hold);
 

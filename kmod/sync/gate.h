@@ -143,7 +143,8 @@ struct rw_gate {
 	u64 floor;			/* BSP: c_K; = min_clock without quorum */
 	u64 slack;			/* spread beyond the bound since a reconfig */
 	bool backups;			/* BSP with a quorum below the live */
-	u32 held;			/* holders: no iteration starts */
+	u32 held;			/* holders: no iteration starts... */
+	u64 hold_at;			/* ...at or beyond this clock */
 	u32 epoch;
 	u32 nr_live;
 	u32 nr_parked;
@@ -225,11 +226,15 @@ int rw_gate_reconfigure(struct rw_gate *g, const struct rw_gate_config *cfg,
 			u64 now);
 
 /*
- * Hold the gate (@on) or let it go: while one or more holders hold it,
- * every request parks, even one the policy would admit, and nothing is
- * released; iterations already admitted go on. After the last holder lets
- * go the caller runs rw_gate_release(). A checkpoint holds the gate to
- * see the job between iterations.
+ * Hold the gate (@on) or let it go: while held, no worker starts an
+ * iteration at or beyond hold_at (its request parks even if the policy
+ * would admit it) and no such worker is released; iterations already
+ * admitted go on. A checkpoint holds the gate to see the job between
+ * iterations. Under BSP hold_at is one past the iteration someone is in
+ * (the largest clock + 1 of a running worker, else the largest clock), so
+ * the iteration in progress can still complete: its steps need every
+ * member. Under the other policies every request parks. The first holder
+ * sets hold_at; after the last lets go the caller runs rw_gate_release().
  */
 void rw_gate_hold(struct rw_gate *g, bool on);
 

@@ -316,11 +316,15 @@ int rw_sync_reconfigure(struct rw_sync *s, const struct rw_gate_config *cfg)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_reconfigure);
 
-void rw_sync_hold(struct rw_sync *s)
+u64 rw_sync_hold(struct rw_sync *s)
 {
+	u64 at;
+
 	spin_lock_bh(&s->lock);
 	rw_gate_hold(&s->gate, true);
+	at = s->gate.hold_at;
 	spin_unlock_bh(&s->lock);
+	return at;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_hold);
 

@@ -78,7 +78,8 @@ int rw_sync_reconfigure(struct rw_sync *s, const struct rw_gate_config *cfg);
  * parked workers the policy admits go on). rw_sync_running(): whether some
  * worker is inside an iteration.
  */
-void rw_sync_hold(struct rw_sync *s);
+/* Returns the gate's hold_at: who may still finish an iteration. */
+u64 rw_sync_hold(struct rw_sync *s);
 void rw_sync_unhold(struct rw_sync *s);
 bool rw_sync_running(struct rw_sync *s);
 

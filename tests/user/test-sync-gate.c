@@ -177,6 +177,36 @@ static void gate_hold(void **state)
 	st_free(&sg);
 }
 
+/*
+ * Held under BSP: the iteration in progress may still complete (a worker
+ * that has not started it is admitted), the next one waits.
+ */
+static void gate_hold_bsp(void **state)
+{
+	struct rw_gate_config cfg = st_cfg(RW_GATE_BSP, 3, 0, 0, 0);
+	struct st_gate sg;
+	u32 out[3];
+
+	(void)state;
+	st_new(&sg, &cfg, 0);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 1), A);
+	assert_int_equal(rw_gate_request(&sg.g, 1, 0, 1), A);
+	rw_gate_hold(&sg.g, true);
+	assert_int_equal(sg.g.hold_at, 1);
+	assert_int_equal(rw_gate_request(&sg.g, 2, 0, 2), A);
+	assert_int_equal(rw_gate_push(&sg.g, 0, 0, 3, NULL), 0);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 3), P);
+	assert_int_equal(rw_gate_push(&sg.g, 1, 0, 4, NULL), 0);
+	assert_int_equal(rw_gate_push(&sg.g, 2, 0, 4, NULL), 0);
+	assert_false(rw_gate_running(&sg.g));
+	assert_int_equal(rw_gate_release(&sg.g, 5, out, 3), 0);
+	rw_gate_hold(&sg.g, false);
+	assert_int_equal(rw_gate_release(&sg.g, 6, out, 3), 1);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(rw_gate_check(&sg.g), 0);
+	st_free(&sg);
+}
+
 /* A quorum at or above the live workers is plain BSP; evictions count. */
 static void gate_bsp_quorum_live(void **state)
 {
@@ -636,6 +666,7 @@ int main(void)
 		cmocka_unit_test(gate_bsp_quorum_live),
 		cmocka_unit_test(gate_bsp_quorum_ends),
 		cmocka_unit_test(gate_hold),
+		cmocka_unit_test(gate_hold_bsp),
 		cmocka_unit_test(gate_reconfigure),
 		cmocka_unit_test(gate_ssp),
 		cmocka_unit_test(gate_ssp1_is_bsp),
