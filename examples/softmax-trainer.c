@@ -43,13 +43,13 @@
  * and every rank checks that its first pull returned exactly them.
  *
  * Checkpoints (rw_checkpoint_save(3), rw_checkpoint_restore(3)):
- *   --checkpoint-at N:FILE  rank 0 saves the job's state after N steps to
- *                    FILE while the others train: at step N - 1 it pushes,
- *                    saves, then pulls (a worker cannot save from inside
- *                    its own iteration, which a pull begins), and says
- *                    "rank 0: checkpoint of step S to FILE". N >= 1. Under
- *                    BSP S is N; under the other sync modes the workers
- *                    ahead may have added a few steps.
+ *   --checkpoint-at N:FILE  at step N rank 0 starts saving the job's state
+ *                    to FILE from a thread of its own, attached as an
+ *                    observer, while every worker, itself included, goes
+ *                    on training: the module holds them at the next
+ *                    iteration boundary for the copy. It says "rank 0:
+ *                    checkpoint of step S to FILE", S being that boundary
+ *                    (N or a step later). N >= 1.
  *   --wait-params    every rank waits (rw_params_wait()) until another
  *                    tool, such as `rwctl job restore`, has loaded the
  *                    run's state, then numbers its steps from the job's
@@ -85,6 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 
 #include <rackweave.h>
 
@@ -158,9 +159,9 @@ static const char trainer_usage[] =
 "                      restores it before the first pull, the others wait;\n"
 "                      steps are numbered by the job's (implies --follow)\n"
 "  --checkpoint-at N:FILE\n"
-"                      rank 0 saves the job's state after N (>= 1) steps to\n"
-"                      FILE while the others train (between its push of\n"
-"                      step N - 1 and its next pull)\n"
+"                      at step N (>= 1) rank 0 saves the job's state to FILE\n"
+"                      from an observer thread while everyone trains on\n"
+"                      (the state at the next iteration boundary)\n"
 "  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
@@ -573,22 +574,60 @@ static int trainer_xfer(struct rw_ctx *ctx, const struct trainer_opts *o,
 }
 
 /*
- * Step @step's push, the checkpoint of the state after it, then the pull:
- * pushed, this worker is outside any iteration, and the module holds the
- * others between theirs only for the copy.
+ * --checkpoint-at runs beside the training: an observer of the job (its
+ * own file) asks for the checkpoint while this worker goes on, since the
+ * module holds the workers at an iteration boundary that this worker must
+ * reach too (under BSP the others' steps need its gradients).
  */
-static int trainer_push_checkpoint(struct rw_ctx *ctx,
-				   const struct trainer_opts *o, uint64_t step)
+struct trainer_saver {
+	const struct trainer_opts *o;
+	pthread_t thread;
+	bool started;
+	int err;
+};
+
+static void *trainer_saver_run(void *arg)
 {
+	struct trainer_saver *sv = arg;
+	const struct trainer_opts *o = sv->o;
+	uint8_t token[RW_JOB_TOKEN_LEN];
+	struct rw_ctx *ctx = NULL;
 	int err;
 
-	err = rw_push(ctx, NULL, 0, 0);
+	err = rw_token_read(o->token_file, token);
+	if (!err)
+		err = rw_ctx_open(&ctx, o->device);
+	if (!err)
+		err = rw_attach(ctx, o->job, token, 0, RW_ATTACH_OBSERVER);
+	explicit_bzero(token, sizeof(token));
+	if (err)
+		trainer_err(err, "checkpoint: cannot attach as an observer");
+	else
+		err = trainer_checkpoint(ctx, o);
+	rw_ctx_close(ctx);
+	sv->err = err;
+	return NULL;
+}
+
+static int trainer_saver_start(struct trainer_saver *sv)
+{
+	int err = pthread_create(&sv->thread, NULL, trainer_saver_run, sv);
+
 	if (err) {
-		trainer_err(err, "push at step %" PRIu64, step);
-		return err;
+		trainer_err(-err, "checkpoint: cannot start its thread");
+		return -err;
 	}
-	err = trainer_checkpoint(ctx, o);
-	return err ? err : trainer_xfer(ctx, o, false, step);
+	sv->started = true;
+	return 0;
+}
+
+static int trainer_saver_join(struct trainer_saver *sv)
+{
+	if (!sv->started)
+		return 0;
+	pthread_join(sv->thread, NULL);
+	sv->started = false;
+	return sv->err;
 }
 
 /* The straggler's state: the generator of --stall's draws. */
@@ -672,10 +711,11 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 	static float w[SOFTMAX_NW], b[SOFTMAX_NB];
 	struct softmax_plan plan;
 	struct trainer_pace pace;
+	struct trainer_saver saver = { .o = o };
 	const volatile uint64_t *versions;
 	uint64_t step = 0, total, t0;
 	bool report;
-	int err;
+	int err, ret;
 
 	err = softmax_plan_init(&plan, data->n, o->batch, o->workers);
 	if (err) {
@@ -737,6 +777,7 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 				fprintf(stderr, "rank %" PRIu32 ": leaving after %"
 					PRIu32 " iterations\n", o->rank,
 					o->leave_after);
+			trainer_saver_join(&saver);
 			return 0;
 		}
 		/*
@@ -762,13 +803,15 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 			     softmax_shard_first(&plan, step, o->rank),
 			     plan.shard, m->w.grad, m->b.grad);
 		trainer_pace(&pace, o, step, trainer_now_ns() - t0);
-		if (o->ckpt_at && o->rank == 0 && step + 1 == o->ckpt_at)
-			err = trainer_push_checkpoint(ctx, o, step);
-		else
+		if (o->ckpt_at && o->rank == 0 && step == o->ckpt_at &&
+		    !saver.started)
+			err = trainer_saver_start(&saver);
+		if (!err)
 			err = trainer_xfer(ctx, o, true, step);
 	}
-	if (err)
-		return err;
+	ret = trainer_saver_join(&saver);
+	if (err || ret)
+		return err ? err : ret;
 
 	if (o->verbose)
 		fprintf(stderr, "rank %" PRIu32 ": accuracy %.4f on the data\n",

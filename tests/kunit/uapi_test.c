@@ -81,7 +81,7 @@ static void rw_uapi_version_test(struct kunit *test)
 static void rw_uapi_features_test(struct kunit *test)
 {
 	/* Each feature is one distinct bit and the module claims them all. */
-	KUNIT_EXPECT_EQ(test, hweight64(RW_FEATURES_ALL), 7);
+	KUNIT_EXPECT_EQ(test, hweight64(RW_FEATURES_ALL), 9);
 	KUNIT_EXPECT_EQ(test, RW_FEATURES & ~RW_FEATURES_ALL, 0);
 	KUNIT_EXPECT_EQ(test, RW_FEATURES, RW_FEATURES_ALL);
 }
