@@ -685,22 +685,17 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_xfer);
 
+static bool rw_worker_init_settled(struct rw_worker *w)
+{
+	return rw_engine_init_settled(w->engine);
+}
+
 /* RW_INIT_WAIT: until initial parameters are set or the run began. */
 static int rw_worker_init_wait(struct rw_worker *w, u32 timeout_ms)
 {
-	long tmo = timeout_ms ? (long)msecs_to_jiffies(timeout_ms) :
-			MAX_SCHEDULE_TIMEOUT;
-	long ret;
-
-	ret = wait_event_interruptible_timeout(*rw_engine_waitq(w->engine),
-					       rw_engine_init_settled(w->engine) ||
-					       READ_ONCE(w->job->deleted),
-					       tmo);
-	if (ret < 0)
-		return ret;
-	if (!ret)
-		return -ETIMEDOUT;
-	return READ_ONCE(w->job->deleted) ? -ENODEV : 0;
+	return rw_worker_wait(w, rw_worker_init_settled,
+			      timeout_ms ? (long)msecs_to_jiffies(timeout_ms) :
+			      MAX_SCHEDULE_TIMEOUT);
 }
 
 /*

@@ -175,42 +175,65 @@ static int rw_ckpt_commit(const char *path, const char *tmp, int fd,
 }
 
 /*
- * The file at @path into a new buffer *@buf of *@len bytes: as many as
- * its head says it has, plus one if there are more (which decoding then
- * refuses). A regular file whose length is not its head's is refused
- * here; another file (a pipe) is read and decoding says where it ends.
- * -errno of open/read with @why, or -EINVAL for a prefix, head or length
- * that is wrong.
+ * Open @path and check its prefix and head, and, for a regular file, its
+ * length against the head (before gigabytes are read). On success the
+ * file is open at *@fd (the caller closes it), its first *@got bytes in
+ * @first (RW_CKPT_IMAGE_OFF), the head in *@h and the file's whole length
+ * in *@want. -errno of open/read, or -EINVAL, with @why.
  */
-static int rw_ckpt_read_file(const char *path, unsigned char **buf,
-			     size_t *len, char *why, size_t whylen)
+static int rw_ckpt_open_head(const char *path, int *fd, unsigned char *first,
+			     size_t *got, struct rw_ckpt_head *h, size_t *want,
+			     char *why, size_t whylen)
 {
-	unsigned char head[RW_CKPT_IMAGE_OFF], *p = NULL;
-	struct rw_ckpt_head h;
 	char reason[256];
 	struct stat st;
-	size_t got, more, want;
-	int fd, err;
+	int err;
 
-	*buf = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
 		err = rw_neg_errno();
 		return rw_ckpt_fail(why, whylen, err, "%s: cannot open it: %s",
 				    path, rw_ckpt_strerr(err));
 	}
-	err = rw_ckpt_read_all(fd, head, sizeof(head), &got);
-	if (err)
-		goto read_err;
-	err = rw_ckpt_decode_head(head, got, &h, &want, reason, sizeof(reason));
-	/* A file of the wrong length is refused before gigabytes are read. */
-	if (!err && !fstat(fd, &st) && S_ISREG(st.st_mode))
-		err = rw_ckpt_len_check(&h, (uint64_t)st.st_size, reason,
+	err = rw_ckpt_read_all(*fd, first, RW_CKPT_IMAGE_OFF, got);
+	if (err) {
+		rw_ckpt_fail(why, whylen, err, "%s: cannot read it: %s", path,
+			     rw_ckpt_strerr(err));
+		goto fail;
+	}
+	err = rw_ckpt_decode_head(first, *got, h, want, reason, sizeof(reason));
+	/* A pipe or a device has no length to check: decoding tells. */
+	if (!err && !fstat(*fd, &st) && S_ISREG(st.st_mode))
+		err = rw_ckpt_len_check(h, (uint64_t)st.st_size, reason,
 					sizeof(reason));
 	if (err) {
 		rw_ckpt_fail(why, whylen, err, "%s: %s", path, reason);
-		goto out;
+		goto fail;
 	}
+	return 0;
+fail:
+	close(*fd);
+	*fd = -1;
+	return err;
+}
+
+/*
+ * Read a whole checkpoint file into *@buf (*@len bytes), its prefix, head
+ * and length checked first (rw_ckpt_open_head); the checksum and the rest
+ * are decoding's. -errno with @why.
+ */
+static int rw_ckpt_read_file(const char *path, unsigned char **buf,
+			     size_t *len, char *why, size_t whylen)
+{
+	unsigned char head[RW_CKPT_IMAGE_OFF], *p;
+	struct rw_ckpt_head h;
+	size_t got, more, want;
+	int fd, err;
+
+	*buf = NULL;
+	err = rw_ckpt_open_head(path, &fd, head, &got, &h, &want, why, whylen);
+	if (err)
+		return err;
 	/* One byte more than the head says tells "too long" from "exact". */
 	p = malloc(want + 1);
 	if (!p) {
@@ -221,18 +244,15 @@ static int rw_ckpt_read_file(const char *path, unsigned char **buf,
 	}
 	memcpy(p, head, got);
 	err = rw_ckpt_read_all(fd, p + got, want + 1 - got, &more);
-	if (err)
-		goto read_err;
+	if (err) {
+		rw_ckpt_fail(why, whylen, err, "%s: cannot read it: %s", path,
+			     rw_ckpt_strerr(err));
+		free(p);
+		goto out;
+	}
 	*buf = p;
 	*len = got + more;
-	p = NULL;
-	goto out;
-
-read_err:
-	rw_ckpt_fail(why, whylen, err, "%s: cannot read it: %s", path,
-		     rw_ckpt_strerr(err));
 out:
-	free(p);
 	close(fd);
 	return err;
 }
@@ -242,41 +262,20 @@ int rw_checkpoint_head(const char *path, struct rw_ckpt_head *head,
 {
 	unsigned char buf[RW_CKPT_IMAGE_OFF];
 	struct rw_ckpt_head h;
-	char reason[256];
-	struct stat st;
 	size_t got, want;
 	int fd, err;
 
 	if (!path || !head)
 		return rw_ckpt_fail(why, whylen, -EINVAL,
 				    "rw_checkpoint_head: no path or head");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = rw_neg_errno();
-		return rw_ckpt_fail(why, whylen, err, "%s: cannot open it: %s",
-				    path, rw_ckpt_strerr(err));
-	}
-	err = rw_ckpt_read_all(fd, buf, sizeof(buf), &got);
-	if (err) {
-		rw_ckpt_fail(why, whylen, err, "%s: cannot read it: %s", path,
-			     rw_ckpt_strerr(err));
-		goto out;
-	}
-	err = rw_ckpt_decode_head(buf, got, &h, &want, reason, sizeof(reason));
-	/* A pipe or a device has no length to check. */
-	if (!err && !fstat(fd, &st) && S_ISREG(st.st_mode))
-		err = rw_ckpt_len_check(&h, (uint64_t)st.st_size, reason,
-					sizeof(reason));
-	if (err) {
-		rw_ckpt_fail(why, whylen, err, "%s: %s", path, reason);
-		goto out;
-	}
+	err = rw_ckpt_open_head(path, &fd, buf, &got, &h, &want, why, whylen);
+	if (err)
+		return err;
+	close(fd);
 	*head = h;
 	if (file_len)
 		*file_len = want;
-out:
-	close(fd);
-	return err;
+	return 0;
 }
 
 /* ---- the device ---- */
