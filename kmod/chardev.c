@@ -122,6 +122,14 @@ static void *rw_copy_array(struct rw_worker *w, u64 uptr, u32 n, size_t size)
 	return p;
 }
 
+/* A request's @nr ranges at @uptr (NULL for none): E2BIG beyond the limit. */
+static struct rw_range *rw_copy_ranges(struct rw_worker *w, u64 uptr, u32 nr)
+{
+	if (nr > RW_XFER_MAX_RANGES)
+		return ERR_PTR(-E2BIG);
+	return nr ? rw_copy_array(w, uptr, nr, sizeof(struct rw_range)) : NULL;
+}
+
 static long rw_ioctl_declare(struct rw_worker *w, void __user *uarg)
 {
 	struct rw_tensor_desc *t;
@@ -163,7 +171,7 @@ static long rw_ioctl_setup(struct rw_worker *w, void __user *uarg)
 
 static long rw_ioctl_xfer(struct rw_worker *w, u32 op, void __user *uarg)
 {
-	struct rw_range *r = NULL;
+	struct rw_range *r;
 	struct rw_xfer x;
 	long ret;
 
@@ -172,13 +180,9 @@ static long rw_ioctl_xfer(struct rw_worker *w, u32 op, void __user *uarg)
 	if (x.size != sizeof(x) || x.flags & ~RW_XFER_FLAGS_ALL ||
 	    !rw_mem_is_zero(x.reserved, sizeof(x.reserved)))
 		return -EINVAL;
-	if (x.nr > RW_XFER_MAX_RANGES)
-		return -E2BIG;
-	if (x.nr) {
-		r = rw_copy_array(w, x.ranges, x.nr, sizeof(*r));
-		if (IS_ERR(r))
-			return PTR_ERR(r);
-	}
+	r = rw_copy_ranges(w, x.ranges, x.nr);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
 	ret = rw_worker_xfer(w, op, r, x.nr, x.flags, x.timeout_ms);
 	kvfree(r);
 	return ret;
@@ -186,7 +190,7 @@ static long rw_ioctl_xfer(struct rw_worker *w, u32 op, void __user *uarg)
 
 static long rw_ioctl_params_init(struct rw_worker *w, void __user *uarg)
 {
-	struct rw_range *r = NULL;
+	struct rw_range *r;
 	struct rw_params_init pi;
 	long ret;
 
@@ -195,13 +199,9 @@ static long rw_ioctl_params_init(struct rw_worker *w, void __user *uarg)
 	if (pi.size != sizeof(pi) || pi.flags & ~RW_INIT_FLAGS_ALL ||
 	    !rw_mem_is_zero(pi.reserved, sizeof(pi.reserved)))
 		return -EINVAL;
-	if (pi.nr > RW_XFER_MAX_RANGES)
-		return -E2BIG;
-	if (pi.nr) {
-		r = rw_copy_array(w, pi.ranges, pi.nr, sizeof(*r));
-		if (IS_ERR(r))
-			return PTR_ERR(r);
-	}
+	r = rw_copy_ranges(w, pi.ranges, pi.nr);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
 	ret = rw_worker_params_init(w, r, pi.nr, pi.flags, pi.data, pi.len,
 				    pi.timeout_ms);
 	kvfree(r);

@@ -101,8 +101,7 @@ static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
 }
 
 /* The owner is done with worker @w's gradient in @ch: free its slot. */
-static void rw_engine_release(struct rw_engine *e, struct rw_chunk *ch,
-			      u32 chunk, u32 w)
+static void rw_engine_release(struct rw_engine *e, u32 chunk, u32 w)
 {
 	clear_bit_unlock(RW_SLOT_INFLIGHT,
 			 &e->slots[(size_t)chunk * e->nr_workers + w].flags);
@@ -132,7 +131,7 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 		rw_engine_step(e, ec, ch, &ch->src[o->rank], 1,
 			       e->hp.optim == RW_AGG_AVERAGE ? 1 :
 			       e->nr_workers);
-		rw_engine_release(e, ch, chunk, o->rank);
+		rw_engine_release(e, chunk, o->rank);
 		n = 1;
 	} else {
 		for (w = 0; w < e->nr_workers; w++)
@@ -141,7 +140,7 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 		rw_engine_step(e, ec, ch, ec->srcv, n, n);
 		for (w = 0; w < e->nr_workers; w++)
 			if (rw_round_test(o->sum, w))
-				rw_engine_release(e, ch, chunk, w);
+				rw_engine_release(e, chunk, w);
 	}
 	/* Pairs with the acquire in rw_engine_version(): slots, then params. */
 	smp_store_release(&ch->version, ch->version + 1);
@@ -175,7 +174,7 @@ static void rw_engine_settle(struct rw_engine *e, struct rw_engine_core *ec,
 			atomic64_inc(&e->late[o.rank]);
 			fallthrough;
 		case RW_ROUND_DROP:
-			rw_engine_release(e, ch, chunk, o.rank);
+			rw_engine_release(e, chunk, o.rank);
 			/* Pairs with the acquire in rw_engine_fresh(). */
 			smp_store_release(&ch->done, ch->done + 1);
 			break;
@@ -763,17 +762,22 @@ bool rw_engine_quiet(const struct rw_engine *e)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_quiet);
 
-/* The user address of array @a (0: params, 1..: state) of chunk @c. */
+/*
+ * The image offset of array @a (0: params, 1..nr_state: state, then the
+ * versions: nr_state + 1) for chunk @c.
+ */
 static u64 rw_engine_image_at(const struct rw_engine *e, u32 a, u32 c)
 {
-	return (u64)a * rw_engine_buf_len(e, RW_BUF_PARAMS) +
-	       ((u64)c << e->layout.geom.chunk_shift);
+	u64 base = (u64)a * rw_engine_buf_len(e, RW_BUF_PARAMS);
+
+	if (a > e->nr_state)
+		return base + (u64)c * sizeof(u64);
+	return base + ((u64)c << e->layout.geom.chunk_shift);
 }
 
 int rw_engine_image_read(struct rw_engine *e, void __user *dst)
 {
 	u32 cs = e->layout.geom.chunk_size, c, a;
-	u64 vers = (1 + (u64)e->nr_state) * rw_engine_buf_len(e, RW_BUF_PARAMS);
 
 	for (c = 0; c < e->nr_chunks; c++) {
 		struct rw_chunk *ch = &e->chunks[c];
@@ -783,7 +787,8 @@ int rw_engine_image_read(struct rw_engine *e, void __user *dst)
 			if (copy_to_user(dst + rw_engine_image_at(e, a, c),
 					 a ? ch->state[a - 1] : ch->params, cs))
 				return -EFAULT;
-		if (copy_to_user(dst + vers + (u64)c * sizeof(v), &v, sizeof(v)))
+		if (copy_to_user(dst + rw_engine_image_at(e, e->nr_state + 1, c),
+				 &v, sizeof(v)))
 			return -EFAULT;
 	}
 	return 0;
@@ -792,16 +797,14 @@ EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_read);
 
 int rw_engine_image_write(struct rw_engine *e, const void __user *src)
 {
-	u64 vers = (1 + (u64)e->nr_state) * rw_engine_buf_len(e, RW_BUF_PARAMS);
 	u32 cs = e->layout.geom.chunk_size, c, a;
 
 	lockdep_assert_held(&e->init_lock);
 	for (c = 0; c < e->nr_chunks; c++) {
 		struct rw_chunk *ch = &e->chunks[c];
-		u64 v;
+		u64 v, at = rw_engine_image_at(e, e->nr_state + 1, c);
 
-		if (copy_from_user(&v, src + vers + (u64)c * sizeof(v),
-				   sizeof(v)))
+		if (copy_from_user(&v, src + at, sizeof(v)))
 			return -EFAULT;
 		/* No step runs before the first push (rw_engine_init_chunk). */
 		raw_write_seqcount_begin(&ch->seq);

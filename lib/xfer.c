@@ -107,13 +107,14 @@ int rw_params_init(struct rw_ctx *ctx, const void *buf, size_t len,
 		   const struct rw_range *r, uint32_t n, uint32_t flags)
 {
 	struct rw_params_init pi;
+	int err;
 
+	/* The ranges and RW_INIT_KEYS are a transfer's (RW_XFER_KEYS). */
 	if (!ctx || !buf || flags & ~RW_INIT_KEYS)
 		return -EINVAL;
-	if (n && !r)
-		return -EINVAL;
-	if (n > RW_XFER_MAX_RANGES)
-		return -E2BIG;
+	err = rw_xfer_check(r, n, flags);
+	if (err)
+		return err;
 	memset(&pi, 0, sizeof(pi));
 	pi.size = sizeof(pi);
 	pi.flags = flags;

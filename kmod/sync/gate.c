@@ -797,17 +797,12 @@ void rw_gate_hold(struct rw_gate *g, bool on)
 			g->held--;
 		return;
 	}
-	if (!g->held++ && g->cfg.policy == RW_GATE_BSP) {
-		for (i = 0; i < g->cfg.nr_workers; i++) {
-			const struct rw_gate_worker *x = &g->w[i];
-
-			if (x->live)
-				at = max_t(u64, at, x->clock + x->running);
-		}
-		g->hold_at = at;
-	} else if (g->held == 1) {
-		g->hold_at = 0;
-	}
+	if (g->held++)
+		return;
+	for (i = 0; g->cfg.policy == RW_GATE_BSP && i < g->cfg.nr_workers; i++)
+		if (g->w[i].live)
+			at = max_t(u64, at, g->w[i].clock + g->w[i].running);
+	g->hold_at = at;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_gate_hold);
 
