@@ -12,8 +12,22 @@ RW_TEST_NAME=${RW_TEST_NAME:-$(basename "$0" .sh)}
 t_failed=0
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-t_pass() { echo "ok - $RW_TEST_NAME: $1"; }
+# Where the time goes: every check notes how long it took since the one
+# before it; t_done lists the slow ones in the log (not as checks).
+t_last=$EPOCHREALTIME
+t_slow=()
+t_clock() {
+	local now=$EPOCHREALTIME
+	local ms=$(( (${now/./} - ${t_last/./}) / 1000 ))
+	[ "$ms" -lt 3000 ] || t_slow+=("$(printf '%6d ms  %s' "$ms" "$1")")
+	t_last=$now
+}
+t_pass() {
+	t_clock "$1"
+	echo "ok - $RW_TEST_NAME: $1"
+}
 t_fail() {
+	t_clock "$1"
 	echo "not ok - $RW_TEST_NAME: $1"
 	t_failed=1
 }
@@ -201,5 +215,6 @@ rw_await() {
 }
 
 t_done() {
+	[ ${#t_slow[@]} -eq 0 ] || printf '# slow: %s\n' "${t_slow[@]}"
 	exit "$t_failed"
 }
