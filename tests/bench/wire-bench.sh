@@ -40,10 +40,17 @@ res=$RW_OUT/results
 # like ours (on its own port: its default is the box's); -b both ways.
 ibw() {
 	local cmd="ib_write_bw -R -d rxe0 -p 18600 -s 32768 -n 1000 --report_gbits $2"
-	$cmd >"$RW_OUT/ibw-$1-server.log" 2>&1 &
-	sleep 1
-	$cmd $BOX >"$RW_OUT/ibw-$1.log" 2>&1
-	wait
+	local server try
+	timeout 300 $cmd >"$RW_OUT/ibw-$1-server.log" 2>&1 &
+	server=$!
+	# A busy guest may take a while to listen: the client is rejected
+	# until it does, and tries again.
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 1
+		$cmd $BOX >"$RW_OUT/ibw-$1.log" 2>&1 && break
+		grep -q 'Unexpected CM event' "$RW_OUT/ibw-$1.log" || break
+	done
+	wait "$server"
 	bw=$(awk '$1 == 32768 && NF >= 5 {print $4}' "$RW_OUT/ibw-$1.log" | tail -n 1)
 	echo "ibw $1 $bw" >>"$res"
 	test -n "$bw"
