@@ -37,7 +37,7 @@ static const struct {
 	{ EALREADY, "a chunk was pushed twice in one iteration; nothing was pushed (pull first)" },
 	{ EAGAIN, "the transfer would wait for other workers; poll the device and retry" },
 	{ EINPROGRESS, "transfer pending; complete it with rw_wait()" },
-	{ ETIMEDOUT, "timed out waiting for the job's other workers" },
+	{ ETIMEDOUT, "timed out waiting for the job's other workers, or for a remote box to answer" },
 	{ EINTR, "interrupted by a signal; a push may have happened (pushing again says EALREADY if so)" },
 	{ ENOSYS, "NUMA is not available on this system" },
 	{ ECONNRESET, "the connection to the remote box was lost; open a new context and attach again" },

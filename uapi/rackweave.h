@@ -351,6 +351,16 @@
  *   answer has arrived, and keeps at most @credits pushes unanswered; a
  *   push into a gradient still being summed, or twice in one iteration,
  *   ends the connection.
+ *
+ * Heartbeats: an end that has heard nothing from the other for a second
+ *   RDMA WRITEs zero bytes, without an immediate, at the start of the
+ *   other's window (the box's gradient window, the worker's parameter
+ *   window). It needs no receive, changes nothing and is never answered
+ *   beyond the transport's acknowledgment; both ends ask rdma_cm for an
+ *   acknowledgment timeout of 4.096 us << 17 (about 0.5 s) with 7 retries,
+ *   so a peer that vanished without a word fails the write within about
+ *   5 s and the connection ends: the box frees the worker's rank, the
+ *   worker's trainer sees ECONNRESET.
  */
 #ifndef _UAPI_RACKWEAVE_H
 #define _UAPI_RACKWEAVE_H

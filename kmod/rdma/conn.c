@@ -78,14 +78,16 @@ static void rw_conn_close_work(struct work_struct *work)
 		rw_conn_teardown(c);
 }
 
-void rw_conn_close_later(struct rw_conn *c)
+bool rw_conn_close_later(struct rw_conn *c)
 {
 	unsigned long flags;
+	bool first = false;
 
 	spin_lock_irqsave(&rw_conns_lock, flags);
 	if (!c->closing)
-		queue_work(rw_conn_wq, &c->close_work);
+		first = queue_work(rw_conn_wq, &c->close_work);
 	spin_unlock_irqrestore(&rw_conns_lock, flags);
+	return first;
 }
 
 static void rw_conn_qp_event(struct ib_event *ev, void *ctx)
@@ -100,6 +102,22 @@ static void rw_conn_qp_event(struct ib_event *ev, void *ctx)
 u32 rw_conn_depth(struct ib_device *dev)
 {
 	return min_t(u32, RW_CONN_DEPTH_MAX, (u32)dev->attrs.max_qp_wr - 1);
+}
+
+int rw_conn_post_beat(struct ib_qp *qp, struct ib_cqe *cqe,
+		      const struct rw_wire_win *peer)
+{
+	struct rw_wire_seg_info at;
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_cqe = cqe,
+	};
+
+	rw_wire_win_at(peer, 0, &at);
+	wr.remote_addr = at.addr;
+	wr.rkey = at.rkey;
+	return ib_post_send(qp, &wr.wr, NULL);
 }
 
 void rw_conn_qp_attr(struct ib_qp_init_attr *qpa, struct ib_cq *cq,
@@ -180,7 +198,9 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	/* Events of this id come to the connection from now on. */
 	id->context = &c->ctx;
 	param.rnr_retry_count = 7;
-	ret = rdma_accept(id, &param);
+	ret = rdma_set_ack_timeout(id, RW_CONN_ACK_TIMEOUT);
+	if (!ret)
+		ret = rdma_accept(id, &param);
 	if (ret) {
 		id->context = NULL;
 		rdma_destroy_qp(id);

@@ -49,6 +49,7 @@ struct rw_conn {
 	u32 nr_regs;			/* unsignaled registrations before it */
 	struct work_struct setup_work;
 	struct ib_cqe ctl_cqe, reply_cqe, reg_cqe, push_cqe, write_cqe;
+	struct ib_cqe beat_cqe;
 
 	/* The data path, set up before the reply goes out. */
 	struct rw_engine *e;
@@ -61,12 +62,15 @@ struct rw_conn {
 	unsigned long *awaiting;	/* pushed, parameters not yet sent */
 	unsigned long *to_send;		/* parameters owed regardless */
 	atomic_t sq_room;
+	unsigned long heard;		/* jiffies: the peer's last sign */
+	atomic_t beat_out;		/* a heartbeat is on the wire */
 	atomic_t kick;			/* something for the agent to do */
 	wait_queue_head_t wq;		/* the agent sleeps here */
 	struct wait_queue_entry engine_wait;
 	bool engine_waiting;
 	struct task_struct *agent;
 	atomic64_t pushes, writes, messages;	/* for rw_conn_info */
+	atomic64_t beats;
 };
 
 /*
@@ -80,8 +84,32 @@ u32 rw_conn_depth(struct ib_device *dev);
 void rw_conn_qp_attr(struct ib_qp_init_attr *qpa, struct ib_cq *cq,
 		     u32 depth);
 
-/* From an event or completion handler: close @c later, once. */
-void rw_conn_close_later(struct rw_conn *c);
+/*
+ * Heartbeats. An end that has heard nothing from its peer for
+ * RW_CONN_BEAT_MS writes zero bytes into the peer's window (no immediate:
+ * the peer sees nothing and spends no receive). The write needs the peer's
+ * acknowledgment, so once a peer vanishes without a word the QP spends
+ * its retries, RW_CONN_ACK_TIMEOUT apart, the write fails and the
+ * connection ends as on any failed completion.
+ */
+#define RW_CONN_BEAT_MS		1000
+#define RW_CONN_ACK_TIMEOUT	17	/* 4.096 us << 17: 0.54 s a try */
+#define RW_CONN_RETRIES		6	/* 7 means forever to soft-RoCE */
+/*
+ * The peer's QP sets how often ours retries (its connect request does),
+ * and a peer may ask for forever: an end that has heard nothing for this
+ * long, heartbeats and all, closes the connection itself.
+ */
+#define RW_CONN_SILENT_MS	15000
+
+int rw_conn_post_beat(struct ib_qp *qp, struct ib_cqe *cqe,
+		      const struct rw_wire_win *peer);
+
+/*
+ * From an event or completion handler: close @c later, once. True if
+ * this call is the one that asked (the others found it asked already).
+ */
+bool rw_conn_close_later(struct rw_conn *c);
 
 /* rdma/data.c */
 int rw_conn_data_init(struct rw_conn *c);	/* before rdma_accept */

@@ -21,7 +21,9 @@
  * written with an immediate into the worker's window, once they are fresh
  * for it. It sleeps on its own queue and is kicked by arrivals, by send
  * completions and by every step of the engine (an entry on the engine's
- * wait queue).
+ * wait queue). When the worker has been silent for a second it writes
+ * a heartbeat (rdma/conn.h): a worker whose host vanished without a word
+ * fails it, and its connection closes, which frees its rank.
  *
  * Any error in a completion, a malformed or unexpected immediate, a push
  * into a slot still being summed, or an eviction closes this connection
@@ -152,6 +154,7 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	atomic64_inc(&c->pushes);
+	WRITE_ONCE(c->heard, jiffies);
 	rw_conn_kick(c);
 }
 
@@ -194,7 +197,23 @@ static void rw_conn_write_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	atomic64_inc(&c->writes);
 	atomic_inc(&c->sq_room);
+	WRITE_ONCE(c->heard, jiffies);
 	rw_conn_kick(c);
+}
+
+static void rw_conn_beat_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn,
+					 beat_cqe);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_conn_wc_error(c, wc, "heartbeat");
+		return;
+	}
+	atomic64_inc(&c->beats);
+	atomic_inc(&c->sq_room);
+	WRITE_ONCE(c->heard, jiffies);
+	atomic_set(&c->beat_out, 0);
 }
 
 /* ---- the agent ---- */
@@ -229,6 +248,29 @@ static int rw_conn_send_params(struct rw_conn *c, u32 chunk)
 	return ret;
 }
 
+/* A heartbeat if the peer has been silent (rdma/conn.h). */
+static int rw_conn_beat(struct rw_conn *c)
+{
+	unsigned long due = READ_ONCE(c->heard) +
+			    msecs_to_jiffies(RW_CONN_BEAT_MS);
+	int ret;
+
+	if (time_after(jiffies, READ_ONCE(c->heard) +
+		       msecs_to_jiffies(RW_CONN_SILENT_MS)))
+		return -ETIMEDOUT;
+	if (time_before(jiffies, due) || atomic_read(&c->beat_out) ||
+	    atomic_read(&c->sq_room) <= 0)
+		return 0;
+	atomic_set(&c->beat_out, 1);
+	atomic_dec(&c->sq_room);
+	ret = rw_conn_post_beat(c->id->qp, &c->beat_cqe, &c->peer);
+	if (ret) {
+		atomic_inc(&c->sq_room);
+		atomic_set(&c->beat_out, 0);
+	}
+	return ret;
+}
+
 /*
  * One round: queue what arrived, then send what is owed and fresh. > 0 if
  * it did something (go round again), 0 if only an event can help, or a
@@ -239,6 +281,10 @@ static int rw_conn_agent_round(struct rw_conn *c)
 	long tmo = msecs_to_jiffies(RW_AGENT_GATE_MS);
 	u32 n = c->nr_chunks, chunk;
 	int ret, did = 0;
+
+	ret = rw_conn_beat(c);
+	if (ret)
+		return ret;
 
 	for_each_set_bit(chunk, c->arrived, n) {
 		clear_bit(chunk, c->arrived);
@@ -295,6 +341,8 @@ static const char *rw_conn_agent_why(int err)
 		return "evicted";
 	case -ENODEV:
 		return "job deleted";
+	case -ETIMEDOUT:
+		return "silent despite heartbeats";
 	default:
 		return "transfer failed";
 	}
@@ -321,10 +369,12 @@ static int rw_conn_agent(void *arg)
 							 HZ);
 	}
 	if (ret < 0) {
-		pr_warn_ratelimited("%pISpc: job %s rank %u: %s (%d): closing\n",
-				    &c->info.peer, c->info.job, c->info.rank,
-				    rw_conn_agent_why(ret), ret);
-		rw_conn_close_later(c);
+		/* Only if the error is why: a closing connection fails waits. */
+		if (rw_conn_close_later(c))
+			pr_warn_ratelimited("%pISpc: job %s rank %u: %s (%d): closing\n",
+					    &c->info.peer, c->info.job,
+					    c->info.rank, rw_conn_agent_why(ret),
+					    ret);
 		/* Teardown stops this thread; wait for it. */
 		for (;;) {
 			set_current_state(TASK_INTERRUPTIBLE);
@@ -532,6 +582,7 @@ static void rw_conn_setup_work(struct work_struct *work)
 		init_waitqueue_func_entry(&c->engine_wait, rw_conn_engine_wake);
 		add_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
 		c->engine_waiting = true;
+		c->heard = jiffies;
 		c->agent = kthread_run(rw_conn_agent, c, "rw_conn/%s/%u",
 				       c->info.job, c->info.rank);
 		if (IS_ERR(c->agent)) {
@@ -569,6 +620,7 @@ int rw_conn_data_init(struct rw_conn *c)
 	c->reg_cqe.done = rw_conn_reg_done;
 	c->push_cqe.done = rw_conn_push_done;
 	c->write_cqe.done = rw_conn_write_done;
+	c->beat_cqe.done = rw_conn_beat_done;
 	c->ctl = kmalloc(RW_WIRE_MSG_MAX, GFP_KERNEL);
 	if (!c->ctl)
 		return -ENOMEM;

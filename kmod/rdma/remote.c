@@ -23,7 +23,9 @@
  * again before (the box would refuse it). Pull waits until every chosen
  * chunk has its parameters and none is in flight. Each parameter write
  * bumps the chunk's version, so the versions buffer moves as a local
- * job's does, and wakes pullers and poll().
+ * job's does, and wakes pullers and poll(). A box silent for a second
+ * gets a heartbeat (rdma/conn.h); one that vanished without a word fails
+ * it, and every waiter sees ECONNRESET.
  *
  * Teardown never runs in a handler of our own rdma_cm id: the connection
  * going (a disconnect, an error completion) only marks the attachment
@@ -44,6 +46,7 @@
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
+#include <linux/workqueue.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -105,7 +108,11 @@ struct rw_remote {
 	struct rw_wire_reply_info rep;
 	struct rw_wire_seg *box_segs;	/* the box's gradient window */
 	struct ib_cqe ctl_cqe, setup_cqe, reg_cqe, data_cqe, push_cqe;
+	struct ib_cqe beat_cqe;
 	atomic_t sq_room;
+	struct delayed_work beat;	/* heartbeats (rdma/conn.h) */
+	unsigned long heard;		/* jiffies: the box's last sign */
+	atomic_t beat_out;
 
 	/* The run, once declared. */
 	bool declared;
@@ -253,6 +260,7 @@ static void rw_remote_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 		}
 		r->rep.win.segs = r->box_segs;
 	}
+	WRITE_ONCE(r->heard, jiffies);
 	/* Pairs with the acquires in rw_remote_declare() and data_done. */
 	smp_store_release(&r->got_reply, true);
 	wake_up_all(&r->wq);
@@ -283,6 +291,7 @@ static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 	v += (imm.clock - v) & RW_IMM_CLOCK_MASK;
 	WRITE_ONCE(r->versions[imm.chunk], v);
 	atomic64_inc(&r->writes);
+	WRITE_ONCE(r->heard, jiffies);
 	set_bit(imm.chunk, r->have);
 	/* A puller that sees the chunk idle sees it had parameters too. */
 	smp_mb__before_atomic();
@@ -328,7 +337,63 @@ static void rw_remote_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	atomic_inc(&r->sq_room);
+	WRITE_ONCE(r->heard, jiffies);
 	wake_up_all(&r->wq);
+}
+
+static void rw_remote_beat_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
+					   beat_cqe);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		rw_remote_wc_error(r, wc, "heartbeat");
+		return;
+	}
+	atomic_inc(&r->sq_room);
+	WRITE_ONCE(r->heard, jiffies);
+	atomic_set(&r->beat_out, 0);
+}
+
+/*
+ * Once the box has answered the setup, a heartbeat whenever it has been
+ * silent. It only tries @rdma: a teardown holding it may be waiting for
+ * this work, and the next run sees the connection gone and stops.
+ */
+static void rw_remote_beat_work(struct work_struct *work)
+{
+	struct rw_remote *r = container_of(to_delayed_work(work),
+					   struct rw_remote, beat);
+	unsigned long heard = READ_ONCE(r->heard);
+
+	if (!mutex_trylock(&r->rdma))
+		goto again;
+	if (!r->id || READ_ONCE(r->error)) {
+		mutex_unlock(&r->rdma);
+		return;
+	}
+	/* Pairs with the release in rw_remote_ctl_done(). */
+	if (!smp_load_acquire(&r->got_reply) || r->rep.status)
+		goto unlock;
+	if (time_after(jiffies, heard + msecs_to_jiffies(RW_CONN_SILENT_MS))) {
+		rw_remote_break(r, "the box went silent despite heartbeats");
+		mutex_unlock(&r->rdma);
+		return;
+	}
+	if (time_after_eq(jiffies, heard + msecs_to_jiffies(RW_CONN_BEAT_MS)) &&
+	    !atomic_read(&r->beat_out) && atomic_read(&r->sq_room) > 0) {
+		atomic_set(&r->beat_out, 1);
+		atomic_dec(&r->sq_room);
+		if (rw_conn_post_beat(r->id->qp, &r->beat_cqe, &r->rep.win)) {
+			atomic_inc(&r->sq_room);
+			atomic_set(&r->beat_out, 0);
+		}
+	}
+unlock:
+	mutex_unlock(&r->rdma);
+again:
+	queue_delayed_work(system_wq, &r->beat,
+			   msecs_to_jiffies(RW_CONN_BEAT_MS));
 }
 
 /* ---- life ---- */
@@ -404,6 +469,7 @@ static int rw_remote_qp(struct rw_remote *r)
 	r->setup_cqe.done = rw_remote_setup_done;
 	r->reg_cqe.done = rw_remote_reg_done;
 	r->push_cqe.done = rw_remote_push_done;
+	r->beat_cqe.done = rw_remote_beat_done;
 	return 0;
 }
 
@@ -423,9 +489,11 @@ static int rw_remote_connect(struct rw_remote *r, const u8 *token)
 
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
-	param.retry_count = 7;
+	param.retry_count = RW_CONN_RETRIES;
 	param.rnr_retry_count = 7;
-	ret = rdma_connect(r->id, &param);
+	ret = rdma_set_ack_timeout(r->id, RW_CONN_ACK_TIMEOUT);
+	if (!ret)
+		ret = rdma_connect(r->id, &param);
 	memzero_explicit(&req, sizeof(req));
 	return ret;
 }
@@ -508,6 +576,7 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	mutex_init(&r->xfer);
 	init_completion(&r->cm_done);
 	init_waitqueue_head(&r->wq);
+	INIT_DELAYED_WORK(&r->beat, rw_remote_beat_work);
 	strscpy(r->job, job, sizeof(r->job));
 	r->rank = rank;
 	r->box = *box;
@@ -522,6 +591,9 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	}
 	pr_info("job %s rank %u: connected to %pISpc\n", r->job, r->rank,
 		&r->box);
+	r->heard = jiffies;
+	queue_delayed_work(system_wq, &r->beat,
+			   msecs_to_jiffies(RW_CONN_BEAT_MS));
 	return r;
 }
 
@@ -530,6 +602,7 @@ void rw_remote_free(struct rw_remote *r)
 	mutex_lock(&rw_remotes_lock);
 	list_del(&r->link);
 	mutex_unlock(&rw_remotes_lock);
+	cancel_delayed_work_sync(&r->beat);
 	mutex_lock(&r->rdma);
 	rw_remote_teardown(r);
 	mutex_unlock(&r->rdma);

@@ -8,7 +8,12 @@
 # Then, mid-run, the worker host's module cannot be unloaded under its
 # trainers, and its rxe device is deleted: both trainers end with
 # ECONNRESET and the box frees both ranks. With the device back, a new
-# pair trains the next run exactly.
+# pair trains the next run exactly. Last, two trainers of a three-worker
+# job push and wait for a third that never comes, so neither side has
+# anything on the wire, and one side falls silent (its eth0 goes down: no
+# disconnect, no error, nothing reaches the other). Only the heartbeats
+# can tell the other side: when the worker host goes, the box frees both
+# ranks; when the box goes, both trainers end with ECONNRESET.
 RW_TEST_NAME=cluster-remote-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -23,6 +28,18 @@ LONG=1000000
 rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
 
 if [ "$RW_ROLE" = box ]; then
+	# Both cs connections have pushed; a while later nothing moves.
+	pushed_and_waiting() {
+		local _ n
+		for _ in $(seq 100); do
+			n=$("$RWCTL" -j listen show | jpy "sum(1 for c in d['connections'] if c['job'] == 'cs' and c['pushes'] > 0)")
+			[ "$n" = 2 ] && sleep 3 && return 0
+			sleep 0.5
+		done
+		"$RWCTL" listen show
+		return 1
+	}
+
 	t_ok "job add $JOB workers 2" "$RWCTL" job add $JOB workers 2 \
 		chunk-size 4096 optim sgd lr 0.5 token-file "$TOKEN"
 	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
@@ -36,6 +53,21 @@ if [ "$RW_ROLE" = box ]; then
 	t_ok "the worker host deleted its device" rw_await worker cut
 	t_ok "the box freed both ranks" rw_until_attached $JOB 0
 	touch "$RW_OUT/freed"
+	t_ok "job add cs workers 3" "$RWCTL" job add cs workers 3 \
+		chunk-size 4096 optim sgd lr 0.5 token-file "$TOKEN"
+	touch "$RW_OUT/cs"
+	t_ok "ranks 0 and 1 of cs pushed and wait for rank 2" pushed_and_waiting
+	touch "$RW_OUT/waiting"
+	t_ok "the worker host fell silent" rw_await worker silent
+	t0=$SECONDS
+	t_ok "the box freed both ranks of the silent host (heartbeats)" \
+		rw_until_attached cs 0
+	echo "# the box noticed the silence in $((SECONDS - t0)) s"
+	t_ok "the box logged why" sh -c 'dmesg | grep -q "heartbeat: .*: closing"'
+	touch "$RW_OUT/freed-cs"
+	t_ok "the worker host's next pair pushed and waits" pushed_and_waiting
+	t_ok "ip link set eth0 down here, both sides idle" ip link set eth0 down
+	touch "$RW_OUT/box-silent"
 	t_ok "the worker is done" rw_await worker done
 	t_ok "rmmod rackweave" rmmod rackweave
 else
@@ -98,6 +130,50 @@ else
 	t_eq "a new pair trains the next run: exact" \
 		"trained $ITERS exact trained $ITERS exact" \
 		"$(result "$RW_OUT/b-0.log") $(result "$RW_OUT/b-1.log")"
+
+	# waiting NAME: ranks 0 and 1 of cs (3 workers) push iteration 0 and
+	# wait for rank 2, which never comes, with no timeout of their own;
+	# pids in p0 and p1.
+	waiting() {
+		WIRE_LOCAL_TIMEOUT_MS=0 "$LOCAL" cs "$TOKEN" 0 3 1 $BOX \
+			>"$RW_OUT/$1-0.log" 2>&1 &
+		p0=$!
+		WIRE_LOCAL_TIMEOUT_MS=0 "$LOCAL" cs "$TOKEN" 1 3 1 $BOX \
+			>"$RW_OUT/$1-1.log" 2>&1 &
+		p1=$!
+	}
+	# ended NAME: both have ended (60 s at most), and how long it took.
+	ended() {
+		local t0=$SECONDS _
+		for _ in $(seq 120); do
+			kill -0 $p0 2>/dev/null || kill -0 $p1 2>/dev/null || break
+			sleep 0.5
+		done
+		echo "# $1: the trainers ended $((SECONDS - t0)) s after the cut"
+		kill -9 $p0 $p1 2>/dev/null
+		wait $p0 $p1
+	}
+	lost() { grep -q "^error: .*connection to the remote box was lost" "$1"; }
+
+	t_ok "the box made job cs" rw_await box cs
+	waiting c
+	t_ok "the box sees them wait" rw_await box waiting
+	t_ok "ip link set eth0 down, both sides idle" ip link set eth0 down
+	touch "$RW_OUT/silent"
+	ended c
+	t_ok "rank 0 ended: the connection was lost" lost "$RW_OUT/c-0.log"
+	t_ok "rank 1 ended: the connection was lost" lost "$RW_OUT/c-1.log"
+	t_ok "the box freed them (heartbeats)" rw_await box freed-cs
+	# The link back, and soft-RoCE on it anew (its port stays down).
+	t_ok "ip link set eth0 up, rxe0 again" sh -c 'ip link set eth0 up &&
+		rdma link delete rxe0 && rdma link add rxe0 type rxe netdev eth0'
+	probe "$RW_OUT/probe3.log"
+	waiting d
+	t_ok "the box fell silent" rw_await box box-silent
+	ended d
+	t_ok "rank 0 noticed the silent box (heartbeats)" lost "$RW_OUT/d-0.log"
+	t_ok "rank 1 noticed the silent box (heartbeats)" lost "$RW_OUT/d-1.log"
+	t_ok "... and the log says why" sh -c 'dmesg | grep -q "the box went silent\|heartbeat: "'
 	touch "$RW_OUT/done"
 	t_ok "rmmod rackweave once the trainers are gone" rmmod rackweave
 fi

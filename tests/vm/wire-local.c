@@ -14,7 +14,8 @@
  *   trained ITERS mismatch N HASH
  *   error: ...
  *
- * Exit status 0 only when exact.
+ * Exit status 0 only when exact. A transfer waits 60 s at most, or
+ * WIRE_LOCAL_TIMEOUT_MS (0: as long as it takes).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,9 @@ int main(int argc, char **argv)
 		if (ret)
 			return fail("tensor", ret);
 	}
-	rw_set_timeout(ctx, 60000);
+	/* WIRE_LOCAL_TIMEOUT_MS=0: wait as long as the box lets us. */
+	rw_set_timeout(ctx, getenv("WIRE_LOCAL_TIMEOUT_MS") ?
+		       (uint32_t)atoi(getenv("WIRE_LOCAL_TIMEOUT_MS")) : 60000);
 	for (i = 0; i < iters; i++) {
 		for (t = 0; t < WM_NR_TENSORS; t++)
 			for (k = 0; k < v[t].nelems; k++)
