@@ -49,6 +49,7 @@
 #include "engine_priv.h"
 #include "params.h"
 #include "agg/agg.h"
+#include "trace.h"
 
 static u32 rw_engine_state_arrays(u32 optim)
 {
@@ -65,11 +66,11 @@ static u32 rw_engine_state_arrays(u32 optim)
 
 /*
  * Sum @nsrc gradients and apply the optimizer, each scaled by 1/@scale_n:
- * the owner's thread only.
+ * the owner's thread only. Returns the time it took, in ns.
  */
-static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
-			   struct rw_chunk *ch, const void *const *src, u32 nsrc,
-			   u32 scale_n)
+static u64 rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
+			  struct rw_chunk *ch, const void *const *src,
+			  u32 nsrc, u32 scale_n)
 {
 	struct rw_agg_chunk c = {
 		.src = src,
@@ -79,7 +80,7 @@ static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
 		.out = ch->params,
 		.state = { ch->state[0], ch->state[1] },
 	};
-	u64 t = ch->version + 1, t0 = ktime_get_ns();
+	u64 t = ch->version + 1, t0 = ktime_get_ns(), ns;
 	int ret = 0;
 
 	if (ec->st_t != t || ec->st_n != scale_n) {
@@ -89,15 +90,17 @@ static void rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
 	}
 	if (!ret)
 		ret = rw_agg_update_chunk(&c, &ec->st);
-	WRITE_ONCE(ch->work_ns, ch->work_ns + ktime_get_ns() - t0);
+	ns = ktime_get_ns() - t0;
+	WRITE_ONCE(ch->work_ns, ch->work_ns + ns);
 	if (ret) {
 		/* Settings are checked at creation: this is a bug, say so. */
 		WRITE_ONCE(ec->errors, ec->errors + 1);
 		pr_warn_ratelimited("%s: optimizer step failed: %d\n", e->name,
 				    ret);
-		return;
+		return ns;
 	}
 	WRITE_ONCE(ec->steps, ec->steps + 1);
+	return ns;
 }
 
 /* The owner is done with worker @w's gradient in @ch: free its slot. */
@@ -117,6 +120,7 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 			      const struct rw_round_out *o)
 {
 	u32 n = 0, w;
+	u64 ns;
 
 	/*
 	 * Readers see the new parameters and the new version together, or
@@ -128,16 +132,16 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 		 * Asynchronous SGD: alone, still scaled by 1/W. Averaging
 		 * writes the mean of what it applied: the gradient itself.
 		 */
-		rw_engine_step(e, ec, ch, &ch->src[o->rank], 1,
-			       e->hp.optim == RW_AGG_AVERAGE ? 1 :
-			       e->nr_workers);
+		ns = rw_engine_step(e, ec, ch, &ch->src[o->rank], 1,
+				    e->hp.optim == RW_AGG_AVERAGE ? 1 :
+				    e->nr_workers);
 		rw_engine_release(e, chunk, o->rank);
 		n = 1;
 	} else {
 		for (w = 0; w < e->nr_workers; w++)
 			if (rw_round_test(o->sum, w))
 				ec->srcv[n++] = ch->src[w];
-		rw_engine_step(e, ec, ch, ec->srcv, n, n);
+		ns = rw_engine_step(e, ec, ch, ec->srcv, n, n);
 		for (w = 0; w < e->nr_workers; w++)
 			if (rw_round_test(o->sum, w))
 				rw_engine_release(e, chunk, w);
@@ -148,6 +152,8 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 	/* Pairs with the acquire in rw_engine_fresh(): the step, then done. */
 	smp_store_release(&ch->done, ch->done + n);
 	raw_write_seqcount_end(&ch->seq);
+	trace_rw_step(e->name, chunk, o->iter, n, e->hp.optim, ch->version, ns);
+	trace_rw_publish(e->name, chunk, ch->version);
 }
 
 /*
@@ -862,6 +868,7 @@ static int rw_engine_push_slot(struct rw_engine *e, u32 worker, u32 chunk,
 	ch->tags[worker] = tag ? *tag : any;
 	this_cpu_inc(e->pcpu->pushes);
 	atomic64_inc(&ch->posted);
+	trace_rw_push(e->name, worker, chunk, ch->tags[worker].iter);
 	/* Pairs with the migrate release in rw_engine_handle(). */
 	rw_core_post(smp_load_acquire(&ch->owner), &s->ev);
 	return 0;

@@ -41,6 +41,7 @@
 #include "chunk/layout.h"
 #include "rdma/remote.h"
 #include "sync/sync.h"
+#include "trace.h"
 
 /*
  * Two locks, so a transfer sleeping in the kernel never holds up setup or
@@ -194,6 +195,8 @@ int rw_worker_attach(struct rw_worker *w, const char *name, const u8 *token,
 	w->observer = observer;
 	rw_genl_event(RW_EVENT_ATTACHED, job->cfg.name, observer ? -1 : rank,
 		      NULL, GFP_KERNEL);
+	if (!observer)
+		trace_rw_attach(job->cfg.name, rank);
 out:
 	mutex_unlock(&w->setup);
 	return ret;
@@ -288,6 +291,7 @@ static int rw_worker_start_run(struct rw_job *job,
 		return PTR_ERR(s);
 	}
 	rw_sync_set_notify(s, rw_worker_evict_notify, job);
+	rw_sync_set_name(s, c->name);
 	rw_sync_set_members(s, rw_worker_members, e);
 	job->engine = e;
 	job->sync = s;
@@ -1118,6 +1122,8 @@ void rw_worker_free(struct rw_worker *w)
 		mutex_unlock(&job->run_lock);
 		rw_genl_event(RW_EVENT_DETACHED, job->cfg.name,
 			      w->observer ? -1 : w->rank, NULL, GFP_KERNEL);
+		if (!w->observer)
+			trace_rw_detach(job->cfg.name, w->rank);
 		rw_job_release_user(job);
 		rw_job_put(job);
 	}

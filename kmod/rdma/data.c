@@ -43,6 +43,7 @@
 #include "worker.h"
 #include "rdma/conn.h"
 #include "rdma/wire.h"
+#include "trace.h"
 
 /* How long the agent waits in the gate before it looks around again. */
 #define RW_AGENT_GATE_MS	200
@@ -50,9 +51,12 @@
 static void rw_conn_wc_error(struct rw_conn *c, struct ib_wc *wc,
 			     const char *what)
 {
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
+	if (wc->status != IB_WC_WR_FLUSH_ERR) {
 		pr_warn_ratelimited("%pISpc: %s: %s: closing\n", &c->info.peer,
 				    what, ib_wc_status_msg(wc->status));
+		trace_rw_wire_error(c->info.job, c->info.rank, what,
+				    wc->status);
+	}
 	rw_conn_close_later(c);
 }
 
@@ -60,6 +64,7 @@ static void rw_conn_protocol_error(struct rw_conn *c, const char *why)
 {
 	pr_warn_ratelimited("%pISpc: job %s rank %u: %s: closing\n",
 			    &c->info.peer, c->info.job, c->info.rank, why);
+	trace_rw_wire_error(c->info.job, c->info.rank, why, -EPROTO);
 	rw_conn_close_later(c);
 }
 
@@ -154,6 +159,7 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	atomic64_inc(&c->pushes);
+	trace_rw_wire_push(c->info.job, c->info.rank, imm.chunk, imm.clock);
 	WRITE_ONCE(c->heard, jiffies);
 	rw_conn_kick(c);
 }
@@ -245,6 +251,8 @@ static int rw_conn_send_params(struct rw_conn *c, u32 chunk)
 	ret = ib_post_send(c->id->qp, &wr.wr, NULL);
 	if (ret)
 		atomic_inc(&c->sq_room);
+	else
+		trace_rw_wire_write(c->info.job, c->info.rank, chunk, version);
 	return ret;
 }
 

@@ -23,12 +23,14 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include "rw.h"
 #include "sync/sync.h"
+#include "trace.h"
 
 enum rw_sync_state {
 	RW_SYNC_IDLE,		/* not waiting */
@@ -51,6 +53,7 @@ struct rw_sync {
 	void *members_arg;
 	struct delayed_work expire_work;
 	unsigned long expire_period;	/* jiffies; 0: no timer */
+	char name[24];			/* the job's, for trace events */
 };
 
 /* Mark the listed workers and report whether a waiter must be woken. */
@@ -119,6 +122,8 @@ int rw_sync_wait(struct rw_sync *s, u32 p, u32 epoch, long timeout)
 			return ret < 0 ? ret : 0;
 		}
 		s->state[p] = RW_SYNC_PARKED;
+		trace_rw_gate_wait(s->name, p, s->gate.w[p].clock,
+				   s->gate.w[p].key);
 		break;
 	}
 	spin_unlock_bh(&s->lock);
@@ -140,6 +145,7 @@ int rw_sync_wait(struct rw_sync *s, u32 p, u32 epoch, long timeout)
 		ret = left < 0 ? left : -ETIMEDOUT;
 		break;
 	}
+	trace_rw_gate_release(s->name, p, s->gate.w[p].clock, ret);
 	spin_unlock_bh(&s->lock);
 	return ret;
 }
@@ -178,8 +184,11 @@ static bool rw_sync_after_evict(struct rw_sync *s, const u32 *gone, u32 n,
 				u64 now)
 {
 	bool wake;
+	u32 i;
 
 	lockdep_assert_held(&s->lock);
+	for (i = 0; i < n; i++)
+		trace_rw_evict(s->name, gone[i]);
 	rw_sync_changed(s);
 	wake = rw_sync_mark(s, gone, n, RW_SYNC_EVICTED);
 	return rw_sync_release_locked(s, now) || wake;
@@ -277,6 +286,11 @@ void rw_sync_set_notify(struct rw_sync *s, rw_sync_notify_t fn, void *arg)
 	s->notify = fn;
 	s->notify_arg = arg;
 	spin_unlock_bh(&s->lock);
+}
+
+void rw_sync_set_name(struct rw_sync *s, const char *name)
+{
+	strscpy(s->name, name, sizeof(s->name));
 }
 
 void rw_sync_set_members(struct rw_sync *s, rw_sync_members_t fn, void *arg)

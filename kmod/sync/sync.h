@@ -63,6 +63,8 @@ __poll_t rw_sync_poll(struct rw_sync *s, u32 p, struct file *file,
 		      struct poll_table_struct *pt);
 
 void rw_sync_set_notify(struct rw_sync *s, rw_sync_notify_t fn, void *arg);
+/* The job's name, for trace events (before the first worker comes). */
+void rw_sync_set_name(struct rw_sync *s, const char *name);
 /* Set the members hook and call it once now. */
 void rw_sync_set_members(struct rw_sync *s, rw_sync_members_t fn, void *arg);
 
