@@ -369,7 +369,7 @@
 #include <linux/ioctl.h>
 
 #define RW_VERSION_MAJOR	0
-#define RW_VERSION_MINOR	1
+#define RW_VERSION_MINOR	2
 #define RW_VERSION_PATCH	0
 #define RW_VERSION_CODE \
 	((RW_VERSION_MAJOR << 16) | (RW_VERSION_MINOR << 8) | RW_VERSION_PATCH)
