@@ -5,9 +5,11 @@
  * The node is created 0660, root's: the udev rule that rackweave-tools
  * installs gives it to the group "rackweave", whose members (the trainer
  * accounts) may open it; the job's token, checked at attach, still guards
- * each job. A site without the rule has a root-only device. Every ioctl struct begins with its size and flags; the size
- * must match the struct this module knows, unknown flags and non-zero
- * reserved fields are refused, so a field added later can never be
+ * each job. A site without the rule has a root-only device.
+ *
+ * Every ioctl struct begins with its size and flags; the size must match
+ * the struct this module knows, unknown flags and non-zero reserved
+ * fields are refused, so a field added later can never be
  * misread as a request the module does not understand.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
