@@ -19,7 +19,8 @@
 #                        install-user
 #   make install-user    library, headers, pkg-config, man pages, rwctl, bash
 #                        completion, udev rule, docs (no module, no kernel tree)
-#   make uninstall       removes what install put there (same variables)
+#   make uninstall       removes what install put there (same variables);
+#                        uninstall-user what install-user put there
 #
 # Honours KERNELDIR, DESTDIR, V=1 and these install directories:
 #   PREFIX=/usr/local  LIBDIR=$(PREFIX)/lib  INCLUDEDIR=$(PREFIX)/include
@@ -48,7 +49,7 @@ USER_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(CFLAGS)
 USER_LDFLAGS := $(LDFLAGS)
 
 .PHONY: all module user check check-user check-kunit check-vm check-cluster demo deps \
-	install install-module install-data uninstall uninstall-module deb check-deb \
+	install install-module install-data uninstall uninstall-module uninstall-data deb check-deb \
 	check-pages version clean help
 
 all: module user
@@ -121,9 +122,13 @@ install: install-module install-user
 uninstall-module:
 	rm -f $(DESTDIR)/lib/modules/$$($(MAKE) -s -C $(KERNELDIR) kernelrelease)/extra/rackweave.ko
 
-uninstall: uninstall-module uninstall-user
+uninstall-data:
 	rm -f $(DESTDIR)$(UDEVDIR)/60-rackweave.rules $(DESTDIR)$(MANDIR)/man4/rackweave.4
 	rm -rf $(DESTDIR)$(DOCDIR)
+
+uninstall-user: uninstall-data
+
+uninstall: uninstall-module uninstall-user
 
 version:
 	@echo $(RW_VERSION)
