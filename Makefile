@@ -55,7 +55,7 @@ USER_LDFLAGS := $(LDFLAGS)
 all: module user
 
 help:
-	@sed -n '3,30p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/{/^$$/d;p;}' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@test -d "$(KERNELDIR)" || { echo "KERNELDIR=$(KERNELDIR) is not a kernel build tree;" \
