@@ -10,10 +10,25 @@
 #   make check-kunit     KUnit suites in a VM on the test kernel
 #   make check-vm        VM integration tests
 #   make check-cluster   two-host tests: a box VM and a worker VM
+#   make check-deb       build the Debian packages, install them in a throwaway
+#                        root and boot it (docs/packaging.md)
+#   make check-pages     man pages vs exported symbols and the header; versions
+#   make deb             Debian packages into build/deb/ (docs/packaging.md)
 #   make demo            boot VMs and show the box at work
-#   make install         module, library, headers, pkg-config, man, rwctl
+#   make install         builds, then installs the module (extra/) and all of
+#                        install-user
+#   make install-user    library, headers, pkg-config, man pages, rwctl, bash
+#                        completion, udev rule, docs (no module, no kernel tree)
+#   make uninstall       removes what install put there (same variables);
+#                        uninstall-user what install-user put there
 #
-# Honours KERNELDIR, DESTDIR, PREFIX, V=1.
+# Honours KERNELDIR, DESTDIR, V=1 and these install directories:
+#   PREFIX=/usr/local  LIBDIR=$(PREFIX)/lib  INCLUDEDIR=$(PREFIX)/include
+#   BINDIR=$(PREFIX)/bin  MANDIR=$(PREFIX)/share/man
+#   DOCDIR=$(PREFIX)/share/doc/rackweave
+#   BASHCOMPDIR=$(PREFIX)/share/bash-completion/completions
+#   UDEVDIR=/lib/udev/rules.d
+# The one version is RW_VERSION_* in uapi/rackweave.h (make version prints it).
 
 PREFIX    ?= /usr/local
 DESTDIR   ?=
@@ -21,6 +36,9 @@ V         ?= 0
 KERNELDIR ?= $(shell $(CURDIR)/scripts/kerneldir)
 
 TOP       := $(CURDIR)
+# The release: MAJOR.MINOR.PATCH from uapi/rackweave.h, the one source.
+RW_VERSION := $(shell sed -n 's/^\#define RW_VERSION_\(MAJOR\|MINOR\|PATCH\)[[:space:]]*\([0-9]*\).*/\2/p' \
+	$(CURDIR)/uapi/rackweave.h | paste -sd.)
 BUILD     := $(TOP)/build
 CC        ?= gcc
 Q         := $(if $(filter 1,$(V)),,@)
@@ -31,12 +49,13 @@ USER_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(CFLAGS)
 USER_LDFLAGS := $(LDFLAGS)
 
 .PHONY: all module user check check-user check-kunit check-vm check-cluster demo deps \
-	install install-module clean help
+	install install-module install-data uninstall uninstall-module uninstall-data deb check-deb \
+	check-pages version clean help
 
 all: module user
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/{/^$$/d;p;}' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@test -d "$(KERNELDIR)" || { echo "KERNELDIR=$(KERNELDIR) is not a kernel build tree;" \
@@ -76,15 +95,52 @@ check-cluster: user
 demo: deps user
 	$(Q)$(TOP)/scripts/demo
 
-install-module:
+# The module is built before it is installed: without a kernel build tree
+# `make install` stops at `module` with a message saying what to pass.
+install-module: module
 	$(MAKE) -C $(KERNELDIR) M=$(TOP) V=$(V) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=extra modules_install
 
 UDEVDIR ?= /lib/udev/rules.d
+DOCDIR  ?= $(PREFIX)/share/doc/rackweave
+RW_DOCS := README.md LICENSE docs/design.md docs/checkpoint.md docs/packaging.md
+
+# The udev rule, rackweave(4), the modprobe.d example and the docs.
+install-data:
+	$(Q)install -d $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(MANDIR)/man4 \
+		$(DESTDIR)$(DOCDIR)/examples
+	$(Q)install -m 0644 $(TOP)/scripts/install/60-rackweave.rules $(DESTDIR)$(UDEVDIR)/
+	$(Q)install -m 0644 $(TOP)/man/man4/rackweave.4 $(DESTDIR)$(MANDIR)/man4/
+	$(Q)install -m 0644 $(TOP)/scripts/install/rackweave.modprobe.conf \
+		$(DESTDIR)$(DOCDIR)/examples/modprobe.d-rackweave.conf
+	$(Q)install -m 0644 $(addprefix $(TOP)/,$(RW_DOCS)) $(DESTDIR)$(DOCDIR)/
+
+install-user: install-data
 
 install: install-module install-user
-	install -d $(DESTDIR)$(UDEVDIR)
-	install -m 0644 $(TOP)/scripts/install/60-rackweave.rules $(DESTDIR)$(UDEVDIR)/
+
+uninstall-module:
+	rm -f $(DESTDIR)/lib/modules/$$($(MAKE) -s -C $(KERNELDIR) kernelrelease)/extra/rackweave.ko
+
+uninstall-data:
+	rm -f $(DESTDIR)$(UDEVDIR)/60-rackweave.rules $(DESTDIR)$(MANDIR)/man4/rackweave.4
+	rm -rf $(DESTDIR)$(DOCDIR)
+
+uninstall-user: uninstall-data
+
+uninstall: uninstall-module uninstall-user
+
+version:
+	@echo $(RW_VERSION)
+
+deb:
+	$(Q)$(TOP)/scripts/build-deb
+
+check-deb:
+	$(Q)$(TOP)/scripts/check deb
+
+check-pages: lib
+	$(Q)$(TOP)/scripts/check pages
 
 clean:
 	-$(MAKE) -C $(KERNELDIR) M=$(TOP) clean >/dev/null 2>&1

@@ -2,11 +2,14 @@
 /*
  * /dev/rackweave: the trainer's door to the box.
  *
- * The node is world-accessible (0666) on purpose: trainers run as ordinary
- * users, and what guards a job is its token, checked at attach, not the
- * file mode. Every ioctl struct begins with its size and flags; the size
- * must match the struct this module knows, unknown flags and non-zero
- * reserved fields are refused, so a field added later can never be
+ * The node is created 0660, root's: the udev rule that rackweave-tools
+ * installs gives it to the group "rackweave", whose members (the trainer
+ * accounts) may open it; the job's token, checked at attach, still guards
+ * each job. A site without the rule has a root-only device.
+ *
+ * Every ioctl struct begins with its size and flags; the size must match
+ * the struct this module knows, unknown flags and non-zero reserved
+ * fields are refused, so a field added later can never be
  * misread as a request the module does not understand.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -361,7 +364,7 @@ static struct miscdevice rw_miscdev = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= RW_DEV_NAME,
 	.fops	= &rw_chardev_fops,
-	.mode	= 0666,
+	.mode	= 0660,
 };
 
 int rw_chardev_init(void)

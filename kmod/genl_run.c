@@ -160,8 +160,9 @@ struct rw_rank_sums {
 
 /*
  * One entry per rank, read once each; their sums go to *@sum for the
- * job's totals. Evictions are the gate's less the departures it counted
- * as evictions.
+ * job's totals. Counters count since the job was created (past runs'
+ * kept in the job); evictions are the gate's, this run's and the past
+ * runs', less the departures it counted as evictions.
  */
 static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job,
 			       struct rw_rank_sums *sum)
@@ -186,17 +187,17 @@ static int rw_put_worker_stats(struct sk_buff *skb, struct rw_job *job,
 		bool live = false;
 		u64 v[ARRAY_SIZE(attrs)];
 
-		if (job->sync &&
-		    !rw_sync_worker_stats(job->sync, r, &gs, &clock, &live))
-			gs.evictions -= atomic64_read(&wc->leaves);
+		if (job->sync)
+			rw_sync_worker_stats(job->sync, r, &gs, &clock, &live);
 		v[0] = clock;
 		v[1] = atomic64_read(&wc->pushes);
 		v[2] = atomic64_read(&wc->pulls);
 		v[3] = atomic64_read(&wc->bytes);
 		v[4] = atomic64_read(&wc->chunks);
-		v[5] = gs.parks;
-		v[6] = gs.parked_ns;
-		v[7] = gs.evictions;
+		v[5] = gs.parks + atomic64_read(&wc->past_parks);
+		v[6] = gs.parked_ns + atomic64_read(&wc->past_parked_ns);
+		v[7] = gs.evictions + atomic64_read(&wc->past_evictions) -
+		       atomic64_read(&wc->leaves);
 		v[8] = atomic64_read(&wc->errors);
 		v[9] = atomic64_read(&wc->late) +
 		       (job->engine ? rw_engine_late(job->engine, r) : 0);
@@ -237,6 +238,12 @@ static int rw_put_job_stats(struct sk_buff *skb, struct rw_job *job,
 		rw_engine_get_stats(job->engine, &es);
 	if (job->sync)
 		rw_sync_info(job->sync, &si);
+	/* Counters add the past runs'; the gate's state is this run's. */
+	es.pushes += job->past.pushes;
+	es.busy += job->past.busy;
+	es.steps += job->past.steps;
+	es.migrations += job->past.migrations;
+	es.errors += job->past.errors;
 	v[0] = es.pushes;
 	v[1] = sum->pulls;
 	v[2] = sum->bytes;

@@ -21,6 +21,7 @@
 #include "rw.h"
 #include "job.h"
 #include "engine.h"
+#include "engine_query.h"
 #include "genl.h"
 #include "params.h"
 #include "worker.h"
@@ -442,20 +443,52 @@ bool rw_job_drop_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
 	return held;
 }
 
+/*
+ * A run ends: its engine's and gate's counts join the job's past ones,
+ * under run_lock, so that a stats reader (which holds it too) never sees a
+ * counter go back (stats count since the job was created).
+ */
+static void rw_job_keep_counts(struct rw_job *job, struct rw_engine *e,
+			       struct rw_sync *s)
+{
+	struct rw_engine_stats es;
+	u32 r;
+
+	lockdep_assert_held(&job->run_lock);
+	if (e) {
+		rw_engine_get_stats(e, &es);
+		job->past.pushes += es.pushes;
+		job->past.busy += es.busy;
+		job->past.steps += es.steps;
+		job->past.migrations += es.migrations;
+		job->past.errors += es.errors;
+	}
+	for (r = 0; r < job->cfg.workers; r++) {
+		struct rw_worker_counters *wc = &job->wc[r];
+		struct rw_gate_stats gs = {};
+		bool live;
+		u64 clock;
+
+		if (e)
+			atomic64_add(rw_engine_late(e, r), &wc->late);
+		if (!s || rw_sync_worker_stats(s, r, &gs, &clock, &live))
+			continue;
+		atomic64_add(gs.parks, &wc->past_parks);
+		atomic64_add(gs.parked_ns, &wc->past_parked_ns);
+		atomic64_add(gs.evictions, &wc->past_evictions);
+	}
+}
+
 void rw_job_release_user(struct rw_job *job)
 {
 	struct rw_engine *e = NULL;
 	struct rw_sync *s = NULL;
-	u32 r;
 
 	mutex_lock(&job->run_lock);
 	mutex_lock(&rw_jobs_lock);
 	if (!--job->users) {
 		e = job->engine;
 		s = job->sync;
-		/* The run's counts outlive it (stats count since creation). */
-		for (r = 0; e && r < job->cfg.workers; r++)
-			atomic64_add(rw_engine_late(e, r), &job->wc[r].late);
 		job->engine = NULL;
 		job->sync = NULL;
 		WRITE_ONCE(job->run_chunks, 0);
@@ -463,6 +496,7 @@ void rw_job_release_user(struct rw_job *job)
 		WRITE_ONCE(job->run_bytes, 0);
 	}
 	mutex_unlock(&rw_jobs_lock);
+	rw_job_keep_counts(job, e, s);
 	mutex_unlock(&job->run_lock);
 	/* Nobody else can reach them now: the last user is gone. */
 	rw_sync_destroy(s);

@@ -34,7 +34,11 @@ struct rw_engine;
 struct rw_sync;
 struct rw_worker;
 
-/* Per-rank counters, kept for the job's life (ranks come and go). */
+/*
+ * Per-rank counters, kept for the job's life (ranks come and go, runs
+ * start and end): statistics count since the job was created. The gate's
+ * own counters die with its run; a run's end adds them to the past_ ones.
+ */
 struct rw_worker_counters {
 	atomic64_t pushes;		/* push calls that pushed */
 	atomic64_t pulls;		/* pull calls that returned fresh */
@@ -43,6 +47,14 @@ struct rw_worker_counters {
 	atomic64_t errors;		/* calls refused */
 	atomic64_t leaves;		/* gate evictions that were detaches */
 	atomic64_t late;		/* late gradients dropped, past runs */
+	atomic64_t past_parks;		/* gate parks, past runs */
+	atomic64_t past_parked_ns;	/* time parked, past runs */
+	atomic64_t past_evictions;	/* gate evictions, past runs */
+};
+
+/* The engine's counters of the job's past runs, added when a run ends. */
+struct rw_job_past {
+	u64 pushes, busy, steps, migrations, errors;
 };
 
 /*
@@ -108,6 +120,7 @@ struct rw_job {
 	struct mutex run_lock;		/* starts and ends runs */
 	struct rw_engine *engine;	/* [R], stable while a file is attached */
 	struct rw_sync *sync;		/* [R], likewise */
+	struct rw_job_past past;	/* [R] */
 
 	spinlock_t replay_lock;		/* protects replay */
 	struct rw_replay replay;	/* connect nonces seen */

@@ -16,7 +16,7 @@ static const struct {
 	int err;
 	const char *msg;
 } rw_errors[] = {
-	{ ENOENT, "not found: the RackWeave device (is the rackweave module loaded?), the job, or a tensor key" },
+	{ ENOENT, "not found: the file named (a token or checkpoint file), the RackWeave device (is the rackweave module loaded?), the job, or a tensor key" },
 	{ ENXIO, "RackWeave device node exists but no module is behind it" },
 	{ ENODEV, "the job was deleted (or no RackWeave module is behind the device node)" },
 	{ EACCES, "access denied: wrong job token, or no permission on the RackWeave device" },

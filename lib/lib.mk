@@ -3,16 +3,18 @@
 # librackweave, included by the top Makefile (which sets TOP, BUILD, CC, Q,
 # USER_CFLAGS, USER_LDFLAGS, PREFIX, DESTDIR).
 #
-#   lib          build/lib/librackweave.so.0.1.0 (+ .so.0, .so links),
-#                build/lib/librackweave.a, build/lib/rackweave.pc
-#   install-lib  library, headers, pkg-config file, man pages
+#   lib            build/lib/librackweave.so.$(RW_VERSION) (+ .so.0, .so links),
+#                  build/lib/librackweave.a, build/lib/rackweave.pc
+#   install-lib    library, headers, pkg-config file (rackweave.pc, so
+#                  `pkg-config rackweave`), man pages (3 and 7)
+#   uninstall-lib  removes them
 #
 # The installed header is <rackweave.h>; it includes the uapi header as
 # <rackweave/uapi.h>. In the tree that path is served from build/include, and
 # RW_USER_CPPFLAGS must come before USER_CFLAGS so that <rackweave.h> finds
 # lib/include/rackweave.h rather than uapi/rackweave.h.
 
-RW_LIB_VERSION	:= 0.2.0
+RW_LIB_VERSION	:= $(RW_VERSION)
 RW_LIB_SONAME	:= librackweave.so.0
 RW_LIB_OUT	:= $(BUILD)/lib
 RW_LIB_SO	:= $(RW_LIB_OUT)/librackweave.so.$(RW_LIB_VERSION)
@@ -25,6 +27,7 @@ RW_LIB_OBJS	:= $(patsubst %,$(RW_LIB_OUT)/%.o,$(RW_LIB_NAMES))
 RW_LIB_LIBS	:= -lnuma -pthread
 RW_UAPI_COPY	:= $(BUILD)/include/rackweave/uapi.h
 RW_LIB_MAN3	:= $(wildcard $(TOP)/man/man3/*.3)
+RW_LIB_MAN7	:= $(TOP)/man/man7/librackweave.7
 
 RW_USER_CPPFLAGS := -I$(TOP)/lib/include -I$(BUILD)/include
 
@@ -40,7 +43,7 @@ rw_pc_subst = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(RW_LIB_VERSION)|g' \
 	-e 's|@LIBS_PRIVATE@|$(RW_LIB_LIBS)|g'
 
-.PHONY: lib install-lib install-user rw-force
+.PHONY: lib install-lib uninstall-lib install-user uninstall-user rw-force
 
 lib: $(RW_LIB_SO) $(RW_LIB_OUT)/librackweave.so.0 $(RW_LIB_OUT)/librackweave.so \
 	$(RW_LIB_A) $(RW_LIB_PC)
@@ -81,7 +84,8 @@ rw-force:
 
 install-lib: lib
 	$(Q)install -d $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(INCLUDEDIR)/rackweave $(DESTDIR)$(MANDIR)/man3
+		$(DESTDIR)$(INCLUDEDIR)/rackweave $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(MANDIR)/man7
 	$(Q)install -m 0755 $(RW_LIB_SO) $(DESTDIR)$(LIBDIR)/
 	$(Q)ln -sf $(notdir $(RW_LIB_SO)) $(DESTDIR)$(LIBDIR)/librackweave.so.0
 	$(Q)ln -sf librackweave.so.0 $(DESTDIR)$(LIBDIR)/librackweave.so
@@ -92,8 +96,20 @@ install-lib: lib
 	$(Q)$(rw_pc_subst) $(TOP)/lib/rackweave.pc.in > \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/rackweave.pc
 	$(Q)install -m 0644 $(RW_LIB_MAN3) $(DESTDIR)$(MANDIR)/man3/
+	$(Q)install -m 0644 $(RW_LIB_MAN7) $(DESTDIR)$(MANDIR)/man7/
 
 install-user: install-lib
+
+uninstall-lib:
+	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(RW_LIB_SO)) $(DESTDIR)$(LIBDIR)/librackweave.so.0 \
+		$(DESTDIR)$(LIBDIR)/librackweave.so $(DESTDIR)$(LIBDIR)/librackweave.a \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/rackweave.pc \
+		$(DESTDIR)$(INCLUDEDIR)/rackweave.h $(DESTDIR)$(INCLUDEDIR)/rackweave/uapi.h \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(RW_LIB_MAN3))) \
+		$(DESTDIR)$(MANDIR)/man7/librackweave.7
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/rackweave 2>/dev/null
+
+uninstall-user: uninstall-lib
 
 -include $(RW_LIB_OBJS:.o=.d)
 

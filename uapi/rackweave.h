@@ -272,7 +272,10 @@
  *   RW_JOB_A_WORKER_STATS (one entry per rank: RW_STAT_A_RANK, _ATTACHED,
  *   _LIVE, _CLOCK, _PUSHES, _PULLS, _BYTES, _CHUNKS, _PARKS, _PARKED_NS,
  *   _EVICTIONS, _ERRORS, _LATE_DROPPED). Counters start at
- *   0 when the job is created; bytes and chunks count gradients pushed.
+ *   0 when the job is created and count over all its runs (a run's end
+ *   resets none); bytes and chunks count gradients pushed. The gate's
+ *   state (_EPOCH, _LIVE, _PARKED, _MIN_CLOCK, _MAX_SKEW, a rank's _CLOCK
+ *   and _LIVE) is the current run's, 0 between runs.
  *
  * Multicast group "events" (RW_GENL_MCGRP_EVENTS; joining needs
  *   CAP_NET_ADMIN) carries RW_CMD_EVENT messages: RW_JOB_A_EVENT (enum
@@ -369,7 +372,7 @@
 #include <linux/ioctl.h>
 
 #define RW_VERSION_MAJOR	0
-#define RW_VERSION_MINOR	1
+#define RW_VERSION_MINOR	2
 #define RW_VERSION_PATCH	0
 #define RW_VERSION_CODE \
 	((RW_VERSION_MAJOR << 16) | (RW_VERSION_MINOR << 8) | RW_VERSION_PATCH)

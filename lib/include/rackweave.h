@@ -29,10 +29,15 @@
 extern "C" {
 #endif
 
-/* Version of librackweave itself, distinct from the module's RW_VERSION_*. */
-#define RW_LIB_VERSION_MAJOR	0
-#define RW_LIB_VERSION_MINOR	2
-#define RW_LIB_VERSION_PATCH	0
+/*
+ * Version of librackweave: RackWeave releases the module, the library and
+ * rwctl together, so it is the release's, RW_VERSION_* of the uapi header
+ * (the one source of the version). The soname (librackweave.so.0) and the
+ * symbol versions (RACKWEAVE_0.1, ...) track the ABI, not the release.
+ */
+#define RW_LIB_VERSION_MAJOR	RW_VERSION_MAJOR
+#define RW_LIB_VERSION_MINOR	RW_VERSION_MINOR
+#define RW_LIB_VERSION_PATCH	RW_VERSION_PATCH
 
 /* An open handle on the RackWeave character device. Opaque. */
 struct rw_ctx;

@@ -370,6 +370,12 @@ static void rw_wt_bsp(struct kunit *test)
 	rw_worker_free(a);
 	rw_worker_free(b);
 	KUNIT_EXPECT_PTR_EQ(test, job->engine, NULL);
+	/*
+	 * The run is over; its counts stay with the job (stats count since
+	 * creation): 4 iterations of 4 chunks, pushed by both workers.
+	 */
+	KUNIT_EXPECT_EQ(test, job->past.steps, 16ULL);
+	KUNIT_EXPECT_EQ(test, job->past.pushes, 32ULL);
 	rw_job_put(job);
 }
 

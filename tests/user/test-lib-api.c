@@ -72,6 +72,7 @@ static void rwt_strerror(void **state)
 		{ EOPNOTSUPP, "F32" },
 		{ EINTR, "signal" },
 		{ ENOENT, "module" },
+		{ ENOENT, "token" },
 		{ EPROTO, "ABI" },
 	};
 	size_t i;

@@ -73,7 +73,7 @@ static void rw_assert_malformed(struct rw_fixture *fx)
 /* The four attributes every reply carries, as the module sends them. */
 static void rw_put_header(struct nl_msg *m)
 {
-	assert_int_equal(nla_put_string(m, RW_A_VERSION, "0.1.0"), 0);
+	assert_int_equal(nla_put_string(m, RW_A_VERSION, RW_VERSION_STRING), 0);
 	assert_int_equal(nla_put_u32(m, RW_A_VERSION_CODE, RW_VERSION_CODE), 0);
 	assert_int_equal(nla_put_u64(m, RW_A_FEATURES, RW_FEATURES_ALL), 0);
 	assert_int_equal(nla_put_u32(m, RW_A_CPUS_ONLINE, 4), 0);
@@ -128,7 +128,7 @@ static void rw_test_full_reply(void **state)
 	nla_nest_end(fx->msg, list);
 
 	assert_int_equal(rw_parse(fx), 0);
-	assert_string_equal(fx->st.version, "0.1.0");
+	assert_string_equal(fx->st.version, RW_VERSION_STRING);
 	assert_int_equal(fx->st.version_code, RW_VERSION_CODE);
 	assert_int_equal(fx->st.features, RW_FEATURES_ALL);
 	assert_int_equal(fx->st.cpus_online, 4);
@@ -181,7 +181,7 @@ static void rw_test_int_too_long(void **state)
 	struct rw_fixture *fx = *state;
 	uint64_t v = 4;
 
-	assert_int_equal(nla_put_string(fx->msg, RW_A_VERSION, "0.1.0"), 0);
+	assert_int_equal(nla_put_string(fx->msg, RW_A_VERSION, RW_VERSION_STRING), 0);
 	assert_int_equal(nla_put_u32(fx->msg, RW_A_VERSION_CODE, 1), 0);
 	assert_int_equal(nla_put_u64(fx->msg, RW_A_FEATURES, 0), 0);
 	/* A u32 sent as eight bytes: libnl's minimum-length check passes it. */
@@ -194,7 +194,7 @@ static void rw_test_int_too_short(void **state)
 	struct rw_fixture *fx = *state;
 	uint32_t v = 7;
 
-	assert_int_equal(nla_put_string(fx->msg, RW_A_VERSION, "0.1.0"), 0);
+	assert_int_equal(nla_put_string(fx->msg, RW_A_VERSION, RW_VERSION_STRING), 0);
 	assert_int_equal(nla_put_u32(fx->msg, RW_A_VERSION_CODE, 1), 0);
 	assert_int_equal(nla_put(fx->msg, RW_A_FEATURES, sizeof(v), &v), 0);
 	assert_int_equal(nla_put_u32(fx->msg, RW_A_CPUS_ONLINE, 1), 0);
@@ -205,7 +205,7 @@ static void rw_test_string_unterminated(void **state)
 {
 	struct rw_fixture *fx = *state;
 
-	assert_int_equal(nla_put(fx->msg, RW_A_VERSION, 5, "0.1.0"), 0);
+	assert_int_equal(nla_put(fx->msg, RW_A_VERSION, 5, RW_VERSION_STRING), 0);
 	assert_int_equal(nla_put_u32(fx->msg, RW_A_VERSION_CODE, 1), 0);
 	assert_int_equal(nla_put_u64(fx->msg, RW_A_FEATURES, 0), 0);
 	assert_int_equal(nla_put_u32(fx->msg, RW_A_CPUS_ONLINE, 1), 0);

@@ -187,7 +187,7 @@ static void rw_assert_malformed(struct rw_fx *fx, const char *what)
 /* The four attributes every status reply carries. */
 static void rw_put_header(struct nl_msg *m)
 {
-	assert_int_equal(nla_put_string(m, RW_A_VERSION, "0.1.0"), 0);
+	assert_int_equal(nla_put_string(m, RW_A_VERSION, RW_VERSION_STRING), 0);
 	assert_int_equal(nla_put_u32(m, RW_A_VERSION_CODE, RW_VERSION_CODE), 0);
 	assert_int_equal(nla_put_u64(m, RW_A_FEATURES, RW_FEATURES_ALL), 0);
 	assert_int_equal(nla_put_u32(m, RW_A_CPUS_ONLINE, 4), 0);

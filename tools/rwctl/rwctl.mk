@@ -5,6 +5,7 @@
 #   rwctl          build/rwctl (librackweave linked statically, so the
 #                  binary runs from the tree without LD_LIBRARY_PATH)
 #   install-rwctl  binary, rwctl(8), bash completion
+#   uninstall-rwctl  removes them
 #
 # Everything except main.c also goes into build/tools/rwctl/librwctl.a, which
 # the tests link to drive rwctl_run() and the printers without main().
@@ -25,7 +26,7 @@ RW_NL_LIBS	:= $(shell pkg-config --libs libnl-genl-3.0)
 BINDIR		?= $(PREFIX)/bin
 BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
 
-.PHONY: rwctl install-rwctl
+.PHONY: rwctl install-rwctl uninstall-rwctl
 
 rwctl: $(RW_RWCTL_BIN)
 
@@ -53,6 +54,12 @@ install-rwctl: rwctl
 		$(DESTDIR)$(BASHCOMPDIR)/rwctl
 
 install-user: install-rwctl
+
+uninstall-rwctl:
+	rm -f $(DESTDIR)$(BINDIR)/rwctl $(DESTDIR)$(MANDIR)/man8/rwctl.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/rwctl
+
+uninstall-user: uninstall-rwctl
 
 -include $(RW_RWCTL_OBJS:.o=.d) $(RW_RWCTL_MAIN:.o=.d)
 

@@ -272,7 +272,9 @@ static const struct rwctl_cmd rwctl_stats_cmds[] = {
 "  dropped late. Then per rank: attached, live, clock (iterations done),\n"
 "  pushes, pulls, bytes, chunks, times parked by the gate and time spent\n"
 "  parked, evictions, refused calls and late_dropped: gradients that came\n"
-"  after a BSP quorum had completed their step, and were dropped.\n",
+"  after a BSP quorum had completed their step, and were dropped.\n"
+"  Counters count since the job was created, over all its runs; the\n"
+"  gate's state (epoch, live, parked, clocks, skew) is the current run's.\n",
 		.max_args = 1,
 		.run = rwctl_stats_show,
 	},
