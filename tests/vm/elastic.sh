@@ -6,7 +6,8 @@
 #  1. 4 trainers under BSP; rank 3 detaches cleanly after iteration 20:
 #     the other 3 finish, bit-identical to the single-process reference
 #     replaying that membership (4 ranks, then 3).
-#  2. kill -9 of one trainer mid-run (evict-ms 2000): the others keep
+#  2. kill -9 of one trainer mid-run (evict-ms 10000, which a loaded host
+#     cannot reach by chance; the kill is a close, not a silence): the others keep
 #     stepping within 3 s; a new trainer attaches with the freed rank and
 #     follows the job's steps; the run ends with all 4 holding the same
 #     parameters and a falling loss.
@@ -108,8 +109,8 @@ t_ok "loss falls for rank 0" loss_falls "$RW_OUT/leave4-rank0.log"
 t_ok "job del leave4" "$RWCTL" job del leave4
 
 # ---- 2. kill -9, then a new trainer takes the rank ----
-t_ok "job add kill4: BSP, evict-ms 2000" \
-	"$RWCTL" job add kill4 workers $W lr 0.5 chunk-size 4096 evict-ms 2000 \
+t_ok "job add kill4: BSP, evict-ms 10000" \
+	"$RWCTL" job add kill4 workers $W lr 0.5 chunk-size 4096 evict-ms 10000 \
 	token-file "$RW_OUT/token"
 pids=()
 for r in 0 1 3; do

@@ -150,7 +150,7 @@ for _ in $(seq 100); do
 done
 trace_off te.txt
 kill -9 $p0 $p1
-wait $p0 $p1
+wait $p0 $p1 2>/dev/null
 t_ok "rw_evict: the stopped rank 1 evicted" grep -q "rw_evict: job=te rank=1$" "$RW_OUT/te.txt"
 
 # --- 3. over the wire ---
