@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0
+"""PyTorch integration: a DDP communication hook and a DistributedOptimizer.
+
+Two ways to train a torch model through the box, for two kinds of job:
+
+* ``register_ddp_hook(ddp_model, worker)`` on a job created with
+  ``optim average``: DistributedDataParallel keeps its own optimizer on
+  every trainer and the box replaces the all-reduce. Each gradient bucket
+  DDP hands the hook is copied into the mapped gradient buffer (DDP owns
+  its bucket memory, so this one copy cannot be avoided); when the last
+  bucket of the backward pass arrives, one pushpull sends every chunk and
+  waits for the box's mean, and each bucket's future completes with the
+  mean read from the mapped parameter buffer. One transfer per iteration
+  rather than one per bucket because buckets do not end on chunk
+  boundaries: two buckets may share a chunk, and a chunk is pushed once
+  per iteration. Under BSP every replica receives the same mean, bit for
+  bit, so DDP's replicas stay identical, as with gloo or NCCL. Under SSP
+  and adaptive staleness a pull returns the gradient the box applied last
+  (see rwctl(8), ``optim average``) and replicas drift apart: use the
+  DistributedOptimizer there.
+
+* ``DistributedOptimizer(model, worker)`` on a job with a box-side
+  optimizer (sgd, momentum, nesterov, adam): the box holds the one copy of
+  the parameters and runs the optimizer; trainers only push gradients and
+  pull parameters. Nothing is copied: the model's parameters become torch
+  tensors over the mapped parameter buffer (read-only: never write them),
+  and their ``.grad`` tensors over the mapped gradient buffer, so autograd
+  accumulates each gradient straight into what the push sends. Works under
+  every sync policy (BSP, ASP, SSP, adaptive).
+
+Both need the worker's layout to be the model's trainable parameters in
+``model.parameters()`` order, keys 0, 1, 2, ...: ``declare_model`` does it.
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+from typing import List, Optional
+
+import numpy as np
+import torch
+
+from .worker import RackWeaveError, Worker
+
+
+def model_layout(model: torch.nn.Module) -> dict:
+    """{key: nelems} for the model's trainable parameters, keys in order."""
+    return {i: p.numel() for i, p in enumerate(_params(model))}
+
+
+def _params(model: torch.nn.Module) -> List[torch.nn.Parameter]:
+    ps = [p for p in model.parameters() if p.requires_grad]
+    for p in ps:
+        if p.dtype != torch.float32 or p.device.type != "cpu":
+            raise RackWeaveError(_errno.EOPNOTSUPP, "declare_model",
+                                 "only float32 parameters on the CPU go through "
+                                 f"the box (found {p.dtype} on {p.device})")
+    return ps
+
+
+def declare_model(worker: Worker, model: torch.nn.Module) -> None:
+    """Declare (and map) the model's trainable parameters as the job's layout."""
+    worker.declare(model_layout(model))
+
+
+def _key_of(model: torch.nn.Module) -> dict:
+    return {id(p): i for i, p in enumerate(_params(model))}
+
+
+class _DDPHookState:
+    def __init__(self, worker: Worker, model: torch.nn.Module):
+        self.worker = worker
+        self.key = _key_of(model)
+        self.grad = {k: worker.tensor(k).grad_tensor() for k in self.key.values()}
+        self.mean = {k: worker.tensor(k).params_tensor() for k in self.key.values()}
+        self.pending: list = []
+        self.steps = 0
+
+
+def _ddp_hook(state: _DDPHookState, bucket) -> torch.futures.Future:
+    fut: torch.futures.Future = torch.futures.Future()
+    try:
+        keys = [state.key[id(p)] for p in bucket.parameters()]
+        grads = bucket.gradients()
+        for k, g in zip(keys, grads):
+            state.grad[k].copy_(g.reshape(-1))
+        state.pending.append((fut, bucket.buffer(), keys, grads))
+        if bucket.is_last():
+            state.worker.pushpull()
+            state.steps += 1
+            for f, buf, ks, gs in state.pending:
+                for k, g in zip(ks, gs):
+                    g.copy_(state.mean[k].view(g.shape))
+                f.set_result(buf)
+            state.pending = []
+    except Exception as e:  # DDP re-raises it from backward()
+        for f, *_ in state.pending:
+            if not f.done():
+                f.set_exception(e)
+        state.pending = []
+        if not fut.done():
+            fut.set_exception(e)
+    return fut
+
+
+def register_ddp_hook(ddp_model: torch.nn.parallel.DistributedDataParallel,
+                      worker: Worker, *, declare: bool = True) -> _DDPHookState:
+    """Make ``ddp_model`` average its gradients through the box.
+
+    ``worker`` is attached to a job created with ``optim average``; with
+    ``declare`` (the default) the model's parameters are declared and
+    mapped first. Returns the hook's state (``steps`` counts iterations)."""
+    module = ddp_model.module
+    if declare:
+        declare_model(worker, module)
+    state = _DDPHookState(worker, module)
+    ddp_model.register_comm_hook(state, _ddp_hook)
+    return state
+
+
+class DistributedOptimizer:
+    """Train ``model`` with the box's optimizer, zero copy.
+
+    On creation the model's parameters are declared (unless the worker is
+    declared already), the run's initial parameters are rank 0's model
+    (``rw_params_init``; the other ranks wait for them), and the model is
+    rebuilt over the mapped buffers: ``p.data`` views the parameter buffer,
+    ``p.grad`` the gradient buffer. Per iteration::
+
+        opt.zero_grad(); loss.backward(); opt.step()
+
+    ``step()`` pushes every gradient and pulls the new parameters in one
+    call (``step_start()``/``step_wait()`` split it for overlap). The
+    parameters may change under a running forward pass only under ASP,
+    SSP or adaptive staleness, when another worker's push completes a step
+    (Hogwild-style reads, as a parameter server gives).
+    """
+
+    def __init__(self, model: torch.nn.Module, worker: Worker, *,
+                 init_from_rank0: bool = True, timeout_ms: int = 0):
+        self.worker = worker
+        self.model = model
+        params = _params(model)
+        if worker.params is None:
+            declare_model(worker, model)
+        if init_from_rank0:
+            if worker.rank == 0:
+                init = np.zeros_like(worker.params)
+                for k, p in enumerate(params):
+                    t = worker.tensor(k)
+                    init[t.offset // 4:t.offset // 4 + t.nelems] = \
+                        p.detach().reshape(-1).numpy()
+                worker.params_init(init)
+            else:
+                worker.params_wait(timeout_ms)
+        worker.pull()
+        for k, p in enumerate(params):
+            t = worker.tensor(k)
+            p.data = t.params_tensor().view(p.shape)
+            p.grad = t.grad_tensor().view(p.shape)
+        self.steps = 0
+        self._pending = False
+
+    def zero_grad(self, set_to_none: bool = False) -> None:
+        """Zero the mapped gradients in place (never set them to None: the
+        next backward must accumulate into the mapping)."""
+        if set_to_none:
+            raise RackWeaveError(_errno.EINVAL, "zero_grad",
+                                 "set_to_none would detach .grad from the mapping")
+        self.worker.grad[:] = 0.0
+
+    def step(self, closure=None) -> Optional[float]:
+        """Push every gradient, pull the box's new parameters."""
+        loss = closure() if closure is not None else None
+        self.worker.pushpull()
+        self.steps += 1
+        return loss
+
+    def step_start(self) -> bool:
+        """Push now, start the pull; True if the parameters are already fresh."""
+        done = self.worker.pushpull_start()
+        self._pending = not done
+        self.steps += 1
+        return done
+
+    def step_wait(self, timeout_ms: int = -1) -> None:
+        """Finish what step_start() began."""
+        if self._pending:
+            self.worker.wait(timeout_ms)
+            self._pending = False

@@ -1,0 +1,444 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A RackWeave worker from Python: attach, declare, map, push and pull.
+
+One Worker owns one librackweave context (one open /dev/rackweave). The
+buffers are mapped twice over the same pages: once by the library (which
+needs them for its own bookkeeping) and once here with Python's mmap, so
+that the numpy arrays handed out own their mapping. That is what makes
+close() safe: the context (and with it the rank) is released at once, and
+an array still held afterwards keeps reading valid memory until it is
+garbage collected, instead of pointing at an unmapped range. Both mappings
+are MAP_SHARED views of the engine's (or, on a worker host, the module's)
+own pages: nothing is ever copied. The parameter and version arrays are
+read-only, as their mappings are; a torch tensor made from them must only
+be read (a write would fault).
+
+Every failure raises RackWeaveError, an OSError carrying the errno and
+librackweave's sentence for it (rw_strerror), prefixed by the call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno as _errno
+import mmap
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+
+TokenLike = Union[bytes, bytearray, str, os.PathLike]
+Layout = Union[Mapping[int, int], Sequence[Tuple[int, int]]]
+
+
+class RackWeaveError(OSError):
+    """A librackweave call (or rwctl) failed.
+
+    ``errno`` is the positive errno, ``strerror`` RackWeave's explanation,
+    ``call`` what was being done.
+    """
+
+    def __init__(self, err: int, call: str, message: Optional[str] = None):
+        err = abs(err)
+        msg = message if message is not None else _lib.strerror(err)
+        super().__init__(err, msg)
+        self.call = call
+
+    def __str__(self) -> str:
+        name = _errno.errorcode.get(self.errno, str(self.errno))
+        return f"{self.call}: {self.strerror} ({name})"
+
+
+def _check(ret: int, call: str) -> int:
+    if ret < 0:
+        raise RackWeaveError(-ret, call)
+    return ret
+
+
+def read_token(token: TokenLike) -> bytes:
+    """A job token as 32 raw bytes.
+
+    Accepts the raw bytes, 64 hex digits (what rwctl prints), or a path to
+    a token file (raw or hex, as rw_token_read(3) reads it).
+    """
+    if isinstance(token, (bytes, bytearray)):
+        if len(token) != _lib.RW_JOB_TOKEN_LEN:
+            raise RackWeaveError(_errno.EINVAL, "token",
+                                 f"a token is {_lib.RW_JOB_TOKEN_LEN} bytes, "
+                                 f"not {len(token)}")
+        return bytes(token)
+    s = os.fspath(token)
+    if len(s) == 2 * _lib.RW_JOB_TOKEN_LEN and not os.path.exists(s):
+        try:
+            return bytes.fromhex(s)
+        except ValueError:
+            pass
+    buf = (ctypes.c_uint8 * _lib.RW_JOB_TOKEN_LEN)()
+    _check(lib.rw_token_read(s.encode(), buf), f"rw_token_read({s!r})")
+    return bytes(buf)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The job's geometry as RW_IOC_SETUP reports it."""
+    rank: int
+    workers: int
+    chunk_size: int
+    nr_chunks: int
+    nr_tensors: int
+    sync: str
+    model_bytes: int
+    node: int
+    epoch: int
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One declared tensor: numpy views of its gradient and parameters.
+
+    ``grad`` is writable (what a push sends; None for an observer),
+    ``params`` read-only (what a pull brings). Both are float32 views of the
+    mapped buffers, no copy. ``first_chunk``/``nr_chunks`` name its chunks.
+    """
+    key: int
+    nelems: int
+    offset: int
+    first_chunk: int
+    nr_chunks: int
+    grad: Optional[np.ndarray]
+    params: np.ndarray
+
+    def grad_tensor(self):
+        """The gradient as a torch tensor sharing the mapping."""
+        import torch
+        if self.grad is None:
+            raise RackWeaveError(_errno.EPERM, "grad_tensor",
+                                 "an observer has no gradient buffer")
+        return torch.from_numpy(self.grad)
+
+    def params_tensor(self):
+        """The parameters as a torch tensor sharing the (read-only) mapping."""
+        return _ro_tensor(self.params)
+
+
+def _ro_tensor(a: np.ndarray):
+    import torch
+    with warnings.catch_warnings():
+        # torch warns that the array is not writable: it is not, by design.
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.from_numpy(a)
+
+
+def _ranges(keys: Optional[Iterable[int]],
+            chunks: Optional[Sequence[Tuple[int, int]]]):
+    if keys is not None and chunks is not None:
+        raise RackWeaveError(_errno.EINVAL, "transfer",
+                             "give tensor keys or chunk ranges, not both")
+    if keys is not None:
+        ks = list(keys)
+        arr = (_lib.Range * max(len(ks), 1))()
+        for i, k in enumerate(ks):
+            arr[i].first, arr[i].count = int(k), 0
+        if not ks:
+            raise RackWeaveError(_errno.EINVAL, "transfer",
+                                 "an empty list of keys (None means every chunk)")
+        return arr, len(ks), _lib.RW_XFER_KEYS
+    if chunks is not None:
+        cs = list(chunks)
+        if not cs:
+            raise RackWeaveError(_errno.EINVAL, "transfer",
+                                 "an empty list of ranges (None means every chunk)")
+        arr = (_lib.Range * len(cs))()
+        for i, (first, count) in enumerate(cs):
+            arr[i].first, arr[i].count = int(first), int(count)
+        return arr, len(cs), 0
+    return None, 0, 0
+
+
+class Worker:
+    """A worker (or observer) of one job.
+
+    ``Worker("digits", token, rank=0)`` attaches on this host;
+    ``box="10.88.0.1"`` attaches to a job on another host over RDMA
+    (rw_attach_remote(3)); ``observer=True`` maps a running job read-only.
+    Use as a context manager or call close().
+    """
+
+    def __init__(self, job: str, token: TokenLike, rank: int = 0, *,
+                 box: Optional[str] = None, observer: bool = False,
+                 device: Optional[str] = None, timeout_ms: int = 0):
+        self._ctx = ctypes.c_void_p()
+        self._maps: list = []
+        self.job = job
+        self.rank = rank
+        self.grad: Optional[np.ndarray] = None
+        self.params: Optional[np.ndarray] = None
+        self.versions: Optional[np.ndarray] = None
+        self.setup: Optional[Setup] = None
+        self._tensors: dict = {}
+        self.observer = observer
+        tok = read_token(token)
+        if not isinstance(rank, int) or rank < 0 or rank >= 1 << 32:
+            raise RackWeaveError(_errno.ERANGE, f"attach(rank={rank!r})",
+                                 "a rank is an integer from 0 to 2^32-1")
+        if box is not None and observer:
+            raise RackWeaveError(_errno.EINVAL, "attach",
+                                 "observers are local only (no box= with observer=True)")
+        _check(lib.rw_ctx_open(ctypes.byref(self._ctx),
+                               device.encode() if device else None),
+               f"rw_ctx_open({device or '/dev/rackweave'})")
+        try:
+            tbuf = (ctypes.c_uint8 * len(tok)).from_buffer_copy(tok)
+            if box is None:
+                flags = _lib.RW_ATTACH_OBSERVER if observer else 0
+                _check(lib.rw_attach(self._ctx, job.encode(), tbuf, rank, flags),
+                       f"rw_attach(job {job!r}, rank {rank})")
+            else:
+                _check(lib.rw_attach_remote(self._ctx, job.encode(), tbuf, rank,
+                                            box.encode()),
+                       f"rw_attach_remote(job {job!r}, rank {rank}, box {box!r})")
+            if timeout_ms:
+                self.set_timeout(timeout_ms)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- lifetime --------------------------------------------------------
+    def _c(self, call: str) -> ctypes.c_void_p:
+        if not self._ctx:
+            raise RackWeaveError(_errno.EBADF, call, "the worker is closed")
+        return self._ctx
+
+    def close(self) -> None:
+        """Detach (the rank is free at once) and drop this object's views.
+
+        Arrays handed out earlier stay valid (they keep their own mapping)
+        until they are garbage collected. Closing twice does nothing.
+        """
+        if self._ctx:
+            lib.rw_ctx_close(self._ctx)
+            self._ctx = ctypes.c_void_p()
+        self.grad = self.params = self.versions = None
+        self._tensors = {}
+        for m in self._maps:
+            try:
+                m.close()
+            except BufferError:
+                pass  # an array still uses it; it goes with the array
+        self._maps = []
+
+    @property
+    def closed(self) -> bool:
+        return not self._ctx
+
+    def __enter__(self) -> "Worker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def fileno(self) -> int:
+        """The device's fd (for select/poll: POLLIN when a pull would succeed)."""
+        return _check(lib.rw_ctx_fd(self._c("fileno")), "rw_ctx_fd")
+
+    # -- layout and mapping ----------------------------------------------
+    def declare(self, tensors: Layout, *, verify: bool = False,
+                map: bool = True) -> None:
+        """Declare the model's tensors, {key: nelems} or [(key, nelems)],
+        float32, in the order they lie in the flat buffer; then map the
+        buffers (unless map=False)."""
+        items = list(tensors.items()) if isinstance(tensors, Mapping) else list(tensors)
+        call = f"rw_declare({len(items)} tensors)"
+        if not items:
+            raise RackWeaveError(_errno.EINVAL, call, "no tensors to declare")
+        arr = (_lib.TensorDesc * len(items))()
+        for i, (k, n) in enumerate(items):
+            if int(k) < 0 or int(n) < 1:
+                raise RackWeaveError(_errno.EINVAL, call,
+                                     f"tensor {k}: keys are >= 0 and sizes >= 1 element")
+            arr[i].key, arr[i].nelems, arr[i].dtype = int(k), int(n), _lib.RW_DTYPE_F32
+        _check(lib.rw_declare(self._c(call), arr, len(items), 1 if verify else 0), call)
+        self._keys = [int(k) for k, _ in items]
+        if map:
+            self.map()
+
+    def _mmap(self, off: int, length: int, writable: bool) -> mmap.mmap:
+        prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
+        try:
+            m = mmap.mmap(self.fileno(), length, flags=mmap.MAP_SHARED,
+                          prot=prot, offset=off)
+        except OSError as e:
+            raise RackWeaveError(e.errno or _errno.EIO, f"mmap({off:#x}, {length})") from None
+        self._maps.append(m)
+        return m
+
+    def map(self) -> None:
+        """Map the buffers: ``grad`` (float32, writable), ``params`` (float32,
+        read-only) and ``versions`` (uint64, read-only, one per chunk)."""
+        ctx = self._c("rw_map")
+        _check(lib.rw_map(ctx), "rw_map")
+        s = self._setup_raw()
+        self.setup = Setup(rank=s.rank, workers=s.nr_workers, chunk_size=s.chunk_size,
+                           nr_chunks=s.nr_chunks, nr_tensors=s.nr_tensors,
+                           sync=_lib.RW_SYNC_NAMES.get(s.sync, str(s.sync)),
+                           model_bytes=s.model_bytes, node=s.node, epoch=s.epoch)
+        if not self.observer:
+            self.grad = np.frombuffer(self._mmap(s.grad_offset, s.grad_len, True),
+                                      dtype=np.float32)
+        self.params = np.frombuffer(self._mmap(s.params_offset, s.params_len, False),
+                                    dtype=np.float32)
+        self.versions = np.frombuffer(self._mmap(s.versions_offset, s.versions_len,
+                                                 False), dtype=np.uint64)[:s.nr_chunks]
+        self._tensors = {}
+        for k in getattr(self, "_keys", []):
+            self.tensor(k)
+
+    def _setup_raw(self) -> _lib.Setup:
+        s = _lib.Setup()
+        s.size = ctypes.sizeof(s)
+        _check(lib.rw_setup_get(self._c("rw_setup_get"), ctypes.byref(s)), "rw_setup_get")
+        return s
+
+    def tensor(self, key: int) -> Tensor:
+        """The views of one declared tensor (after map())."""
+        if key in self._tensors:
+            return self._tensors[key]
+        v = _lib.TensorView()
+        call = f"rw_tensor(key {key})"
+        _check(lib.rw_tensor(self._c(call), key, ctypes.byref(v)), call)
+        lo, hi = v.offset // 4, v.offset // 4 + v.nelems
+        t = Tensor(key=v.key, nelems=v.nelems, offset=v.offset,
+                   first_chunk=v.first_chunk, nr_chunks=v.nr_chunks,
+                   grad=None if self.grad is None else self.grad[lo:hi],
+                   params=self.params[lo:hi])
+        self._tensors[key] = t
+        return t
+
+    @property
+    def tensors(self) -> dict:
+        """Every declared tensor by key, in declaration order."""
+        return {k: self.tensor(k) for k in getattr(self, "_keys", [])}
+
+    # -- transfers -------------------------------------------------------
+    def _xfer(self, fn, name: str, keys, chunks, nonblock: bool) -> int:
+        arr, n, flags = _ranges(keys, chunks)
+        if nonblock:
+            flags |= _lib.RW_XFER_NONBLOCK
+        return fn(self._c(name), arr, n, flags)
+
+    def push(self, keys: Optional[Iterable[int]] = None,
+             chunks: Optional[Sequence[Tuple[int, int]]] = None, *,
+             nonblock: bool = False) -> None:
+        """Push the gradients of ``keys`` (tensor keys), ``chunks``
+        ([(first, count)]), or every chunk."""
+        _check(self._xfer(lib.rw_push, "rw_push", keys, chunks, nonblock), "rw_push")
+
+    def pull(self, keys: Optional[Iterable[int]] = None,
+             chunks: Optional[Sequence[Tuple[int, int]]] = None, *,
+             nonblock: bool = False) -> None:
+        """Wait for fresh parameters (the gate's and the chunks' turn)."""
+        _check(self._xfer(lib.rw_pull, "rw_pull", keys, chunks, nonblock), "rw_pull")
+
+    def pushpull(self, keys: Optional[Iterable[int]] = None,
+                 chunks: Optional[Sequence[Tuple[int, int]]] = None, *,
+                 nonblock: bool = False) -> None:
+        """Push, then pull the same chunks, in one call."""
+        _check(self._xfer(lib.rw_pushpull, "rw_pushpull", keys, chunks, nonblock),
+               "rw_pushpull")
+
+    def pull_start(self, keys=None, chunks=None) -> bool:
+        """Start a pull without sleeping: True if done, False if pending
+        (finish it with wait())."""
+        return self._start(lib.rw_pull_start, "rw_pull_start", keys, chunks)
+
+    def pushpull_start(self, keys=None, chunks=None) -> bool:
+        """Push now and start the pull: True if done, False if pending."""
+        return self._start(lib.rw_pushpull_start, "rw_pushpull_start", keys, chunks)
+
+    def _start(self, fn, name, keys, chunks) -> bool:
+        ret = self._xfer(fn, name, keys, chunks, False)
+        if ret == -_errno.EINPROGRESS:
+            return False
+        _check(ret, name)
+        return True
+
+    def wait(self, timeout_ms: int = -1) -> None:
+        """Finish the pending transfer (-1: no limit); ETIMEDOUT leaves it
+        pending, any other error drops it."""
+        _check(lib.rw_wait(self._c("rw_wait"), timeout_ms), "rw_wait")
+
+    def set_timeout(self, ms: int) -> None:
+        """Bound every later blocking transfer to ``ms`` ms (0: none)."""
+        _check(lib.rw_set_timeout(self._c("rw_set_timeout"), ms), "rw_set_timeout")
+
+    # -- initial parameters and checkpoints ------------------------------
+    def params_init(self, values: np.ndarray) -> None:
+        """Set the run's initial parameters (before anyone's first push).
+
+        ``values`` is float32 laid out as the parameter buffer (len(params)
+        elements; build it with ``np.zeros_like(w.params)`` and the tensors'
+        offsets). Once per run, else EBUSY."""
+        a = np.ascontiguousarray(values, dtype=np.float32)
+        call = "rw_params_init"
+        _check(lib.rw_params_init(self._c(call), a.ctypes.data_as(ctypes.c_void_p),
+                                  a.nbytes, None, 0, 0), call)
+
+    def params_wait(self, timeout_ms: int = 0) -> None:
+        """Wait until some worker set the initial parameters or the run began."""
+        _check(lib.rw_params_wait(self._c("rw_params_wait"), timeout_ms),
+               "rw_params_wait")
+
+    def checkpoint_save(self, path: str, timeout_ms: int = 0) -> None:
+        """Save parameters, optimizer state and versions (docs/checkpoint.md)."""
+        self._ckpt(lambda why: lib.rw_checkpoint_save(self._c("checkpoint_save"),
+                                                      os.fsencode(path), timeout_ms,
+                                                      why, len(why)),
+                   f"rw_checkpoint_save({path!r})")
+
+    def checkpoint_restore(self, path: str) -> None:
+        """Restore a checkpoint before the run's first push."""
+        self._ckpt(lambda why: lib.rw_checkpoint_restore(
+            self._c("checkpoint_restore"), os.fsencode(path), why, len(why)),
+            f"rw_checkpoint_restore({path!r})")
+
+    @staticmethod
+    def _ckpt(fn, call: str) -> None:
+        why = ctypes.create_string_buffer(256)
+        ret = fn(why)
+        if ret < 0:
+            raise RackWeaveError(-ret, call, why.value.decode() or None)
+
+    def version_info(self) -> dict:
+        """The module's version, ABI and feature bits."""
+        v = _lib.VersionInfo()
+        v.size = ctypes.sizeof(v)
+        _check(lib.rw_ctx_version(self._c("rw_ctx_version"), ctypes.byref(v)),
+               "rw_ctx_version")
+        return {"version": v.version, "abi": v.abi, "features": v.features}
+
+    # -- torch views -----------------------------------------------------
+    def grad_tensor(self):
+        """The whole gradient buffer as a flat torch float32 tensor (shared)."""
+        import torch
+        if self.grad is None:
+            raise RackWeaveError(_errno.ENOTCONN, "grad_tensor",
+                                 "no gradient buffer mapped (declare first; observers have none)")
+        return torch.from_numpy(self.grad)
+
+    def params_tensor(self):
+        """The whole parameter buffer as a flat torch tensor (shared, read-only)."""
+        if self.params is None:
+            raise RackWeaveError(_errno.ENOTCONN, "params_tensor",
+                                 "no parameter buffer mapped (declare first)")
+        return _ro_tensor(self.params)
