@@ -14,11 +14,14 @@
 #                        root and boot it (docs/packaging.md)
 #   make check-pages     man pages vs exported symbols and the header; versions
 #   make deb             Debian packages into build/deb/ (docs/packaging.md)
-#   make demo            boot VMs and show the box at work
+#   make demo            PyTorch trainers on a worker VM train through a box VM
+#                        (POLICY=bsp|ssp|adaptive, WORKERS=N; see scripts/demo)
+#   make demo-compare    the three policies one after the other, on one plot
 #   make install         builds, then installs the module (extra/) and all of
 #                        install-user
 #   make install-user    library, headers, pkg-config, man pages, rwctl, bash
-#                        completion, udev rule, docs (no module, no kernel tree)
+#                        completion, udev rule, docs, the rackweave Python
+#                        package (no module, no kernel tree)
 #   make uninstall       removes what install put there (same variables);
 #                        uninstall-user what install-user put there
 #
@@ -28,6 +31,8 @@
 #   DOCDIR=$(PREFIX)/share/doc/rackweave
 #   BASHCOMPDIR=$(PREFIX)/share/bash-completion/completions
 #   UDEVDIR=/lib/udev/rules.d
+#   PYTHONDIR=$(PREFIX)/lib/python3.X/dist-packages (/usr/lib/python3/dist-packages
+#   for PREFIX=/usr)
 # The one version is RW_VERSION_* in uapi/rackweave.h (make version prints it).
 
 PREFIX    ?= /usr/local
@@ -50,7 +55,7 @@ USER_LDFLAGS := $(LDFLAGS)
 
 .PHONY: all module user check check-user check-kunit check-vm check-cluster demo deps \
 	install install-module install-data uninstall uninstall-module uninstall-data deb check-deb \
-	check-pages version clean help
+	check-pages version demo-compare clean help
 
 all: module user
 
@@ -71,6 +76,7 @@ include kmod/chunk/chunk.mk
 include kmod/sync/sync.mk
 include kmod/rdma/rdma.mk
 include examples/examples.mk
+include python/python.mk
 
 user: lib rwctl examples
 
@@ -92,8 +98,13 @@ check-vm: user
 check-cluster: user
 	$(Q)$(TOP)/scripts/check cluster
 
+POLICY  ?= adaptive
+WORKERS ?= 4
 demo: deps user
-	$(Q)$(TOP)/scripts/demo
+	$(Q)POLICY=$(POLICY) WORKERS=$(WORKERS) $(TOP)/scripts/demo
+
+demo-compare: deps user
+	$(Q)POLICY=bsp,ssp,adaptive WORKERS=$(WORKERS) $(TOP)/scripts/demo
 
 # The module is built before it is installed: without a kernel build tree
 # `make install` stops at `module` with a message saying what to pass.

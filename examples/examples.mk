@@ -4,6 +4,7 @@
 # top Makefile after kmod/agg/agg.mk (whose librwagg.a the reference links).
 #
 #   examples   build/examples/softmax-trainer  (links librackweave.a)
+#              build/examples/digits.bin       (digits-export.py --shuffle 1)
 #              build/tests/vm/softmax-ref      (links kmod/agg natively)
 #
 # The model code is built with -ffp-contract=off: the trainers on the box
@@ -13,14 +14,30 @@ RW_EX_SRC	:= $(TOP)/examples
 RW_EX_OUT	:= $(BUILD)/examples
 RW_EX_TRAINER	:= $(RW_EX_OUT)/softmax-trainer
 RW_EX_REF	:= $(BUILD)/tests/vm/softmax-ref
+RW_EX_DIGITS	:= $(RW_EX_OUT)/digits.bin
+RW_EX_MPL	:= $(BUILD)/mplconfig/fontlist.stamp
 RW_EX_FPFLAGS	:= -ffp-contract=off
 RW_EX_CFLAGS	:= $(RW_USER_CPPFLAGS) $(USER_CFLAGS) $(RW_EX_FPFLAGS)
 
 .PHONY: examples
 
-examples: $(RW_EX_TRAINER) $(RW_EX_REF)
+examples: $(RW_EX_TRAINER) $(RW_EX_REF) $(RW_EX_DIGITS) $(RW_EX_MPL)
 
-vm-tests: $(RW_EX_REF)
+vm-tests: $(RW_EX_REF) $(RW_EX_DIGITS) $(RW_EX_MPL)
+
+# The digits as the PyTorch demo and tests/vm/torch.sh read them, made on
+# the host: importing sklearn in a TCG guest takes most of a minute.
+$(RW_EX_DIGITS): $(RW_EX_SRC)/digits-export.py
+	@mkdir -p $(@D)
+	$(call rw_msg,GEN,$@)
+	$(Q)/usr/bin/python3 $< $@ --shuffle 1 >/dev/null
+
+# matplotlib's font cache, built once on the host: a guest copies it into
+# a writable MPLCONFIGDIR instead of spending half a minute building it.
+$(RW_EX_MPL):
+	@mkdir -p $(@D)
+	$(call rw_msg,GEN,$@)
+	$(Q)MPLCONFIGDIR=$(@D) /usr/bin/python3 -c 'import matplotlib.font_manager' && touch $@
 
 $(RW_EX_OUT)/%.o: $(RW_EX_SRC)/%.c $(RW_UAPI_COPY)
 	@mkdir -p $(@D)

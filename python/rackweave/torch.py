@@ -32,8 +32,8 @@ Both need the worker's layout to be the model's trainable parameters in
 ``model.parameters()`` order, keys 0, 1, 2, ...: ``declare_model`` does it.
 """
 
-from __future__ import annotations
-
+# No "from __future__ import annotations" here: DDP checks the hook's
+# return annotation at run time (torch.futures.Future[torch.Tensor]).
 import errno as _errno
 from typing import List, Optional
 
@@ -74,10 +74,11 @@ class _DDPHookState:
         self.grad = {k: worker.tensor(k).grad_tensor() for k in self.key.values()}
         self.mean = {k: worker.tensor(k).params_tensor() for k in self.key.values()}
         self.pending: list = []
-        self.steps = 0
+        self.steps = 0      # iterations averaged through the box
+        self.buckets = 0    # DDP buckets in the last one
 
 
-def _ddp_hook(state: _DDPHookState, bucket) -> torch.futures.Future:
+def _ddp_hook(state: _DDPHookState, bucket) -> torch.futures.Future[torch.Tensor]:
     fut: torch.futures.Future = torch.futures.Future()
     try:
         keys = [state.key[id(p)] for p in bucket.parameters()]
@@ -88,6 +89,7 @@ def _ddp_hook(state: _DDPHookState, bucket) -> torch.futures.Future:
         if bucket.is_last():
             state.worker.pushpull()
             state.steps += 1
+            state.buckets = len(state.pending)
             for f, buf, ks, gs in state.pending:
                 for k, g in zip(ks, gs):
                     g.copy_(state.mean[k].view(g.shape))

@@ -3,11 +3,12 @@
 
 One Worker owns one librackweave context (one open /dev/rackweave). The
 buffers are mapped twice over the same pages: once by the library (which
-needs them for its own bookkeeping) and once here with Python's mmap, so
+needs them for its own bookkeeping) and once here (class _Mapping), so
 that the numpy arrays handed out own their mapping. That is what makes
 close() safe: the context (and with it the rank) is released at once, and
 an array still held afterwards keeps reading valid memory until it is
-garbage collected, instead of pointing at an unmapped range. Both mappings
+garbage collected, instead of pointing at an unmapped range (close()
+swaps such pages for a private copy, see there). Both mappings
 are MAP_SHARED views of the engine's (or, on a worker host, the module's)
 own pages: nothing is ever copied. The parameter and version arrays are
 read-only, as their mappings are; a torch tensor made from them must only
@@ -23,6 +24,7 @@ import ctypes
 import errno as _errno
 import mmap
 import os
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence, Tuple, Union
@@ -126,6 +128,58 @@ class Tensor:
         return _ro_tensor(self.params)
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                       ctypes.c_int, ctypes.c_int, ctypes.c_long]
+_libc.munmap.restype = ctypes.c_int
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_MAP_FAILED = ctypes.c_void_p(-1).value
+_MAP_FIXED = 0x10
+
+
+class _Mapping:
+    """One mmap of the device, owned by the numpy arrays made over it.
+
+    numpy keeps this object as the arrays' base (through
+    __array_interface__), so the pages stay mapped while any array, slice
+    or torch tensor over them lives, and are unmapped when the last one
+    goes. Python's own mmap module is not used because it keeps a
+    duplicate of the device fd open for as long as the object lives,
+    which would keep the worker attached after close().
+    """
+
+    def __init__(self, fd: int, off: int, length: int, writable: bool, dtype):
+        prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
+        addr = _libc.mmap(None, length, prot, mmap.MAP_SHARED, fd, off)
+        if addr in (None, _MAP_FAILED):
+            raise RackWeaveError(ctypes.get_errno() or _errno.EIO,
+                                 f"mmap(offset {off:#x}, {length} bytes)")
+        self.addr, self.length = addr, length
+        dt = np.dtype(dtype)
+        self.__array_interface__ = {"data": (addr, not writable), "version": 3,
+                                    "shape": (length // dt.itemsize,),
+                                    "typestr": dt.str}
+
+    def detach(self) -> None:
+        """Swap the pages for a private anonymous copy of their bytes: arrays
+        still over them read the last values; the device file is let go."""
+        if not self.addr:
+            return
+        data = ctypes.string_at(self.addr, self.length)
+        got = _libc.mmap(self.addr, self.length, mmap.PROT_READ | mmap.PROT_WRITE,
+                         mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_FIXED, -1, 0)
+        if got != self.addr:
+            raise RackWeaveError(ctypes.get_errno() or _errno.ENOMEM, "close",
+                                 "cannot detach the arrays still in use from the device")
+        ctypes.memmove(self.addr, data, self.length)
+
+    def __del__(self):
+        if getattr(self, "addr", None):
+            _libc.munmap(self.addr, self.length)
+            self.addr = None
+
+
 def _ro_tensor(a: np.ndarray):
     import torch
     with warnings.catch_warnings():
@@ -217,20 +271,23 @@ class Worker:
     def close(self) -> None:
         """Detach (the rank is free at once) and drop this object's views.
 
-        Arrays handed out earlier stay valid (they keep their own mapping)
-        until they are garbage collected. Closing twice does nothing.
+        A mapping holds the device file open, so an array still alive would
+        keep the rank attached: its pages are replaced by a private copy
+        of what they held (mmap MAP_FIXED over the same addresses), and the
+        array goes on reading those last values, no longer shared with the
+        box. Closing twice does nothing.
         """
+        self.grad = self.params = self.versions = None
+        self._tensors = {}
+        maps, self._maps = self._maps, []
+        while maps:
+            m = maps.pop()
+            if sys.getrefcount(m) > 2:  # here and the call's argument: else arrays
+                m.detach()
+            del m  # unmapped now unless an array still holds it
         if self._ctx:
             lib.rw_ctx_close(self._ctx)
             self._ctx = ctypes.c_void_p()
-        self.grad = self.params = self.versions = None
-        self._tensors = {}
-        for m in self._maps:
-            try:
-                m.close()
-            except BufferError:
-                pass  # an array still uses it; it goes with the array
-        self._maps = []
 
     @property
     def closed(self) -> bool:
@@ -273,15 +330,10 @@ class Worker:
         if map:
             self.map()
 
-    def _mmap(self, off: int, length: int, writable: bool) -> mmap.mmap:
-        prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
-        try:
-            m = mmap.mmap(self.fileno(), length, flags=mmap.MAP_SHARED,
-                          prot=prot, offset=off)
-        except OSError as e:
-            raise RackWeaveError(e.errno or _errno.EIO, f"mmap({off:#x}, {length})") from None
+    def _mmap(self, off: int, length: int, writable: bool, dtype) -> np.ndarray:
+        m = _Mapping(self.fileno(), off, length, writable, dtype)
         self._maps.append(m)
-        return m
+        return np.asarray(m)
 
     def map(self) -> None:
         """Map the buffers: ``grad`` (float32, writable), ``params`` (float32,
@@ -294,12 +346,10 @@ class Worker:
                            sync=_lib.RW_SYNC_NAMES.get(s.sync, str(s.sync)),
                            model_bytes=s.model_bytes, node=s.node, epoch=s.epoch)
         if not self.observer:
-            self.grad = np.frombuffer(self._mmap(s.grad_offset, s.grad_len, True),
-                                      dtype=np.float32)
-        self.params = np.frombuffer(self._mmap(s.params_offset, s.params_len, False),
-                                    dtype=np.float32)
-        self.versions = np.frombuffer(self._mmap(s.versions_offset, s.versions_len,
-                                                 False), dtype=np.uint64)[:s.nr_chunks]
+            self.grad = self._mmap(s.grad_offset, s.grad_len, True, np.float32)
+        self.params = self._mmap(s.params_offset, s.params_len, False, np.float32)
+        self.versions = self._mmap(s.versions_offset, s.versions_len, False,
+                                   np.uint64)[:s.nr_chunks]
         self._tensors = {}
         for k in getattr(self, "_keys", []):
             self.tensor(k)

@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The rackweave Python package against the module (run by tests/vm/python.sh).
+
+numpy only (no torch: its import costs a minute under TCG; tests/vm/torch.sh
+covers the torch side). Prints one TAP line per check; exits 1 if any failed.
+argv: OUT_DIR (writable, for the token file).
+"""
+
+import errno
+import os
+import sys
+import threading
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import rackweave as rw  # noqa: E402
+
+failed = 0
+
+
+def ok(cond, desc, detail=""):
+    global failed
+    print(("ok - " if cond else "not ok - ") + "python: " + desc)
+    if not cond:
+        failed = 1
+        for line in str(detail).splitlines():
+            print("#   " + line)
+    sys.stdout.flush()
+
+
+def raises(err, desc, fn, *args, **kw):
+    """fn(...) raises RackWeaveError with errno err and a sentence."""
+    try:
+        fn(*args, **kw)
+    except rw.RackWeaveError as e:
+        good = e.errno == err and len(e.strerror) > 10 and errno.errorcode[err] in str(e)
+        ok(good, f"{desc}: {errno.errorcode[err]}, '{e}'", f"got errno {e.errno}: {e}")
+        return e
+    except Exception as e:  # noqa: BLE001 - the wrong kind is a failure
+        ok(False, desc, f"raised {type(e).__name__}: {e}")
+        return None
+    ok(False, desc, "no exception")
+    return None
+
+
+out = sys.argv[1]
+tok = os.path.join(out, "py.token")
+with open(tok, "wb") as f:
+    f.write(os.urandom(32))
+
+# --- job control through rwctl -j -----------------------------------------
+rw.job_add("py1", 1, optim="average", chunk_size=4096, token_file=tok)
+jobs = rw.job_show("py1")
+ok(len(jobs) == 1 and jobs[0]["name"] == "py1" and jobs[0]["optim"] == "average",
+   "job_add/job_show: a 1-worker averaging job", jobs)
+raises(errno.EEXIST, "job_add of an existing name", rw.job_add, "py1", 1, token_file=tok)
+raises(errno.EINVAL, "job_add with a bad worker count (usage error)",
+       rw.job_add, "py2", 0, token_file=tok)
+
+# --- one worker: the views are the mapping --------------------------------
+w = rw.Worker("py1", tok, rank=0)
+w.declare({7: 3000, 9: 100})
+s = w.setup
+ok(s.workers == 1 and s.nr_tensors == 2 and s.chunk_size == 4096 and s.sync == "bsp",
+   f"declare and map: setup {s}")
+t7, t9 = w.tensor(7), w.tensor(9)
+ok(t7.grad.dtype == np.float32 and t7.grad.shape == (3000,) and t9.params.shape == (100,),
+   "tensor views: float32, one element per declared element")
+ok(t7.grad.base is not None and np.shares_memory(t7.grad, w.grad)
+   and np.shares_memory(t9.params, w.params), "tensor views are slices of the buffer views")
+ok(not w.params.flags.writeable and not w.versions.flags.writeable and w.grad.flags.writeable,
+   "grad is writable; params and versions are read-only, as mapped")
+try:
+    t9.params[0] = 1.0
+    ok(False, "writing the parameters through numpy is refused")
+except ValueError:
+    ok(True, "writing the parameters through numpy is refused (ValueError)")
+
+vals7 = np.arange(3000, dtype=np.float32) * 0.5 - 7
+vals9 = np.linspace(-1, 1, 100, dtype=np.float32)
+t7.grad[:] = vals7  # a write through numpy is what the push sends
+t9.grad[:] = vals9
+before = w.versions.copy()
+p7 = t7.params      # held across the pull: no new array, no copy
+w.pushpull()
+ok(np.array_equal(p7, vals7) and np.array_equal(t9.params, vals9),
+   "a numpy write is pushed; the pull shows in the array taken before it (1 worker: mean = gradient)",
+   f"{p7[:4]} vs {vals7[:4]}")
+ok(bool((w.versions > before).all()), "every chunk's version advanced",
+   f"{before} -> {w.versions}")
+
+# An observer maps the same pages read-only.
+with rw.Worker("py1", tok, observer=True) as obs:
+    obs.declare({7: 3000, 9: 100})
+    ok(np.array_equal(obs.tensor(7).params, vals7) and obs.grad is None,
+       "an observer sees the same parameters and has no gradient buffer")
+    raises(errno.EPERM, "an observer cannot push", obs.push)
+
+# --- bad input: clear exceptions, the job keeps working ----------------
+raises(errno.EACCES, "attach with a wrong token", rw.Worker, "py1", bytes(32), 0)
+raises(errno.ENOENT, "attach to a job that does not exist", rw.Worker, "nosuchjob", tok, 0)
+raises(errno.ERANGE, "attach with a rank out of range", rw.Worker, "py1", tok, 5)
+raises(errno.EADDRINUSE, "attach to a rank in use", rw.Worker, "py1", tok, 0)
+raises(errno.EINVAL, "a token of the wrong length", rw.Worker, "py1", b"short", 0)
+raises(errno.ENOENT, "an unknown tensor key", w.tensor, 8)
+raises(errno.ENOENT, "a push of an unknown tensor key", w.push, keys=[8])
+raises(errno.EINVAL, "a chunk range beyond the model", w.pull, chunks=[(0, 1000)])
+raises(errno.EINVAL, "declare with a zero-element tensor", w.declare, {1: 0})
+rw.job_add("pybig", 1, chunk_size=4096, token_file=tok)
+with rw.Worker("pybig", tok, 0) as big:
+    e = raises(errno.E2BIG, "declare a tensor too big for the engine",
+               big.declare, {1: 1 << 40})
+    if e is None:  # show what the module said instead
+        print("#   (see above)")
+w.close()
+raises(errno.EBADF, "push on a closed worker", w.push)
+raises(errno.EBADF, "tensor() on a closed worker", w.tensor, 7)
+ok(np.array_equal(p7, vals7), "an array taken before close() still reads the parameters")
+with rw.Worker("py1", tok, 0) as w2:  # the rank came free at close()
+    w2.declare({7: 3000, 9: 100})
+    w2.tensor(7).grad[:] = 2 * vals7
+    w2.tensor(9).grad[:] = 0
+    w2.pushpull()
+    ok(np.array_equal(w2.tensor(7).params, 2 * vals7),
+       "after every refusal the job trains on (rank 0 attached again, pushed, pulled)")
+rw.job_del("pybig")
+
+# --- two workers: a mean, async start/wait, timeouts ---------------------
+rw.job_add("py2", 2, optim="average", chunk_size=4096, token_file=tok)
+a, b = rw.Worker("py2", tok, 0), rw.Worker("py2", tok, 1)
+a.declare([(1, 5000)])
+raises(errno.EEXIST, "declare another layout than the job's", b.declare, [(1, 4999)])
+b.declare([(1, 5000)])
+a.grad[:] = 1.0
+b.grad[:] = 3.0
+a.set_timeout(300)
+a.push()
+raises(errno.ETIMEDOUT, "a pull that waits for the other worker beyond set_timeout", a.pull)
+done = b.pushpull_start()
+ok(done in (True, False), f"pushpull_start returns ({'done' if done else 'pending'})")
+b.wait(20000)
+a.pull()
+ok(np.all(a.tensor(1).params == 2.0) and np.all(b.tensor(1).params == 2.0),
+   "two workers pull the mean (1 + 3) / 2 into their views")
+
+# A blocking pull sleeps in the kernel without holding the GIL.
+a.tensor(1).grad[:] = 5.0
+b.tensor(1).grad[:] = 7.0
+res = {}
+th = threading.Thread(target=lambda: res.setdefault("a", a.pushpull()))
+th.start()
+ticks = 0
+while th.is_alive() and ticks < 3:
+    ticks += 1  # the main thread runs while rank 0 waits for rank 1
+    th.join(0.2)
+b.pushpull()
+th.join(20)
+ok(ticks >= 1 and not th.is_alive() and np.all(a.tensor(1).params == 6.0),
+   "a pushpull blocked in one thread lets other threads run; both pull 6")
+a.close()
+b.close()
+for j in ("py1", "py2"):
+    rw.job_del(j)
+raises(errno.ENOENT, "job_del of a job that is gone", rw.job_del, "py2")
+sys.exit(failed)

@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""PyTorch through the box (run by tests/vm/torch.sh, the jobs made there).
+
+One process imports torch once (a minute under TCG) and forks everything
+else after it, before any torch computation in this process:
+  1. zero copy: torch tensors over the mapping share memory with numpy's
+     and with the box (job tz, 1 worker, optim average);
+  2. DDP, 2 ranks, N steps of SGD with momentum on a small MLP cut into
+     several buckets: gloo all-reduce, then the RackWeave hook (job ddp,
+     BSP, optim average) from the same start on the same batches; the
+     parameters agree within 1e-5 relative, and both ranks of the
+     RackWeave run hold the same bits;
+  3. the demo, short: examples/torch_digits.py (job demo, adaptive band
+     LO..HI, 4 trainers, ranks 2 and 3 slowed); test accuracy >= 0.90, the
+     box's max skew within HI, and a valid PNG.
+argv: OUT_DIR TOKEN_FILE DATA_FILE LO HI EPOCHS. TAP on stdout.
+"""
+
+import os
+import struct
+import sys
+import time
+
+import numpy as np
+
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(TOP, "python"))
+sys.path.insert(0, os.path.join(TOP, "examples"))
+t = time.time()
+import torch  # noqa: E402
+print(f"# import torch: {time.time() - t:.1f} s", flush=True)
+import rackweave as rw  # noqa: E402
+import rackweave.torch as rwt  # noqa: E402
+
+out, tok, data, lo, hi, epochs = sys.argv[1:7]
+lo, hi, epochs = int(lo), int(hi), int(epochs)
+failed = 0
+STEPS = 8
+
+
+def ok(cond, desc, detail=""):
+    global failed
+    print(("ok - " if cond else "not ok - ") + "torch: " + desc, flush=True)
+    if not cond:
+        failed = 1
+        for line in str(detail).splitlines():
+            print("#   " + line, flush=True)
+
+
+def in_child(fn, *args) -> int:
+    """fn(*args) in a forked child; its exit status."""
+    pid = os.fork()
+    if pid == 0:
+        rc = 1
+        try:
+            rc = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - reported, never re-raised
+            print(f"# child: {type(e).__name__}: {e}", flush=True)
+        os._exit(rc)
+    return pid
+
+
+def zero_copy() -> int:
+    torch.set_num_threads(1)
+    with rw.Worker("tz", tok, 0) as w:
+        w.declare({0: 1000, 1: 10})
+        v = w.tensor(0)
+        g, p = v.grad_tensor(), v.params_tensor()
+        same = (g.data_ptr() == v.grad.ctypes.data and p.data_ptr() == v.params.ctypes.data
+                and w.grad_tensor().data_ptr() == w.grad.ctypes.data)
+        g.copy_(torch.arange(1000, dtype=torch.float32))  # write through torch
+        w.tensor(1).grad_tensor().fill_(0.25)
+        seen_np = v.grad[999] == 999.0
+        w.pushpull()
+        pulled = torch.equal(p, torch.arange(1000, dtype=torch.float32))
+        print(f"# zero copy: same pointers {same}, numpy sees torch's write {seen_np},"
+              f" the pull shows in the tensor made before it {pulled}", flush=True)
+        return 0 if same and seen_np and pulled else 1
+
+
+def ddp_run(rank: int, use_rw: bool):
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    torch.manual_seed(5)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 48), torch.nn.Tanh(),
+                                torch.nn.Linear(48, 32), torch.nn.Tanh(),
+                                torch.nn.Linear(32, 10))
+    ddp = DDP(model, bucket_cap_mb=0.004)  # ~4 KB buckets: several per step
+    w = None
+    if use_rw:
+        w = rw.Worker("ddp", tok, rank, timeout_ms=60000)
+        state = rwt.register_ddp_hook(ddp, w)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.05, momentum=0.9)
+    gen = torch.Generator().manual_seed(100 + rank)
+    for _ in range(STEPS):
+        x = torch.randn(16, 64, generator=gen)
+        y = torch.randint(0, 10, (16,), generator=gen)
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(ddp(x), y).backward()
+        opt.step()
+    flat = torch.cat([p.detach().reshape(-1) for p in model.parameters()]).numpy().copy()
+    nb = 0
+    if w is not None:
+        assert state.steps == STEPS, f"the hook ran {state.steps} iterations"
+        nb = state.buckets
+        w.close()
+    return flat, nb
+
+
+def ddp_child(rank: int) -> int:
+    import torch.distributed as dist
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", init_method=f"file://{out}/ddp.store",
+                            rank=rank, world_size=2)
+    t0 = time.time()
+    ref, _ = ddp_run(rank, False)
+    t1 = time.time()
+    got, nb = ddp_run(rank, True)
+    t2 = time.time()
+    np.save(f"{out}/ddp-gloo-{rank}.npy", ref)
+    np.save(f"{out}/ddp-rw-{rank}.npy", got)
+    print(f"# rank {rank}: {STEPS} steps, {nb} buckets: gloo {t1 - t0:.1f} s,"
+          f" RackWeave hook {t2 - t1:.1f} s", flush=True)
+    dist.destroy_process_group()
+    return 0
+
+
+def png_ok(path: str):
+    with open(path, "rb") as f:
+        b = f.read()
+    if b[:8] != b"\x89PNG\r\n\x1a\n" or b[12:16] != b"IHDR":
+        return False, "no PNG signature or IHDR"
+    w, h = struct.unpack(">II", b[16:24])
+    return (w >= 200 and h >= 100 and len(b) > 5000 and b[-8:-4] == b"IEND",
+            f"{w}x{h}, {len(b)} bytes")
+
+
+# 1. zero copy
+pid = in_child(zero_copy)
+ok(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0,
+   "tensors over the mapping: same memory as numpy's; a torch write is pushed, a pull shows")
+
+# 2. DDP: gloo against the RackWeave hook
+t = time.time()
+pids = [in_child(ddp_child, r) for r in (0, 1)]
+rcs = [os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]) for p in pids]
+ok(rcs == [0, 0], f"2 DDP ranks ran {STEPS} steps over gloo and over the hook ({time.time() - t:.0f} s)",
+   f"exit statuses {rcs}")
+if rcs == [0, 0]:
+    g = [np.load(f"{out}/ddp-gloo-{r}.npy") for r in (0, 1)]
+    h = [np.load(f"{out}/ddp-rw-{r}.npy") for r in (0, 1)]
+    rel = float(np.max(np.abs(h[0] - g[0]) / np.maximum(np.abs(g[0]), 1e-6)))
+    moved = float(np.max(np.abs(g[0] - np.load(f"{out}/ddp-gloo-1.npy"))))
+    ok(rel <= 1e-5, f"DDP over RackWeave = DDP over gloo within 1e-5 relative (max {rel:.2e})")
+    ok(np.array_equal(h[0], h[1]) and moved == 0.0,
+       "both ranks hold the same parameters in each run")
+
+# 3. the demo, short
+import torch_digits as td  # noqa: E402
+t = time.time()
+try:
+    res = td.run(["--job", "demo", "--token-file", tok, "--workers", "4", "--data", data,
+                  "--policy", f"adaptive {lo}..{hi}", "--band", f"{lo},{hi}",
+                  "--epochs", str(epochs), "--slow", "2,3", "--slow-ms", "30",
+                  "--every", "5", "--out", out])
+except SystemExit as e:
+    res = None
+    ok(False, "the demo ran", e)
+if res:
+    ok(not res["failed_ranks"], f"the demo ran ({time.time() - t:.0f} s)")
+    ok(res["test_acc"] is not None and res["test_acc"] >= 0.90,
+       f"the demo's test accuracy {res['test_acc']} >= 0.90")
+    ok(res["max_skew"] is not None and res["max_skew"] <= hi,
+       f"the box's max skew {res['max_skew']} stayed within the band's {hi}")
+    fast = min(r["steps"] for r in res["ranks"])
+    ok(fast > 0 and all(r["steps"] == fast for r in res["ranks"]),
+       "every trainer ran every step", res["ranks"])
+    good, why = png_ok(os.path.join(out, "accuracy.png"))
+    ok(good, f"accuracy.png is a valid PNG ({why})")
+sys.exit(failed)
