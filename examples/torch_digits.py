@@ -182,15 +182,18 @@ def per_rank(box: dict, state: np.ndarray):
 def progress(a, t0, state, hist, hcount, box) -> str:
     clocks, parked = per_rank(box, state)
     live = [c for r, c in enumerate(clocks) if not state[r][F_DONE]] or clocks
+    # A rank's clock is its pushed iterations; its staleness, how far it
+    # is ahead of the slowest rank still training.
     lo = min(live)
     n = int(hcount[0])
     acc = f"{hist[n - 1][2]:.3f}" if n else "  -  "
     wall = time.time() - t0
     sps = state[:, F_SAMPLES].sum() / max(wall, 1e-9)
+    stale = ["done" if state[r][F_DONE] else f"+{c - lo:<3d}" for r, c in enumerate(clocks)]
     return (f"{wall:6.1f}s  epoch {state[0][F_EPOCH]:5.2f}/{a.epochs}  "
-            f"loss {state[0][F_LOSS]:.3f}  test acc {acc}  {sps:6.0f} samples/s"
+            f"loss {state[0][F_LOSS]:.3f}  test acc {acc}  {sps:5.0f} samples/s"
             f" | clock {' '.join(f'{c:3d}' for c in clocks)}"
-            f" | stale {' '.join(f'+{c - lo:<2d}' for c in clocks)}"
+            f" | stale {' '.join(stale)}"
             f" | parked {' '.join(f'{p:4.1f}' for p in parked)} s")
 
 
@@ -316,7 +319,11 @@ def run(argv) -> dict:
                 failed.append(r)
             continue
         boxs.read()
-        if time.time() >= next_line:
+        if time.time() >= next_line and not state[:, F_SAMPLES].any():
+            print(f"{time.time() - t0:6.1f}s  trainers attaching, declaring the model,"
+                  " taking rank 0's initial parameters", flush=True)
+            next_line += 4 * a.every
+        elif time.time() >= next_line:
             print(progress(a, t0, state, hist, hcount, boxs.last), flush=True)
             next_line += a.every
         time.sleep(0.3)

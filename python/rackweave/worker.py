@@ -230,6 +230,7 @@ class Worker:
         self._maps: list = []
         self.job = job
         self.rank = rank
+        self.box = box
         self.grad: Optional[np.ndarray] = None
         self.params: Optional[np.ndarray] = None
         self.versions: Optional[np.ndarray] = None

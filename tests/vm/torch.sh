@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm: --kernel test --smp 2 --timeout 600
+# vm: --kernel test --smp 2 --timeout 900
 #
 # PyTorch (Debian's python3-torch) through the box, in one Python process
 # that imports torch once and forks the trainers (tests/vm/torch-checks.py
