@@ -24,13 +24,14 @@ the bound (the band) and a stall is absorbed instead of waited for.
 
 While it runs a progress line every --every seconds: wall time, rank 0's
 epoch and loss, test accuracy, samples/s over all ranks, and per rank its
-clock (iterations pushed, as the box counts them), staleness (its clock
-minus the slowest live rank's) and time parked by the box's gate. The
-box's numbers come from `rwctl -j stats show JOB` when the job is on this
-host, or from --stats-file (a copy of it the box keeps fresh) when the
-trainers attach over RDMA (--box). At the end: a summary table, and in
---out DIR results.json and, unless --no-plot, accuracy.png (test
-accuracy against wall time).
+clock (iterations pushed), staleness (its clock minus the slowest
+training rank's; "done" once finished) and time parked by the box's
+gate. The box's numbers (time parked, the job's max skew) come from
+`rwctl -j stats show JOB` when the job is on this host, or from
+--stats-file (a copy the box refreshes) when the trainers attach over
+RDMA (--box). At the end: a summary table, and in --out DIR
+results.json and, unless --no-plot, accuracy.png (test accuracy against
+wall time).
 
 --policies bsp,ssp,adaptive runs once per policy, on jobs JOB-bsp,
 JOB-ssp, JOB-adaptive made beforehand (--stats-file may contain {job}),
@@ -167,14 +168,15 @@ class BoxStats:
 
 
 def per_rank(box: dict, state: np.ndarray):
-    """clock, parked seconds per rank: the box's numbers, else our own."""
+    """Each rank's clock (iterations pushed, counted by the trainer as it
+    returns from the push: the box's copy reaches a worker host only every
+    second or so) and seconds parked by the box's gate (the box's count,
+    else the trainer's time in push-and-pull)."""
     ws = {w["rank"]: w for w in box.get("workers", [])}
     clocks, parked = [], []
     for r in range(len(state)):
         w = ws.get(r)
-        own = int(state[r][F_CLOCK])
-        clocks.append(int(w["clock"]) if w and w.get("attached") and not state[r][F_DONE]
-                      else own)
+        clocks.append(int(state[r][F_CLOCK]))
         parked.append(w["parked_ns"] / 1e9 if w and "parked_ns" in w else state[r][F_PARKED])
     return clocks, parked
 
@@ -321,7 +323,7 @@ def run(argv) -> dict:
         boxs.read()
         if time.time() >= next_line and not state[:, F_SAMPLES].any():
             print(f"{time.time() - t0:6.1f}s  trainers attaching, declaring the model,"
-                  " taking rank 0's initial parameters", flush=True)
+                  " starting the run", flush=True)
             next_line += 4 * a.every
         elif time.time() >= next_line:
             print(progress(a, t0, state, hist, hcount, boxs.last), flush=True)

@@ -48,6 +48,7 @@ def _errno_of(msg: str) -> int:
             return e
     low = msg.lower()
     for needle, e in (("not found", _errno.ENOENT), ("no such", _errno.ENOENT),
+                      ("no job", _errno.ENOENT),
                       ("already", _errno.EEXIST), ("exists", _errno.EEXIST),
                       ("permission", _errno.EPERM), ("not loaded", _errno.ENOENT),
                       ("busy", _errno.EBUSY), ("attached", _errno.EBUSY)):
