@@ -83,8 +83,7 @@ def reap(pids, limit_s: float) -> list:
     return [rcs[p] for p in pids]
 
 
-# Scratch files on the guest's tmpfs: gloo's FileStore needs real locks,
-# and numpy's reader of .npy files crashed this process on the 9p share.
+# Scratch files on the guest's tmpfs: gloo's FileStore needs real locks.
 TMP = f"/tmp/rw-ddp-{os.getpid()}"
 STORE = TMP + ".store"
 
@@ -188,13 +187,16 @@ rcs = reap(pids, 300)
 ok(rcs == [0, 0], f"2 DDP ranks ran {STEPS} steps over gloo and over the hook ({time.time() - t:.0f} s)",
    f"exit statuses {rcs}")
 if rcs == [0, 0]:
-    g = [load(f"gloo-{r}") for r in (0, 1)]
-    h = [load(f"rw-{r}") for r in (0, 1)]
-    rel = float(np.max(np.abs(h[0] - g[0]) / np.maximum(np.abs(g[0]), 1e-6)))
-    moved = float(np.max(np.abs(g[0] - g[1])))
-    ok(rel <= 1e-5, f"DDP over RackWeave = DDP over gloo within 1e-5 relative (max {rel:.2e})")
-    ok(np.array_equal(h[0], h[1]) and moved == 0.0,
-       "both ranks hold the same parameters in each run")
+    # In plain Python: numpy arithmetic on these arrays (abs, divide,
+    # maximum) died with SIGSEGV in this process under QEMU's emulation,
+    # twice; the cause is not pinned down, the comparison needs no numpy.
+    g = [load(f"gloo-{r}").tolist() for r in (0, 1)]
+    h = [load(f"rw-{r}").tolist() for r in (0, 1)]
+    rel = max(abs(a - b) / max(abs(b), 1e-6) for a, b in zip(h[0], g[0]))
+    ok(len(g[0]) > 1000 and len(h[0]) == len(g[0]) and rel <= 1e-5,
+       f"DDP over RackWeave = DDP over gloo within 1e-5 relative (max {rel:.2e},"
+       f" {len(g[0])} parameters)")
+    ok(h[0] == h[1] and g[0] == g[1], "both ranks hold the same parameters in each run")
     nb = int(load("buckets-0", np.int64)[0])
     ok(nb > 1, f"the hook saw {nb} buckets per iteration (several, sharing chunks)")
 
