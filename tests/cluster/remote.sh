@@ -10,10 +10,11 @@
 # ECONNRESET and the box frees both ranks. With the device back, a new
 # pair trains the next run exactly. Last, two trainers of a three-worker
 # job push and wait for a third that never comes, so neither side has
-# anything on the wire, and one side falls silent (its eth0 goes down: no
-# disconnect, no error, nothing reaches the other). Only the heartbeats
-# can tell the other side: when the worker host goes, the box frees both
-# ranks; when the box goes, both trainers end with ECONNRESET.
+# anything on the wire, and one side falls silent (no disconnect, no
+# error, nothing reaches the other: the worker VM's eth0 goes down; then
+# the worker VM's neighbour entry for the box points at a MAC nobody has).
+# Only the heartbeats can tell: when the worker host goes, the box frees
+# both ranks; when the box goes, both trainers end with ECONNRESET.
 RW_TEST_NAME=cluster-remote-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -66,8 +67,9 @@ if [ "$RW_ROLE" = box ]; then
 	t_ok "the box logged why" sh -c 'dmesg | grep -q "heartbeat: .*: closing"'
 	touch "$RW_OUT/freed-cs"
 	t_ok "the worker host's next pair pushed and waits" pushed_and_waiting
-	t_ok "ip link set eth0 down here, both sides idle" ip link set eth0 down
-	touch "$RW_OUT/box-silent"
+	touch "$RW_OUT/waiting2"
+	t_ok "the worker host cut us off" rw_await worker cut-off
+	t_ok "the box frees those ranks too" rw_until_attached cs 0
 	t_ok "the worker is done" rw_await worker done
 	t_ok "rmmod rackweave" rmmod rackweave
 else
@@ -169,7 +171,14 @@ else
 		rdma link delete rxe0 && rdma link add rxe0 type rxe netdev eth0'
 	probe "$RW_OUT/probe3.log"
 	waiting d
-	t_ok "the box fell silent" rw_await box box-silent
+	t_ok "the box sees the new pair wait" rw_await box waiting2
+	# The box falls silent without any link going down (soft-RoCE can
+	# hang destroying queue pairs whose port went down under them): the
+	# box's address now resolves to a MAC nobody has, so nothing of ours
+	# reaches it, acknowledgments included, and it seems to say nothing.
+	t_ok "ip neigh: the box's address to a MAC nobody has, both sides idle" \
+		ip neigh replace $BOX lladdr 02:00:5e:00:00:01 dev eth0 nud permanent
+	touch "$RW_OUT/cut-off"
 	ended d
 	t_ok "rank 0 noticed the silent box (heartbeats)" lost "$RW_OUT/d-0.log"
 	t_ok "rank 1 noticed the silent box (heartbeats)" lost "$RW_OUT/d-1.log"
