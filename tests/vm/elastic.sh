@@ -222,13 +222,11 @@ t_ok "job add live4" "$RWCTL" job add live4 workers $W lr 0.5 chunk-size 4096 \
 mon_start "$RW_OUT/live4-mon.json"
 t_eq "rwctl monitor listens" 0 "$?"
 pids=()
-# Rank 3 stalls as in the quorum runs, so that its gradients come late
-# once quorum 3 is in force (--slow alone does not set the pace here).
 for r in 0 1 2; do
-	trainer live4 $r 60 256 --follow
+	trainer live4 $r 150 256 --follow
 	pids+=($!)
 done
-trainer live4 3 60 256 --follow --stall "1:${stall:-100}"
+trainer live4 3 150 256 --follow --slow 5
 pids+=($!)
 t_ok "the job runs" until_steps live4 5
 t_fails "policy set live4 lr 0.1 while it runs: refused" "$RWCTL" policy set live4 lr 0.1
