@@ -202,9 +202,14 @@ static void rw_engine_settle(struct rw_engine *e, struct rw_engine_core *ec,
 static void rw_engine_arrive(struct rw_engine *e, struct rw_engine_core *ec,
 			     struct rw_chunk *ch, u32 chunk, u32 worker)
 {
-	if (WARN_ON_ONCE(rw_round_hold(&ch->round, e->nr_workers, worker)))
-		return;
-	rw_engine_settle(e, ec, ch, chunk);
+	if (!WARN_ON_ONCE(rw_round_hold(&ch->round, e->nr_workers, worker)))
+		rw_engine_settle(e, ec, ch, chunk);
+	/*
+	 * Pairs with the acquire in rw_engine_fresh(): what this arrival
+	 * allowed is published (a gradient the rule applies alone is
+	 * applied; one a synchronous round holds stays held).
+	 */
+	smp_store_release(&ch->seen, ch->seen + 1);
 }
 
 static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
@@ -914,12 +919,16 @@ bool rw_engine_fresh(const struct rw_engine *e, u32 worker, u32 chunk,
 	/*
 	 * Synchronous rounds: its own gradient used (or dropped) means the
 	 * round it belonged to is done. Otherwise every gradient queued
-	 * before the pull must be used as well.
+	 * before the pull must have been settled as well: applied if the
+	 * rule applies it alone. Not "used": after a switch from rounds to
+	 * a step per gradient, rounds below the switch still hold other
+	 * ranks' gradients until their quorum is in, and that may need this
+	 * very worker's next push.
 	 */
 	if (!READ_ONCE(e->view->rule.each))
 		return true;
-	/* Pairs with the releases of done in the owner's paths. */
-	return smp_load_acquire(&e->chunks[chunk].done) >= posted;
+	/* Pairs with the release of seen in rw_engine_arrive(). */
+	return smp_load_acquire(&e->chunks[chunk].seen) >= posted;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_fresh);
 

@@ -46,6 +46,7 @@ struct rw_chunk {
 	struct rw_round_tag *tags;	/* one per worker, pushers write */
 	atomic64_t posted;		/* gradients queued */
 	u64 done;			/* owner writes (release): used or dropped */
+	u64 seen;			/* owner writes (release): arrivals settled */
 	unsigned long flags;		/* RW_CHUNK_RECHECK */
 	struct rw_event recheck;
 	u64 work_ns;			/* owner writes; the rebalancer reads */

@@ -92,7 +92,9 @@
  *   worker's next iteration and every chunk listed is fresh: under BSP,
  *   the step of the iteration this worker pushed is done (its gradient
  *   summed, or dropped as late); otherwise, this worker's own gradients
- *   and every gradient pushed before the pull began.
+ *   and every gradient pushed before the pull began (except, after a
+ *   switch from BSP, gradients a BSP round of an earlier iteration still
+ *   holds for its quorum).
  *   What a BSP step computes: a chunk's step for iteration i sums, in rank
  *   order, the gradients of iteration i of the job's members of the moment
  *   (every live rank attached by then) and scales the sum by 1/(number

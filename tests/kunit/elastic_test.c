@@ -392,6 +392,46 @@ static void rw_elastic_race_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, flips, 0);
 }
 
+/*
+ * A running job leaves rounds (quorum 3) for a step per gradient (SSP)
+ * from iteration 1 on, while ranks 1 and 2 already wait in round 0.
+ * Rank 0's pull must not wait for that round, which needs rank 0's own
+ * next push: freshness under the new rule asks that every earlier
+ * gradient be settled, not used. Its push then completes the round, and
+ * iteration 1's gradients are applied one by one.
+ */
+static void rw_elastic_switch_test(struct kunit *test)
+{
+	static const struct rw_round_rule each = { .each = 1 };
+	struct rw_e_member m = { .rule = &each, .from = 1 };
+	struct rw_engine *e = rw_e_create(test, 3);
+	unsigned long end = jiffies + RW_E_TIMEOUT;
+	struct rw_e_ref r;
+	u64 posted;
+
+	rw_e_ref_init(test, &r, rw_engine_nr_chunks(e));
+	KUNIT_ASSERT_EQ(test, rw_e_push(e, 1, 0, 0, 1), 0);
+	KUNIT_ASSERT_EQ(test, rw_e_push(e, 2, 0, 0, 1), 0);
+	rw_engine_view_update(e, rw_e_fill, &m);
+	posted = rw_engine_posted(e, 0);
+	KUNIT_EXPECT_EQ(test, posted, 2);
+	while (!rw_engine_fresh(e, 0, 0, posted) && time_before(jiffies, end))
+		schedule_timeout_uninterruptible(1);
+	KUNIT_EXPECT_TRUE_MSG(test, rw_engine_fresh(e, 0, 0, posted),
+			      "a pull waits for a round that needs its puller");
+	/* Round 0 still holds both: no step yet, their slots still busy. */
+	KUNIT_EXPECT_EQ(test, rw_engine_version(e, 0), 0);
+	KUNIT_EXPECT_TRUE(test, rw_engine_slot_busy(e, 1, 0));
+	KUNIT_ASSERT_EQ(test, rw_e_push(e, 0, 0, 0, 1), 0);
+	KUNIT_ASSERT_EQ(test, rw_engine_wait(e, 0, 1, RW_E_TIMEOUT), 0);
+	rw_e_ref_step(test, &r, e, 0, 0, 1, 0x7);
+	rw_e_expect_same(test, e, &r, 0);
+	/* Iteration 1: each gradient alone, as it comes. */
+	KUNIT_ASSERT_EQ(test, rw_e_push(e, 2, 0, 1, 1), 0);
+	KUNIT_ASSERT_EQ(test, rw_engine_wait(e, 0, 2, RW_E_TIMEOUT), 0);
+	KUNIT_EXPECT_EQ(test, rw_engine_late(e, 3), 0);
+}
+
 static void rw_elastic_bad_config_test(struct kunit *test)
 {
 	struct rw_engine_config cfg;
@@ -406,6 +446,7 @@ static struct kunit_case rw_elastic_test_cases[] = {
 	KUNIT_CASE(rw_elastic_quorum_test),
 	KUNIT_CASE(rw_elastic_rule_test),
 	KUNIT_CASE(rw_elastic_race_test),
+	KUNIT_CASE(rw_elastic_switch_test),
 	KUNIT_CASE(rw_elastic_bad_config_test),
 	{}
 };
