@@ -104,20 +104,41 @@ u32 rw_conn_depth(struct ib_device *dev)
 	return min_t(u32, RW_CONN_DEPTH_MAX, (u32)dev->attrs.max_qp_wr - 1);
 }
 
-int rw_conn_post_beat(struct ib_qp *qp, struct ib_cqe *cqe,
-		      const struct rw_wire_win *peer)
+int rw_beat_tick(struct rw_beat *b, struct ib_qp *qp, atomic_t *sq_room,
+		 const struct rw_wire_win *peer)
 {
+	unsigned long heard = READ_ONCE(b->heard);
 	struct rw_wire_seg_info at;
 	struct ib_rdma_wr wr = {
 		.wr.opcode = IB_WR_RDMA_WRITE,
 		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.wr_cqe = cqe,
+		.wr.wr_cqe = &b->cqe,
 	};
+	int ret;
 
+	if (time_after(jiffies, heard + msecs_to_jiffies(RW_CONN_SILENT_MS)))
+		return -ETIMEDOUT;
+	if (time_before(jiffies, heard + msecs_to_jiffies(RW_CONN_BEAT_MS)) ||
+	    atomic_read(&b->out) || atomic_read(sq_room) <= 0)
+		return 0;
+	atomic_set(&b->out, 1);
+	atomic_dec(sq_room);
 	rw_wire_win_at(peer, 0, &at);
 	wr.remote_addr = at.addr;
 	wr.rkey = at.rkey;
-	return ib_post_send(qp, &wr.wr, NULL);
+	ret = ib_post_send(qp, &wr.wr, NULL);
+	if (ret) {
+		atomic_inc(sq_room);
+		atomic_set(&b->out, 0);
+	}
+	return ret;
+}
+
+void rw_beat_done(struct rw_beat *b, atomic_t *sq_room)
+{
+	atomic_inc(sq_room);
+	rw_beat_heard(b);
+	atomic_set(&b->out, 0);
 }
 
 void rw_conn_qp_attr(struct ib_qp_init_attr *qpa, struct ib_cq *cq,

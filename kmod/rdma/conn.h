@@ -21,6 +21,18 @@ struct rw_engine;
 /* Send and receive queue depth of a connection, at most. */
 #define RW_CONN_DEPTH_MAX	1024
 
+/* One end's heartbeat state (both ends keep one; see "Heartbeats" below). */
+struct rw_beat {
+	struct ib_cqe cqe;		/* the caller sets .done */
+	unsigned long heard;		/* jiffies: the peer's last sign */
+	atomic_t out;			/* a heartbeat is on the wire */
+};
+
+static inline void rw_beat_heard(struct rw_beat *b)
+{
+	WRITE_ONCE(b->heard, jiffies);
+}
+
 struct rw_conn {
 	struct rw_cm_ctx ctx;
 	struct list_head link;		/* in rw_conns until closing */
@@ -49,7 +61,6 @@ struct rw_conn {
 	u32 nr_regs;			/* unsignaled registrations before it */
 	struct work_struct setup_work;
 	struct ib_cqe ctl_cqe, reply_cqe, reg_cqe, push_cqe, write_cqe;
-	struct ib_cqe beat_cqe;
 
 	/* The data path, set up before the reply goes out. */
 	struct rw_engine *e;
@@ -62,15 +73,13 @@ struct rw_conn {
 	unsigned long *awaiting;	/* pushed, parameters not yet sent */
 	unsigned long *to_send;		/* parameters owed regardless */
 	atomic_t sq_room;
-	unsigned long heard;		/* jiffies: the peer's last sign */
-	atomic_t beat_out;		/* a heartbeat is on the wire */
+	struct rw_beat beat;
 	atomic_t kick;			/* something for the agent to do */
 	wait_queue_head_t wq;		/* the agent sleeps here */
 	struct wait_queue_entry engine_wait;
 	bool engine_waiting;
 	struct task_struct *agent;
 	atomic64_t pushes, writes, messages;	/* for rw_conn_info */
-	atomic64_t beats;
 };
 
 /*
@@ -102,8 +111,17 @@ void rw_conn_qp_attr(struct ib_qp_init_attr *qpa, struct ib_cq *cq,
  */
 #define RW_CONN_SILENT_MS	15000
 
-int rw_conn_post_beat(struct ib_qp *qp, struct ib_cqe *cqe,
-		      const struct rw_wire_win *peer);
+/*
+ * From the end's own context, every so often: -ETIMEDOUT once the peer
+ * has been silent RW_CONN_SILENT_MS; otherwise, if it has been silent
+ * RW_CONN_BEAT_MS, no heartbeat is out and @sq_room allows, one is posted
+ * on @qp into @peer's window (0, or the post's error).
+ */
+int rw_beat_tick(struct rw_beat *b, struct ib_qp *qp, atomic_t *sq_room,
+		 const struct rw_wire_win *peer);
+
+/* A heartbeat's good completion: its room back, the peer heard, none out. */
+void rw_beat_done(struct rw_beat *b, atomic_t *sq_room);
 
 /*
  * From an event or completion handler: close @c later, once. True if

@@ -160,7 +160,7 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	atomic64_inc(&c->pushes);
 	trace_rw_wire_push(c->info.job, c->info.rank, imm.chunk, imm.clock);
-	WRITE_ONCE(c->heard, jiffies);
+	rw_beat_heard(&c->beat);
 	rw_conn_kick(c);
 }
 
@@ -203,23 +203,20 @@ static void rw_conn_write_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	atomic64_inc(&c->writes);
 	atomic_inc(&c->sq_room);
-	WRITE_ONCE(c->heard, jiffies);
+	rw_beat_heard(&c->beat);
 	rw_conn_kick(c);
 }
 
 static void rw_conn_beat_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn,
-					 beat_cqe);
+					 beat.cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
 		rw_conn_wc_error(c, wc, "heartbeat");
 		return;
 	}
-	atomic64_inc(&c->beats);
-	atomic_inc(&c->sq_room);
-	WRITE_ONCE(c->heard, jiffies);
-	atomic_set(&c->beat_out, 0);
+	rw_beat_done(&c->beat, &c->sq_room);
 }
 
 /* ---- the agent ---- */
@@ -256,29 +253,6 @@ static int rw_conn_send_params(struct rw_conn *c, u32 chunk)
 	return ret;
 }
 
-/* A heartbeat if the peer has been silent (rdma/conn.h). */
-static int rw_conn_beat(struct rw_conn *c)
-{
-	unsigned long due = READ_ONCE(c->heard) +
-			    msecs_to_jiffies(RW_CONN_BEAT_MS);
-	int ret;
-
-	if (time_after(jiffies, READ_ONCE(c->heard) +
-		       msecs_to_jiffies(RW_CONN_SILENT_MS)))
-		return -ETIMEDOUT;
-	if (time_before(jiffies, due) || atomic_read(&c->beat_out) ||
-	    atomic_read(&c->sq_room) <= 0)
-		return 0;
-	atomic_set(&c->beat_out, 1);
-	atomic_dec(&c->sq_room);
-	ret = rw_conn_post_beat(c->id->qp, &c->beat_cqe, &c->peer);
-	if (ret) {
-		atomic_inc(&c->sq_room);
-		atomic_set(&c->beat_out, 0);
-	}
-	return ret;
-}
-
 /*
  * One round: queue what arrived, then send what is owed and fresh. > 0 if
  * it did something (go round again), 0 if only an event can help, or a
@@ -290,7 +264,8 @@ static int rw_conn_agent_round(struct rw_conn *c)
 	u32 n = c->nr_chunks, chunk;
 	int ret, did = 0;
 
-	ret = rw_conn_beat(c);
+	/* A heartbeat if the peer has been silent (rdma/conn.h). */
+	ret = rw_beat_tick(&c->beat, c->id->qp, &c->sq_room, &c->peer);
 	if (ret)
 		return ret;
 
@@ -590,7 +565,7 @@ static void rw_conn_setup_work(struct work_struct *work)
 		init_waitqueue_func_entry(&c->engine_wait, rw_conn_engine_wake);
 		add_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
 		c->engine_waiting = true;
-		c->heard = jiffies;
+		rw_beat_heard(&c->beat);
 		c->agent = kthread_run(rw_conn_agent, c, "rw_conn/%s/%u",
 				       c->info.job, c->info.rank);
 		if (IS_ERR(c->agent)) {
@@ -628,7 +603,7 @@ int rw_conn_data_init(struct rw_conn *c)
 	c->reg_cqe.done = rw_conn_reg_done;
 	c->push_cqe.done = rw_conn_push_done;
 	c->write_cqe.done = rw_conn_write_done;
-	c->beat_cqe.done = rw_conn_beat_done;
+	c->beat.cqe.done = rw_conn_beat_done;
 	c->ctl = kmalloc(RW_WIRE_MSG_MAX, GFP_KERNEL);
 	if (!c->ctl)
 		return -ENOMEM;

@@ -108,11 +108,9 @@ struct rw_remote {
 	struct rw_wire_reply_info rep;
 	struct rw_wire_seg *box_segs;	/* the box's gradient window */
 	struct ib_cqe ctl_cqe, setup_cqe, reg_cqe, data_cqe, push_cqe;
-	struct ib_cqe beat_cqe;
 	atomic_t sq_room;
-	struct delayed_work beat;	/* heartbeats (rdma/conn.h) */
-	unsigned long heard;		/* jiffies: the box's last sign */
-	atomic_t beat_out;
+	struct delayed_work beat_work;	/* heartbeats (rdma/conn.h) */
+	struct rw_beat beat;
 
 	/* The run, once declared. */
 	bool declared;
@@ -260,7 +258,7 @@ static void rw_remote_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 		}
 		r->rep.win.segs = r->box_segs;
 	}
-	WRITE_ONCE(r->heard, jiffies);
+	rw_beat_heard(&r->beat);
 	/* Pairs with the acquires in rw_remote_declare() and data_done. */
 	smp_store_release(&r->got_reply, true);
 	wake_up_all(&r->wq);
@@ -291,7 +289,7 @@ static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 	v += (imm.clock - v) & RW_IMM_CLOCK_MASK;
 	WRITE_ONCE(r->versions[imm.chunk], v);
 	atomic64_inc(&r->writes);
-	WRITE_ONCE(r->heard, jiffies);
+	rw_beat_heard(&r->beat);
 	set_bit(imm.chunk, r->have);
 	/* A puller that sees the chunk idle sees it had parameters too. */
 	smp_mb__before_atomic();
@@ -337,22 +335,20 @@ static void rw_remote_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	atomic_inc(&r->sq_room);
-	WRITE_ONCE(r->heard, jiffies);
+	rw_beat_heard(&r->beat);
 	wake_up_all(&r->wq);
 }
 
 static void rw_remote_beat_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
-					   beat_cqe);
+					   beat.cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
 		rw_remote_wc_error(r, wc, "heartbeat");
 		return;
 	}
-	atomic_inc(&r->sq_room);
-	WRITE_ONCE(r->heard, jiffies);
-	atomic_set(&r->beat_out, 0);
+	rw_beat_done(&r->beat, &r->sq_room);
 }
 
 /*
@@ -363,8 +359,7 @@ static void rw_remote_beat_done(struct ib_cq *cq, struct ib_wc *wc)
 static void rw_remote_beat_work(struct work_struct *work)
 {
 	struct rw_remote *r = container_of(to_delayed_work(work),
-					   struct rw_remote, beat);
-	unsigned long heard = READ_ONCE(r->heard);
+					   struct rw_remote, beat_work);
 
 	if (!mutex_trylock(&r->rdma))
 		goto again;
@@ -375,24 +370,16 @@ static void rw_remote_beat_work(struct work_struct *work)
 	/* Pairs with the release in rw_remote_ctl_done(). */
 	if (!smp_load_acquire(&r->got_reply) || r->rep.status)
 		goto unlock;
-	if (time_after(jiffies, heard + msecs_to_jiffies(RW_CONN_SILENT_MS))) {
+	if (rw_beat_tick(&r->beat, r->id->qp, &r->sq_room, &r->rep.win) ==
+	    -ETIMEDOUT) {
 		rw_remote_break(r, "the box went silent despite heartbeats");
 		mutex_unlock(&r->rdma);
 		return;
 	}
-	if (time_after_eq(jiffies, heard + msecs_to_jiffies(RW_CONN_BEAT_MS)) &&
-	    !atomic_read(&r->beat_out) && atomic_read(&r->sq_room) > 0) {
-		atomic_set(&r->beat_out, 1);
-		atomic_dec(&r->sq_room);
-		if (rw_conn_post_beat(r->id->qp, &r->beat_cqe, &r->rep.win)) {
-			atomic_inc(&r->sq_room);
-			atomic_set(&r->beat_out, 0);
-		}
-	}
 unlock:
 	mutex_unlock(&r->rdma);
 again:
-	queue_delayed_work(system_wq, &r->beat,
+	queue_delayed_work(system_wq, &r->beat_work,
 			   msecs_to_jiffies(RW_CONN_BEAT_MS));
 }
 
@@ -469,7 +456,7 @@ static int rw_remote_qp(struct rw_remote *r)
 	r->setup_cqe.done = rw_remote_setup_done;
 	r->reg_cqe.done = rw_remote_reg_done;
 	r->push_cqe.done = rw_remote_push_done;
-	r->beat_cqe.done = rw_remote_beat_done;
+	r->beat.cqe.done = rw_remote_beat_done;
 	return 0;
 }
 
@@ -576,7 +563,7 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	mutex_init(&r->xfer);
 	init_completion(&r->cm_done);
 	init_waitqueue_head(&r->wq);
-	INIT_DELAYED_WORK(&r->beat, rw_remote_beat_work);
+	INIT_DELAYED_WORK(&r->beat_work, rw_remote_beat_work);
 	strscpy(r->job, job, sizeof(r->job));
 	r->rank = rank;
 	r->box = *box;
@@ -591,8 +578,8 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	}
 	pr_info("job %s rank %u: connected to %pISpc\n", r->job, r->rank,
 		&r->box);
-	r->heard = jiffies;
-	queue_delayed_work(system_wq, &r->beat,
+	rw_beat_heard(&r->beat);
+	queue_delayed_work(system_wq, &r->beat_work,
 			   msecs_to_jiffies(RW_CONN_BEAT_MS));
 	return r;
 }
@@ -602,7 +589,7 @@ void rw_remote_free(struct rw_remote *r)
 	mutex_lock(&rw_remotes_lock);
 	list_del(&r->link);
 	mutex_unlock(&rw_remotes_lock);
-	cancel_delayed_work_sync(&r->beat);
+	cancel_delayed_work_sync(&r->beat_work);
 	mutex_lock(&r->rdma);
 	rw_remote_teardown(r);
 	mutex_unlock(&r->rdma);
