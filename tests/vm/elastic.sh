@@ -39,9 +39,25 @@ trainer() {
 }
 
 # wait_all JOB PID...: every trainer exited 0 (their logs shown if not).
+# A trainer still running after 300 s is hung: its kernel stack is
+# shown and it is killed, so a hang fails the check instead of the VM.
 wait_all() {
-	local job=$1 p rc=0
+	local job=$1 p rc=0 i alive
 	shift
+	for i in $(seq 300); do
+		alive=
+		for p in "$@"; do
+			kill -0 "$p" 2>/dev/null && alive="$alive $p"
+		done
+		[ -z "$alive" ] && break
+		sleep 1
+	done
+	for p in $alive; do
+		echo "# pid $p still running after 300 s, in:"
+		sed 's/^/#   /' "/proc/$p/stack"
+		kill -9 "$p"
+		rc=1
+	done
 	for p in "$@"; do
 		wait "$p" || { echo "# pid $p exited $?"; rc=1; }
 	done
@@ -222,11 +238,14 @@ t_ok "job add live4" "$RWCTL" job add live4 workers $W lr 0.5 chunk-size 4096 \
 mon_start "$RW_OUT/live4-mon.json"
 t_eq "rwctl monitor listens" 0 "$?"
 pids=()
+# Rank 3 stalls as in the quorum runs, so that its gradients come late
+# once quorum 3 is in force (--slow alone does not set the pace here),
+# and the switch to SSP finds rounds that hold other ranks' gradients.
 for r in 0 1 2; do
-	trainer live4 $r 150 256 --follow
+	trainer live4 $r 60 256 --follow
 	pids+=($!)
 done
-trainer live4 3 150 256 --follow --slow 5
+trainer live4 3 60 256 --follow --stall "1:${stall:-100}"
 pids+=($!)
 t_ok "the job runs" until_steps live4 5
 t_fails "policy set live4 lr 0.1 while it runs: refused" "$RWCTL" policy set live4 lr 0.1
