@@ -18,7 +18,6 @@
 RW_TEST_NAME=cluster-remote-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
 
-LOCAL=$RW_TOP/build/tests/vm/wire-local
 BOX=10.88.0.1
 WORKER=10.88.0.2
 JOB=cr

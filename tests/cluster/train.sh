@@ -12,8 +12,6 @@
 RW_TEST_NAME=cluster-train-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
 
-PEER=$RW_TOP/build/tests/vm/wire-peer
-REQ="/usr/bin/python3 $RW_TOP/tests/vm/wire-req.py"
 BOX=10.88.0.1
 WORKER=10.88.0.2
 JOB=ct

@@ -8,6 +8,14 @@
 
 RW_TOP=$PWD
 RWCTL=$RW_TOP/build/rwctl
+# The wire tests' programs (raw verbs peer, local trainer, request
+# builder) and the box's address and port in one VM (tests/cluster/ sets
+# its own BOX).
+PEER=$RW_TOP/build/tests/vm/wire-peer
+LOCAL=$RW_TOP/build/tests/vm/wire-local
+REQ="/usr/bin/python3 $RW_TOP/tests/vm/wire-req.py"
+BOX=10.77.0.1
+PORT=18515
 RW_TEST_NAME=${RW_TEST_NAME:-$(basename "$0" .sh)}
 t_failed=0
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin

@@ -23,11 +23,6 @@
 . "$(dirname "$0")/lib.sh"
 
 T=/sys/kernel/tracing
-LOCAL=$RW_TOP/build/tests/vm/wire-local
-PEER=$RW_TOP/build/tests/vm/wire-peer
-REQ="/usr/bin/python3 $RW_TOP/tests/vm/wire-req.py"
-BOX=10.77.0.1
-PORT=18515
 ITERS=4
 
 rw_wire_up $BOX

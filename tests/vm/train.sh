@@ -20,7 +20,6 @@ EPOCHS=3
 BATCH=64
 W=4
 
-BOX=10.77.0.1
 rw_wire_up $BOX
 data=$RW_OUT/digits.bin
 t_ok "the digits data set (made on the host by make vm-tests: sklearn in the guest costs 20 s)" \

@@ -18,10 +18,6 @@
 # host's only NIC.
 . "$(dirname "$0")/lib.sh"
 
-PEER=$RW_TOP/build/tests/vm/wire-peer
-REQ="/usr/bin/python3 $RW_TOP/tests/vm/wire-req.py"
-BOX=10.77.0.1
-PORT=18515
 LONG=100000	# iterations: far more than the test waits for
 ITERS=4
 

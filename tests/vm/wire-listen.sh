@@ -16,11 +16,7 @@
 # RC queue pairs. Separate hosts are the two-VM test's.
 . "$(dirname "$0")/lib.sh"
 
-PEER=$RW_TOP/build/tests/vm/wire-peer
-REQ="/usr/bin/python3 $RW_TOP/tests/vm/wire-req.py"
-BOX=10.77.0.1
 SRC=$BOX
-PORT=18515
 JOB=wj
 
 rw_wire_up $BOX

@@ -17,8 +17,6 @@
 # trainer with ECONNRESET.
 . "$(dirname "$0")/lib.sh"
 
-LOCAL=$RW_TOP/build/tests/vm/wire-local
-BOX=10.77.0.1
 ITERS=5
 
 rw_wire_up $BOX

@@ -17,11 +17,6 @@
 # there); the two-VM test covers separate hosts.
 . "$(dirname "$0")/lib.sh"
 
-PEER=$RW_TOP/build/tests/vm/wire-peer
-LOCAL=$RW_TOP/build/tests/vm/wire-local
-REQ="/usr/bin/python3 $RW_TOP/tests/vm/wire-req.py"
-BOX=10.77.0.1
-PORT=18515
 ITERS=5
 
 rw_wire_up $BOX
