@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/slab.h>
@@ -36,11 +37,17 @@ static DEFINE_SPINLOCK(rw_conns_lock);
 static LIST_HEAD(rw_conns);
 static struct workqueue_struct *rw_conn_wq;
 
+/* Completion entries a connection claims on its device's shared queue. */
+static u32 rw_conn_nr_cqe(const struct rw_conn *c)
+{
+	return 2 * c->depth + 2;
+}
+
 static void rw_conn_free(struct rw_conn *c)
 {
 	rw_conn_data_free(c);
 	if (c->cq)
-		ib_free_cq(c->cq);
+		ib_cq_pool_put(c->cq, rw_conn_nr_cqe(c));
 	if (c->pd)
 		rw_ibdev_pd_put(c->dev, c->job);
 	rw_worker_free(c->w);
@@ -196,8 +203,16 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 		goto err_free;
 	}
 	c->depth = rw_conn_depth(id->device);
-	c->cq = ib_alloc_cq_any(id->device, c, 2 * c->depth + 2,
-				IB_POLL_WORKQUEUE);
+	/*
+	 * Completions go to the device's shared queues, one per completion
+	 * vector (per core), drained by ib_core's per-CPU workqueue, never
+	 * by aggregation in softirq. Connections spread over the vectors of
+	 * the cores of the device's node, by rank.
+	 */
+	c->cq = ib_cq_pool_get(id->device, rw_conn_nr_cqe(c),
+			       cpumask_local_spread(c->info.rank,
+						    ibdev_to_node(id->device)),
+			       IB_POLL_WORKQUEUE);
 	if (IS_ERR(c->cq)) {
 		ret = PTR_ERR(c->cq);
 		c->cq = NULL;

@@ -85,8 +85,9 @@ struct rw_conn {
 /*
  * Both ends of the wire size a connection alike: the queue depth the device
  * allows (at most RW_CONN_DEPTH_MAX, one slot of each queue left for
- * ib_drain_qp()), and an RC QP on one CQ of 2 * (depth + 1) entries with
- * @depth + 1 work requests of one SGE each way. rw_conn_qp_attr fills
+ * ib_drain_qp()), and an RC QP on one CQ with room for 2 * (depth + 1)
+ * completions (the box claims them on the device's shared per-core CQ)
+ * and @depth + 1 work requests of one SGE each way. rw_conn_qp_attr fills
  * @qpa for @cq (event handler and context are the caller's).
  */
 u32 rw_conn_depth(struct ib_device *dev);
