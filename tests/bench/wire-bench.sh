@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: --kernel test --smp 2
+# vm-alone: measures the link and the box against each other
 #
 # The guest half of scripts/bench-wire: in one VM, over soft-RoCE on one
 # rxe device (the box and its workers loop back through it, as in

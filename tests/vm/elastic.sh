@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: --kernel test --smp 2 --timeout 1200
+# vm-alone: steps within 3 s of a kill, quorum 3 at least twice quorum 4's pace
 #
 # Elastic BSP: a dead or departed worker never stops a synchronous job.
 #  1. 4 trainers under BSP; rank 3 detaches cleanly after iteration 20:
