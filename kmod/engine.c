@@ -228,6 +228,7 @@ static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
 	}
 	switch (ev->type) {
 	case RW_EV_PUSH:
+		trace_rw_arrive(e->name, ev->worker, ev->chunk);
 		rw_engine_arrive(e, ec, ch, ev->chunk, ev->worker);
 		break;
 	case RW_EV_MIGRATE:

@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: --kernel test --smp 2 --mem 2048
+#
+# The guest half of scripts/bench-path: W local workers train a 64 MiB
+# model under BSP through the module, against the user-space reference
+# that moves the same bytes and runs the same kmod/agg code on the same
+# CPUs (tests/bench/path-bench.c), in trials that alternate and pair up;
+# then one more traced trial says where a chunk's path goes
+# (path-report.py). Prints one line "BENCH-JSON {...}" for the host
+# script; its checks keep the output's contract, never a speed.
+#
+#   path-bench.sh [--full] [--pairs N] [--iters N]
+#
+# Without --full: 4 workers, 32 KiB chunks, 3 pairs of 2 steps each (the
+# smoke test make check runs, under a minute). --full: 1, 2, 4 and 8
+# workers, chunks of 4 KiB, 32 KiB, 256 KiB and 1 MiB, 5 pairs of 3 steps.
+. "$(dirname "$0")/../vm/lib.sh"
+
+BENCH=$RW_TOP/build/tests/bench/path-bench
+REPORT="/usr/bin/python3 $RW_TOP/tests/bench/path-report.py"
+T=/sys/kernel/tracing
+MIB=64
+WS=4 CHUNKS=32768 PAIRS=3 ITERS=2
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) WS="1 2 4 8" CHUNKS="4096 32768 262144 1048576" PAIRS=5 ITERS=3 ;;
+	--pairs) PAIRS=$2; shift ;;
+	--iters) ITERS=$2; shift ;;
+	*) echo "usage: path-bench.sh [--full] [--pairs N] [--iters N]" >&2; exit 2 ;;
+	esac
+	shift
+done
+# A trial of W workers holds 1 + W copies of the model (parameters and a
+# slot per worker), in the module or in the reference's shared memory.
+echo "# model ${MIB} MiB, W: $WS, chunks: $CHUNKS, $PAIRS pairs of $ITERS steps"
+
+t_ok "load ib_core, rdma_cm and rackweave.ko" rw_load
+head -c 32 /dev/urandom >"$RW_OUT/token"
+impl=$("$RWCTL" -j status | jpy 'd["agg_impl"]')
+t_ok "the module chose an aggregation implementation ($impl)" test -n "$impl"
+res=$RW_OUT/results
+: >"$res"
+
+job() {
+	"$RWCTL" job add "$1" workers "$2" chunk-size "$3" sync bsp \
+		optim sgd lr 0.001 token-file "$RW_OUT/token"
+}
+# trial rw|ref W CHUNK: one trial, its line appended to the results.
+trial() {
+	local out
+	if [ "$1" = rw ]; then
+		out=$("$BENCH" rw "p$2-$3" "$RW_OUT/token" "$2" $MIB $ITERS) || return 1
+	else
+		out=$("$BENCH" ref "$2" $MIB "$3" $ITERS "$impl") || return 1
+	fi
+	echo "$out" | tee -a "$res" | sed 's/^/# /'
+}
+# pairs W CHUNK: PAIRS pairs, each a RackWeave and a reference trial, the
+# order swapped from one pair to the next so that drift within a pair
+# hits both sides alike.
+pairs() {
+	local p
+	job "p$1-$2" "$1" "$2" || return 1
+	for p in $(seq "$PAIRS"); do
+		if [ $((p % 2)) = 1 ]; then
+			trial rw "$1" "$2" && trial ref "$1" "$2" || return 1
+		else
+			trial ref "$1" "$2" && trial rw "$1" "$2" || return 1
+		fi
+	done
+}
+for w in $WS; do
+	for cs in $CHUNKS; do
+		t_ok "$PAIRS pairs: $w workers, $cs-byte chunks" pairs "$w" "$cs"
+	done
+done
+
+# One traced RackWeave trial of 4 workers and 32 KiB chunks: the events a
+# chunk's path passes, 16 MiB per CPU of buffer (2048 chunks, 4 workers,
+# ITERS + 1 steps need about 2 MiB a step).
+traced() {
+	local e
+	mountpoint -q $T || mount -t tracefs nodev $T
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	echo 16384 >$T/buffer_size_kb
+	for e in rw_xfer rw_xfer_done rw_push rw_arrive rw_step rw_publish \
+		rw_gate_wait rw_gate_release; do
+		echo 1 >$T/events/rackweave/$e/enable
+	done
+	echo 1 >$T/tracing_on
+	"$BENCH" rw p4-32768 "$RW_OUT/token" 4 $MIB $ITERS >"$RW_OUT/traced.log" 2>&1
+	local rc=$?
+	echo 0 >$T/events/rackweave/enable
+	echo 0 >$T/tracing_on
+	cat $T/trace >"$RW_OUT/trace.txt"
+	echo 1408 >$T/buffer_size_kb
+	sed 's/^/# traced: /' "$RW_OUT/traced.log"
+	grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' "$RW_OUT/trace.txt" ||
+		{ echo "# the trace buffer overflowed"; return 1; }
+	return $rc
+}
+"$RWCTL" job show p4-32768 >/dev/null 2>&1 || job p4-32768 4 32768
+t_ok "a traced trial: 4 workers, 32768-byte chunks" traced
+
+$REPORT "$res" $MIB "$RW_OUT/trace.txt" 4 32768 | tee "$RW_OUT/bench.json"
+
+# The contract scripts/bench-path --help documents, checked on what was
+# just printed: it must be able to fail, so every key is looked at.
+bj() { sed 's/^BENCH-JSON //' "$RW_OUT/bench.json" | jpy "$1"; }
+num='lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v == v'
+t_eq "path_ratio_w4_32k is a positive number" True \
+	"$(bj "($num)(d.get('path_ratio_w4_32k')) and d['path_ratio_w4_32k'] > 0")"
+t_eq "a row per configuration, each with every key, ratios positive" True \
+	"$(bj "len(d['rows']) == $(($(wc -w <<<"$WS") * $(wc -w <<<"$CHUNKS"))) and all(isinstance(r.get('w'), int) and isinstance(r.get('chunk'), int) and all(($num)(r.get(k)) for k in ('rackweave_steps_per_s', 'reference_steps_per_s', 'ratio', 'ratio_iqr', 'chunk_ns')) and r['ratio'] > 0 and r['rackweave_steps_per_s'] > 0 and r['reference_steps_per_s'] > 0 and r['ratio_iqr'] >= 0 for r in d['rows'])")"
+t_eq "the breakdown has every key, W 4 and 32 KiB, times positive" True \
+	"$(bj "(lambda b: b.get('w') == 4 and b.get('chunk') == 32768 and all(($num)(b.get(k)) and b[k] > 0 for k in ('ioctl_to_queued_ns', 'queued_to_running_ns', 'aggregation_ns', 'publish_to_woken_ns')) and ($num)(b.get('gate_ns')) and b['gate_ns'] >= 0 and b['traced_pushes'] > 0)(d.get('breakdown', {}))")"
+t_eq "the module and the reference computed the same parameters" True \
+	"$(bj "all(r['same_result'] for r in d['rows'])")"
+for w in $WS; do
+	for cs in $CHUNKS; do
+		"$RWCTL" job del "p$w-$cs"
+	done
+done
+t_ok "rmmod rackweave" rmmod rackweave
+t_done
