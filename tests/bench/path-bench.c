@@ -34,10 +34,12 @@
  * time runs from the moment every worker is ready to the last worker's
  * last step. Output, one line:
  *
- *   trial MODE W CHUNK ITERS SECONDS STEPS_PER_S SUM
+ *   trial MODE W CHUNK ITERS SECONDS STEPS_PER_S SUM AGG_NS
  *
  * SUM is the parameter checksum worker 0 read last: both modes compute
- * the same SGD steps on the same gradients, so the same bits.
+ * the same SGD steps on the same gradients, so the same bits. AGG_NS is
+ * the reference's mean time in rw_agg_update() per chunk of the timed
+ * steps (0 for rw, whose own is in the rw_step trace event).
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -68,6 +70,8 @@ struct pb_shared {
 	_Atomic uint32_t done;		/* ref: aggregators done, all steps */
 	_Atomic uint32_t step;		/* ref: steps published */
 	_Atomic uint32_t stop;		/* ref: aggregators exit */
+	_Atomic uint64_t agg_ns;	/* ref: in rw_agg_update, timed steps */
+	_Atomic uint64_t agg_n;		/* ref: chunks it stepped, timed steps */
 	uint32_t chunk;			/* rw: the job's chunk size */
 	double t0;
 	double t_end[PB_MAX_W];
@@ -150,6 +154,26 @@ static void pb_ready(struct pb_shared *sh)
 	pb_wait_ge(&sh->go, 1);
 }
 
+/*
+ * PATH_BENCH_TRACE=DIR: tracing on (DIR/tracing_on) for the timed steps
+ * only, so a capture leaves out the set-up and the warm-up.
+ */
+static void pb_tracing(int on)
+{
+	const char *dir = getenv("PATH_BENCH_TRACE");
+	char path[256];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/tracing_on", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(on ? "1\n" : "0\n", f);
+		fclose(f);
+	}
+}
+
 /* The launcher: every worker ready, then go; the trial's time. */
 static int pb_launch(struct pb_shared *sh, uint32_t w, pid_t *pids,
 		     uint32_t npids, const char *mode, uint32_t chunk,
@@ -167,6 +191,7 @@ static int pb_launch(struct pb_shared *sh, uint32_t w, pid_t *pids,
 		}
 		usleep(1000);
 	}
+	pb_tracing(1);
 	sh->t0 = pb_now();
 	atomic_store(&sh->go, 1);
 	pb_futex_wake(&sh->go);
@@ -176,6 +201,7 @@ static int pb_launch(struct pb_shared *sh, uint32_t w, pid_t *pids,
 			bad = 1;
 		t1 = sh->t_end[r] > t1 ? sh->t_end[r] : t1;
 	}
+	pb_tracing(0);
 	atomic_store(&sh->stop, 1);
 	atomic_fetch_add(&sh->arrived, 1);
 	pb_futex_wake(&sh->arrived);
@@ -185,10 +211,10 @@ static int pb_launch(struct pb_shared *sh, uint32_t w, pid_t *pids,
 		fprintf(stderr, "path-bench: a worker failed\n");
 		return 1;
 	}
-	printf("trial %s %u %u %u %.6f %.4f %016llx\n", mode, w,
-	       chunk ? chunk : sh->chunk, iters,
-	       t1 - sh->t0, iters / (t1 - sh->t0),
-	       (unsigned long long)sh->sum[0]);
+	printf("trial %s %u %u %u %.6f %.4f %016llx %.0f\n", mode, w,
+	       chunk ? chunk : sh->chunk, iters, t1 - sh->t0,
+	       iters / (t1 - sh->t0), (unsigned long long)sh->sum[0],
+	       sh->agg_n ? (double)sh->agg_ns / (double)sh->agg_n : 0.0);
 	return 0;
 }
 
@@ -353,11 +379,19 @@ static int pb_ref_agg(const struct pb_ref *p, uint32_t cpu)
 		if (rw_agg_prepare(&st, &hp, p->w, (uint64_t)i + 1))
 			return 1;
 		for (c = cpu; c < p->nchunks; c += p->ncpus) {
+			double t0;
+
 			for (r = 0; r < p->w; r++)
 				src[r] = pb_ref_slot(p, c, r);
 			ac.out = (float *)pb_ref_params(p, c);
+			t0 = pb_now();
 			if (rw_agg_update(p->impl, &ac, &st))
 				return 1;
+			if (i) {
+				atomic_fetch_add(&sh->agg_ns,
+						 (uint64_t)((pb_now() - t0) * 1e9));
+				atomic_fetch_add(&sh->agg_n, 1);
+			}
 		}
 		if (atomic_fetch_add(&sh->done, 1) + 1 == p->ncpus * (i + 1)) {
 			atomic_store(&sh->step, i + 1);

@@ -6,14 +6,15 @@ capture in, one line "BENCH-JSON {...}" out (the keys: scripts/bench-path
     path-report.py RESULTS MIB [TRACE W CHUNK]
 
 RESULTS holds the trial lines of tests/bench/path-bench ("trial MODE W
-CHUNK ITERS SECONDS STEPS_PER_S SUM"), in the order they ran: pair k of a
-configuration is its k-th rw trial and its k-th ref trial. TRACE is the
-text of /sys/kernel/tracing/trace while one more rw trial of W workers
-and CHUNK-byte chunks ran with the events rw_xfer, rw_xfer_done, rw_push,
-rw_arrive, rw_step, rw_publish, rw_gate_wait and rw_gate_release on.
+CHUNK ITERS SECONDS STEPS_PER_S SUM AGG_NS"), in the order they ran: pair
+k of a configuration is its k-th rw trial and its k-th ref trial. TRACE
+is the text of /sys/kernel/tracing/trace after one more rw trial of W
+workers and CHUNK-byte chunks with the events rw_xfer, rw_xfer_done,
+rw_push, rw_arrive, rw_step, rw_publish, rw_gate_wait and
+rw_gate_release enabled and tracing on for its timed steps only.
 """
+import bisect
 import json
-import re
 import statistics
 import sys
 from collections import defaultdict
@@ -30,9 +31,9 @@ def rows_of(path, mib):
     trials = defaultdict(lambda: {"rw": [], "ref": []})
     for line in open(path):
         f = line.split()
-        if len(f) == 8 and f[0] == "trial":
+        if len(f) == 9 and f[0] == "trial":
             trials[(int(f[2]), int(f[3]))][f[1]].append(
-                (float(f[6]), float(f[5]) / int(f[4]), f[7]))
+                (float(f[6]), float(f[5]) / int(f[4]), f[7], float(f[8])))
     rows = []
     for (w, chunk), t in sorted(trials.items()):
         pairs = list(zip(t["rw"], t["ref"]))
@@ -55,20 +56,26 @@ def rows_of(path, mib):
             "reference_chunk_ns": statistics.median(
                 b[1] * 1e9 / nchunks for _, b in pairs),
             "same_result": all(a[2] == b[2] for a, b in pairs),
+            "reference_aggregation_ns": statistics.median(
+                b[3] for _, b in pairs),
         })
     return rows
 
 
-LINE = re.compile(r"-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (rw_\w+): (.*)$")
-
-
 def events(path):
+    """(ns, pid, cpu, event, fields) of every rackweave event, in time order.
+
+    A line: "COMM-PID [CPU] FLAGS SECONDS: EVENT: key=value ...".
+    """
     ev = []
     for line in open(path):
-        m = LINE.search(line)
-        if m:
-            f = dict(re.findall(r"(\w+)=(\S+)", m.group(4)))
-            ev.append((float(m.group(2)) * 1e9, int(m.group(1)), m.group(3), f))
+        if ": rw_" not in line or line.startswith("#"):
+            continue
+        head, name, rest = line.split(": ", 2)
+        h = head.split()
+        f = dict(x.split("=", 1) for x in rest.split() if "=" in x)
+        ev.append((float(h[-1]) * 1e9, int(h[0].rsplit("-", 1)[1]),
+                   int(h[1].strip("[]")), name, f))
     ev.sort(key=lambda e: e[0])
     return ev
 
@@ -78,86 +85,88 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else 0.0
 
 
-def breakdown(path, w, chunk):
-    """Where a chunk's path goes, from the trace of one traced rw trial.
+def ioctls(ev):
+    """Each push/pull ioctl: entry, its pushes, its park in the gate, return."""
+    cur, out = {}, []
+    for ts, pid, _, name, f in ev:
+        c = cur.get(pid)
+        if name == "rw_xfer":
+            cur[pid] = {"t": ts, "pushes": [], "parks": [], "wait": None}
+        elif c is None:
+            continue
+        elif name == "rw_push":
+            c["pushes"].append(ts)
+        elif name == "rw_gate_wait":
+            c["wait"] = ts
+        elif name == "rw_gate_release" and c["wait"] is not None:
+            c["parks"].append((c["wait"], ts))
+            c["wait"] = None
+        elif name == "rw_xfer_done":
+            c["done"] = ts
+            out.append(c)
+            del cur[pid]
+    return out
 
-    Every figure leaves out the warm-up step (gate iteration 0, and each
-    worker's first ioctl).
-    """
+
+def breakdown(path, w, chunk):
+    """Where a chunk's path goes, from the trace of the timed steps of one
+    rw trial (path-bench turns tracing on for those only)."""
     ev = events(path)
-    by_pid = defaultdict(list)
-    pushed = defaultdict(list)      # (rank, chunk) -> [(ts, iter)]
+    pushed = defaultdict(list)      # (rank, chunk) -> [ts]
     arrived = defaultdict(list)     # (rank, chunk) -> [ts]
-    steps, publishes = [], []
-    for e in ev:
-        ts, pid, name, f = e
-        if name in ("rw_xfer", "rw_xfer_done", "rw_push", "rw_gate_wait",
-                    "rw_gate_release"):
-            by_pid[pid].append(e)
+    steps = defaultdict(list)       # (cpu, iter) -> [(ts, ns)]
+    publishes = []
+    for ts, _, cpu, name, f in ev:
         if name == "rw_push":
-            pushed[(f["rank"], f["chunk"])].append((ts, int(f["iter"])))
+            pushed[(f["rank"], f["chunk"])].append(ts)
         elif name == "rw_arrive":
             arrived[(f["rank"], f["chunk"])].append(ts)
         elif name == "rw_step":
-            steps.append((int(f["iter"]), int(f["ns"])))
+            steps[(cpu, f["iter"])].append((ts, int(f["ns"])))
         elif name == "rw_publish":
             publishes.append(ts)
 
-    # Per ioctl: entry to its last chunk queued, less any park in the
-    # gate, over the chunks it queued; the park itself; the last
+    # Per ioctl: entry to its last chunk queued (less a park before it)
+    # over the chunks it queued; its time parked in the gate; the last
     # publication before it returned, to its return.
-    q_ns = q_n = park_ns = 0.0
-    woken, xfers = [], 0
-    for pid, es in by_pid.items():
-        cur, first = None, True
-        for ts, _, name, f in es:
-            if name == "rw_xfer":
-                cur = {"t": ts, "last": None, "n": 0, "park": 0.0,
-                       "wait": None}
-            elif cur is None:
-                continue
-            elif name == "rw_push":
-                cur["last"] = ts
-                cur["n"] += 1
-            elif name == "rw_gate_wait":
-                cur["wait"] = ts
-            elif name == "rw_gate_release" and cur["wait"] is not None:
-                cur["park"] += ts - cur["wait"]
-                cur["wait"] = None
-            elif name == "rw_xfer_done":
-                if not first and cur["n"]:
-                    q_ns += cur["last"] - cur["t"] - cur["park"]
-                    q_n += cur["n"]
-                    park_ns += cur["park"]
-                    xfers += 1
-                    before = [p for p in publishes if p <= ts]
-                    if before:
-                        woken.append(ts - before[-1])
-                first, cur = False, None
+    q_ns = q_n = 0.0
+    park, woken, xs = [], [], ioctls(ev)
+    for x in xs:
+        if x["pushes"]:
+            last = x["pushes"][-1]
+            before = sum(b - a for a, b in x["parks"] if b <= last)
+            q_ns += last - x["t"] - before
+            q_n += len(x["pushes"])
+        park.append(sum(b - a for a, b in x["parks"]))
+        i = bisect.bisect_right(publishes, x["done"])
+        if i:
+            woken.append(x["done"] - publishes[i - 1])
 
-    # Push to the owner thread taking it, and each round's first to last
-    # gradient on its core (the BSP wait for the other members).
-    run, rounds = [], defaultdict(list)
+    # Push to the owner thread taking it off its queue. A pushed chunk
+    # whose arrival fell outside the capture has no pair.
+    run = []
     for key, ps in pushed.items():
-        for (ts, it), ta in zip(ps, arrived.get(key, [])):
-            if it >= 1:
-                run.append(ta - ts)
-                rounds[(key[1], it)].append(ta)
-    round_wait = mean(max(r) - min(r) for r in rounds.values() if len(r) == w)
-    chunk_steps = sum(1 for it, _ in steps if it >= 1)
-    park_per_chunk = park_ns / (w * chunk_steps) if chunk_steps else 0.0
+        run += [ta - tp for tp, ta in zip(ps, arrived.get(key, []))]
+    # Each core's time per chunk it stepped in a step of the job: from its
+    # first step to its last, over the steps between (against the steps'
+    # own time, aggregation_ns, the rest of the core's work per chunk).
+    core, ns = [], []
+    for s in steps.values():
+        ns += [n for _, n in s]
+        if len(s) > 1:
+            core.append((s[-1][0] - s[0][0]) / (len(s) - 1))
     return {
         "w": w, "chunk": chunk,
         "ioctl_to_queued_ns": q_ns / q_n if q_n else 0.0,
         "queued_to_running_ns": mean(run),
-        "aggregation_ns": mean(ns for it, ns in steps if it >= 1),
-        "gate_ns": round_wait + park_per_chunk,
+        "aggregation_ns": mean(ns),
+        "gate_ns": mean(park),
         "publish_to_woken_ns": mean(woken),
-        "round_wait_ns": round_wait,
-        "gate_park_ns": park_per_chunk,
-        "traced_ioctls": xfers,
+        "aggregation_median_ns": statistics.median(ns) if ns else 0.0,
+        "core_ns_per_chunk": mean(core),
+        "traced_ioctls": len(xs),
         "traced_pushes": int(q_n),
-        "traced_steps": chunk_steps,
+        "traced_steps": len(ns),
     }
 
 
