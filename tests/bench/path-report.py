@@ -3,7 +3,7 @@
 capture in, one line "BENCH-JSON {...}" out (the keys: scripts/bench-path
 --help).
 
-    path-report.py RESULTS MIB [TRACE W CHUNK]
+    path-report.py [--check ROWS] RESULTS MIB [TRACE W CHUNK]
 
 RESULTS holds the trial lines of tests/bench/path-bench ("trial MODE W
 CHUNK ITERS SECONDS STEPS_PER_S SUM AGG_NS"), in the order they ran: pair
@@ -12,6 +12,11 @@ is the text of /sys/kernel/tracing/trace after one more rw trial of W
 workers and CHUNK-byte chunks with the events rw_xfer, rw_xfer_done,
 rw_push, rw_arrive, rw_step, rw_publish, rw_gate_wait and
 rw_gate_release enabled and tracing on for its timed steps only.
+
+--check ROWS: a second line "CHECKS A B C D", each True or False: the
+headline ratio is a positive number; ROWS rows, each with every key and
+positive ratios and rates; the breakdown has every key; both sides ended
+with the same parameters (path-bench.sh turns each into a TAP check).
 """
 import bisect
 import json
@@ -170,16 +175,49 @@ def breakdown(path, w, chunk):
     }
 
 
+def check(line, rows):
+    """The contract, on the printed line: four booleans, each a check."""
+    d = json.loads(line.split(" ", 1)[1])
+    num = lambda v: (isinstance(v, (int, float)) and not isinstance(v, bool)
+                     and v == v)
+    pos = lambda v: num(v) and v > 0
+    row = lambda r: (isinstance(r.get("w"), int)
+                     and isinstance(r.get("chunk"), int)
+                     and all(num(r.get(k)) for k in (
+                         "rackweave_steps_per_s", "reference_steps_per_s",
+                         "ratio", "ratio_iqr", "chunk_ns"))
+                     and pos(r["ratio"]) and pos(r["rackweave_steps_per_s"])
+                     and pos(r["reference_steps_per_s"])
+                     and r["ratio_iqr"] >= 0)
+    b = d.get("breakdown", {})
+    return (pos(d.get("path_ratio_w4_32k")),
+            len(d.get("rows", [])) == rows and all(row(r) for r in d["rows"]),
+            b.get("w") == 4 and b.get("chunk") == 32768
+            and num(b.get("gate_ns")) and b["gate_ns"] >= 0
+            and b.get("traced_pushes", 0) > 0
+            and all(pos(b.get(k)) for k in (
+                "ioctl_to_queued_ns", "queued_to_running_ns",
+                "aggregation_ns", "publish_to_woken_ns")),
+            all(r.get("same_result") is True for r in d.get("rows", [])))
+
+
 def main():
-    mib = int(sys.argv[2])
-    out = {"model_mib": mib, "rows": rows_of(sys.argv[1], mib)}
+    args = sys.argv[1:]
+    rows = None
+    if args[0] == "--check":
+        rows = int(args[1])
+        args = args[2:]
+    mib = int(args[1])
+    out = {"model_mib": mib, "rows": rows_of(args[0], mib)}
     for r in out["rows"]:
         if r["w"] == 4 and r["chunk"] == 32768:
             out["path_ratio_w4_32k"] = r["ratio"]
-    if len(sys.argv) > 5:
-        out["breakdown"] = breakdown(sys.argv[3], int(sys.argv[4]),
-                                     int(sys.argv[5]))
-    print("BENCH-JSON " + json.dumps(out))
+    if len(args) > 4:
+        out["breakdown"] = breakdown(args[2], int(args[3]), int(args[4]))
+    line = "BENCH-JSON " + json.dumps(out)
+    print(line)
+    if rows is not None:
+        print("CHECKS", *check(line, rows))
 
 
 main()
