@@ -50,9 +50,9 @@ job() {
 trial() {
 	local out t0=$EPOCHREALTIME
 	if [ "$1" = rw ]; then
-		out=$("$BENCH" rw "p$2-$3" "$RW_OUT/token" "$2" $MIB $ITERS) || return 1
+		out=$("$BENCH" rw "p$2-$3" "$RW_OUT/token" "$2" $MIB "$ITERS") || return 1
 	else
-		out=$("$BENCH" ref "$2" $MIB "$3" $ITERS "$impl") || return 1
+		out=$("$BENCH" ref "$2" $MIB "$3" "$ITERS" "$impl") || return 1
 	fi
 	echo "$out" >>"$res"
 	echo "# $out (trial wall $(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 )) ms)"
@@ -91,7 +91,7 @@ traced() {
 		rw_gate_wait rw_gate_release; do
 		echo 1 >$T/events/rackweave/$e/enable
 	done
-	PATH_BENCH_TRACE=$T "$BENCH" rw p4-32768 "$RW_OUT/token" 4 $MIB $ITERS \
+	PATH_BENCH_TRACE=$T "$BENCH" rw p4-32768 "$RW_OUT/token" 4 $MIB "$ITERS" \
 		>"$RW_OUT/traced.log" 2>&1
 	rc=$?
 	echo 0 >$T/events/rackweave/enable
