@@ -13,8 +13,9 @@
 #   path-bench.sh [--full] [--pairs N] [--iters N]
 #
 # Without --full: 4 workers, 32 KiB chunks, one pair of one timed step
-# (the smoke test make check runs, under a minute of VM time). --full: 1, 2, 4 and 8
-# workers, chunks of 4 KiB, 32 KiB, 256 KiB and 1 MiB, 3 pairs of 2 steps.
+# (the smoke test make check runs: about a minute of VM time on a quiet
+# host). --full: 1, 2, 4 and 8 workers, chunks of 4 KiB, 32 KiB, 256 KiB
+# and 1 MiB, 3 pairs of 2 steps.
 . "$(dirname "$0")/../vm/lib.sh"
 
 BENCH=$RW_TOP/build/tests/bench/path-bench
