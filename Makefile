@@ -72,6 +72,7 @@ include tools/rwctl/rwctl.mk
 include tests/user/user.mk
 include tests/vm/vm.mk
 include kmod/agg/agg.mk
+include tests/bench/path.mk
 include kmod/chunk/chunk.mk
 include kmod/sync/sync.mk
 include kmod/rdma/rdma.mk

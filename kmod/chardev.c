@@ -30,6 +30,7 @@
 #include "rdma/rdma.h"
 #include "job.h"
 #include "worker.h"
+#include "trace.h"
 
 static bool rw_mem_is_zero(const void *p, size_t len)
 {
@@ -172,6 +173,14 @@ static long rw_ioctl_setup(struct rw_worker *w, void __user *uarg)
 	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
+/* The job a trace event names: a remote or unattached file has none here. */
+static const char *rw_ioctl_job_name(struct rw_worker *w)
+{
+	struct rw_job *job = rw_worker_job(w);
+
+	return job ? job->cfg.name : "";
+}
+
 static long rw_ioctl_xfer(struct rw_worker *w, u32 op, void __user *uarg)
 {
 	struct rw_range *r;
@@ -183,11 +192,16 @@ static long rw_ioctl_xfer(struct rw_worker *w, u32 op, void __user *uarg)
 	if (x.size != sizeof(x) || x.flags & ~RW_XFER_FLAGS_ALL ||
 	    !rw_mem_is_zero(x.reserved, sizeof(x.reserved)))
 		return -EINVAL;
+	trace_rw_xfer(rw_ioctl_job_name(w), op, x.nr);
 	r = rw_copy_ranges(w, x.ranges, x.nr);
-	if (IS_ERR(r))
-		return PTR_ERR(r);
+	if (IS_ERR(r)) {
+		ret = PTR_ERR(r);
+		goto out;
+	}
 	ret = rw_worker_xfer(w, op, r, x.nr, x.flags, x.timeout_ms);
 	kvfree(r);
+out:
+	trace_rw_xfer_done(rw_ioctl_job_name(w), op, ret);
 	return ret;
 }
 

@@ -157,6 +157,34 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 }
 
 /*
+ * Pullers sleep on e->wq until the chunks they wait for are free. Woken
+ * for every chunk a core frees, each of W sleepers would wake, look and
+ * sleep again per chunk step: several context switches per chunk, on the
+ * CPUs the steps need. A core therefore wakes them after each batch of
+ * events it took from its queue (rw_engine_idle()), and every
+ * RW_ENGINE_WAKE_EVERY freed chunks within a long batch, so a puller
+ * waiting for an early chunk is never kept for the whole batch. Every
+ * freed chunk is followed by a wake-up before the core's thread sleeps.
+ */
+#define RW_ENGINE_WAKE_EVERY	16
+
+static void rw_engine_wake(struct rw_engine *e, struct rw_engine_core *ec)
+{
+	ec->unwoken = 0;
+	if (wq_has_sleeper(&e->wq))
+		wake_up_all(&e->wq);
+}
+
+static void rw_engine_idle(struct rw_core *core)
+{
+	struct rw_engine_core *ec = container_of(core, struct rw_engine_core,
+						 core);
+
+	if (ec->unwoken)
+		rw_engine_wake(core->owner, ec);
+}
+
+/*
  * Do what the chunk's held gradients call for (sync/round.h), until only
  * an arrival or a change of members or rules can help: synchronous rounds
  * step once their members' (or the quorum's) gradients are in, summed in
@@ -194,8 +222,8 @@ static void rw_engine_settle(struct rw_engine *e, struct rw_engine_core *ec,
 			break;
 		freed = true;
 	}
-	if (freed && wq_has_sleeper(&e->wq))
-		wake_up_all(&e->wq);
+	if (freed && ++ec->unwoken >= RW_ENGINE_WAKE_EVERY)
+		rw_engine_wake(e, ec);
 }
 
 /* A gradient has landed: hold it, then see what it allows. */
@@ -228,6 +256,7 @@ static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
 	}
 	switch (ev->type) {
 	case RW_EV_PUSH:
+		trace_rw_arrive(e->name, ev->worker, ev->chunk);
 		rw_engine_arrive(e, ec, ch, ev->chunk, ev->worker);
 		break;
 	case RW_EV_MIGRATE:
@@ -394,6 +423,7 @@ static int rw_engine_build_cores(struct rw_engine *e)
 		core->index = i;
 		core->owner = e;
 		core->handle = rw_engine_handle;
+		core->idle = rw_engine_idle;
 	}
 	return 0;
 }

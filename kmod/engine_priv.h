@@ -66,6 +66,7 @@ struct rw_engine_core {
 	u64 st_t;
 	u32 st_n;			/* gradients the constants scale for */
 	const void **srcv;		/* nr_workers: a step's sources */
+	u32 unwoken;			/* chunks freed, pullers not woken yet */
 	u64 steps;
 	u64 forwards;
 	u64 migrations;

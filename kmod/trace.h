@@ -4,8 +4,14 @@
  * (/sys/kernel/tracing/events/rackweave/). Created in kmod/trace.c only;
  * a disabled event costs a static branch. What each one says:
  *
+ *   rw_xfer          a push, pull or pushpull ioctl entered (op: 1 push,
+ *                    2 pull, 3 both; the ranges asked for, 0: all)
+ *   rw_xfer_done     that ioctl returns (its result); with rw_xfer, the
+ *                    caller's pid ties it to the pushes it queued
  *   rw_push          a worker's chunk handed to its core (job, rank, chunk,
  *                    the iteration it belongs to; -1: untagged)
+ *   rw_arrive        the chunk's owner thread took a pushed chunk off its
+ *                    queue (job, rank, chunk): queued to running
  *   rw_step          a chunk stepped on its core: the iteration, how many
  *                    ranks were summed, the optimizer, the new version and
  *                    the time the kernel took (ns)
@@ -49,6 +55,45 @@ TRACE_EVENT(rw_push,
 			   __entry->iter = (s64)iter;),
 	    TP_printk("job=%s rank=%u chunk=%u iter=%lld", __get_str(job),
 		      __entry->rank, __entry->chunk, __entry->iter)
+);
+
+TRACE_EVENT(rw_xfer,
+	    TP_PROTO(const char *job, u32 op, u32 nr),
+	    TP_ARGS(job, op, nr),
+	    TP_STRUCT__entry(__string(job, job)
+			     __field(u32, op)
+			     __field(u32, nr)),
+	    TP_fast_assign(__assign_str(job, job);
+			   __entry->op = op;
+			   __entry->nr = nr;),
+	    TP_printk("job=%s op=%u nr=%u", __get_str(job), __entry->op,
+		      __entry->nr)
+);
+
+TRACE_EVENT(rw_xfer_done,
+	    TP_PROTO(const char *job, u32 op, int ret),
+	    TP_ARGS(job, op, ret),
+	    TP_STRUCT__entry(__string(job, job)
+			     __field(u32, op)
+			     __field(int, ret)),
+	    TP_fast_assign(__assign_str(job, job);
+			   __entry->op = op;
+			   __entry->ret = ret;),
+	    TP_printk("job=%s op=%u ret=%d", __get_str(job), __entry->op,
+		      __entry->ret)
+);
+
+TRACE_EVENT(rw_arrive,
+	    TP_PROTO(const char *job, u32 rank, u32 chunk),
+	    TP_ARGS(job, rank, chunk),
+	    TP_STRUCT__entry(__string(job, job)
+			     __field(u32, rank)
+			     __field(u32, chunk)),
+	    TP_fast_assign(__assign_str(job, job);
+			   __entry->rank = rank;
+			   __entry->chunk = chunk;),
+	    TP_printk("job=%s rank=%u chunk=%u", __get_str(job),
+		      __entry->rank, __entry->chunk)
 );
 
 TRACE_EVENT(rw_step,

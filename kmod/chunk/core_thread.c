@@ -14,7 +14,9 @@
  *  - producer: llist_add(); if the list was empty, wake the thread.
  *  - consumer: mark itself sleeping, then look; an add that races with the
  *    check wakes it (wake_up_process sets it running), so no wake-up is
- *    lost. Events are handled in arrival order (llist is LIFO; reversed).
+ *    lost. Events are handled in arrival order (llist is LIFO; reversed),
+ *    a batch (all the thread took at once) at a time, and the owner's idle
+ *    hook runs after each batch, before the thread looks again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,6 +43,9 @@ static void rw_core_drain(struct rw_core *core)
 		WRITE_ONCE(core->events, core->events + 1);
 		core->handle(core, ev);
 	}
+	/* The batch is done: what the handler held back for it goes out. */
+	if (core->idle)
+		core->idle(core);
 	atomic64_add(ktime_get_ns() - t0, &core->busy_ns);
 }
 

@@ -34,6 +34,7 @@ struct rw_event {
 
 struct rw_core;
 typedef void (*rw_core_handler_t)(struct rw_core *core, struct rw_event *ev);
+typedef void (*rw_core_idle_t)(struct rw_core *core);
 
 /*
  * An aggregation core: a kthread bound to one CPU draining one lockless
@@ -45,6 +46,7 @@ struct rw_core {
 	struct llist_head queue;
 	struct task_struct *thread;
 	rw_core_handler_t handle;
+	rw_core_idle_t idle;		/* after each batch taken (or NULL) */
 	void *owner;			/* the engine, for the handler */
 	unsigned int cpu;
 	int node;

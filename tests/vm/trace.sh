@@ -9,7 +9,9 @@
 #      rank 0 waits in the gate for it: every worker's push of every chunk
 #      of every iteration is traced with its iteration, every chunk steps
 #      once per iteration with both ranks summed and its version published,
-#      rank 0's gate wait ends in a release, both attach and detach.
+#      rank 0's gate wait ends in a release, both attach and detach; every
+#      push is taken off its core's queue (rw_arrive) after it was queued,
+#      and lies inside its trainer's pushpull ioctl (rw_xfer, rw_xfer_done).
 #   2. A job with evict-ms 1000 whose rank 1 is stopped (SIGSTOP) mid-run:
 #      its eviction is traced.
 #   3. Over soft-RoCE, a remote worker (wire-peer, raw verbs) and a local
@@ -73,13 +75,14 @@ check() {
 	/usr/bin/python3 - "$RW_OUT/tj.txt" "$n" $ITERS "$1" <<'PY'
 import re, sys
 path, nchunks, iters, what = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-ev = []
+ev, evp = [], []
 for line in open(path):
-    m = re.search(r"\s(\d+\.\d+): (rw_\w+): (.*)$", line)
+    m = re.search(r"-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (rw_\w+): (.*)$", line)
     if m:
-        f = dict(re.findall(r"(\w+)=(\S+)", m.group(3)))
+        f = dict(re.findall(r"(\w+)=(\S+)", m.group(4)))
         if f.get("job") == "tj":
-            ev.append((float(m.group(1)), m.group(2), f))
+            ev.append((float(m.group(2)), m.group(3), f))
+            evp.append((float(m.group(2)), m.group(3), f, m.group(1)))
 def of(name):
     return [f for _, e, f in ev if e == name]
 want = sorted((r, c, i) for r in (0, 1) for c in range(nchunks) for i in range(iters))
@@ -112,6 +115,35 @@ elif what == "gate":
     r = [f for f in of("rw_gate_release") if f["rank"] == "0" and f["ret"] == "0"]
     bad = not (w and r and w[0]["clock"] == "1" and w[0]["bound"] == "1") and \
         "rank 0 waits %s, releases %s" % (w[:1], r[:1])
+elif what == "arrive":
+    # Each push is taken off its core's queue once, after it was queued.
+    pushes, arrives = {}, {}
+    for t, e, f in ev:
+        if e in ("rw_push", "rw_arrive"):
+            (pushes if e == "rw_push" else arrives).setdefault(
+                (f["rank"], f["chunk"]), []).append(t)
+    bad = sorted(pushes) != sorted(arrives) and "arrivals %d, pushes %d" % (len(arrives), len(pushes))
+    bad = bad or any(len(pushes[k]) != len(arrives[k]) or
+                     any(a < p for p, a in zip(pushes[k], arrives[k])) for k in pushes) and \
+        "an arrival before its push, or a count that differs"
+    bad = bad or len(pushes) != 2 * nchunks and "pushes of %d (rank, chunk)" % len(pushes)
+elif what == "xfer":
+    # Each trainer's pushpulls (op 3, all chunks) enter and return 0, and
+    # every push of theirs happens inside one of them, on its own task.
+    x = [(t, e, f, pid) for t, e, f, pid in evp if e in ("rw_xfer", "rw_xfer_done")]
+    ent = [f for _, e, f, _ in x if e == "rw_xfer"]
+    ret = [f for _, e, f, _ in x if e == "rw_xfer_done"]
+    bad = (len(ent), len(ret)) != (2 * iters, 2 * iters) and "%d entries, %d returns" % (len(ent), len(ret))
+    bad = bad or any(f["op"] != "3" or f["nr"] != "0" for f in ent) and "entries %s" % ent[:2]
+    bad = bad or any(f["op"] != "3" or f["ret"] != "0" for f in ret) and "returns %s" % ret[:2]
+    inside = {}
+    for t, e, f, pid in evp:
+        if e == "rw_xfer":
+            inside[pid] = True
+        elif e == "rw_xfer_done":
+            inside[pid] = False
+        elif e == "rw_push" and not inside.get(pid):
+            bad = bad or "a push outside its worker's ioctl"
 elif what == "members":
     a = sorted(f["rank"] for f in of("rw_attach"))
     d = sorted(f["rank"] for f in of("rw_detach"))
@@ -126,6 +158,8 @@ t_ok "rw_publish: every new version" check publish
 t_ok "... each step after both of its pushes" check order
 t_ok "rw_gate_wait and rw_gate_release: rank 0 parked at clock 1 for bound 1, released" check gate
 t_ok "rw_attach and rw_detach: ranks 0 and 1" check members
+t_ok "rw_arrive: every push taken off its core's queue once, after it was queued" check arrive
+t_ok "rw_xfer and rw_xfer_done: each pushpull enters and returns 0, the pushes inside" check xfer
 
 # --- 2. an eviction ---
 t_ok "job add te workers 2 evict-ms 1000" job te workers 2 evict-ms 1000
