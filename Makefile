@@ -13,6 +13,8 @@
 #   make check-deb       build the Debian packages, install them in a throwaway
 #                        root and boot it (docs/packaging.md)
 #   make check-pages     man pages vs exported symbols and the header; versions
+#   make bench           every benchmark; build/bench/report.md with tables and
+#                        plots (QUICK=1: each in its quick form; scripts/bench)
 #   make deb             Debian packages into build/deb/ (docs/packaging.md)
 #   make demo            PyTorch trainers on a worker VM train through a box VM
 #                        (POLICY=bsp|ssp|adaptive, WORKERS=N; see scripts/demo)
@@ -55,7 +57,7 @@ USER_LDFLAGS := $(LDFLAGS)
 
 .PHONY: all module user check check-user check-kunit check-vm check-cluster demo deps \
 	install install-module install-data uninstall uninstall-module uninstall-data deb check-deb \
-	check-pages version demo-compare clean help
+	check-pages version demo-compare clean help bench
 
 all: module user
 
@@ -73,6 +75,7 @@ include tests/user/user.mk
 include tests/vm/vm.mk
 include kmod/agg/agg.mk
 include tests/bench/path.mk
+include tests/bench/bench.mk
 include kmod/chunk/chunk.mk
 include kmod/sync/sync.mk
 include kmod/rdma/rdma.mk

@@ -9,9 +9,18 @@
  *
  * For W workers an arena holds W gradient buffers, the parameters (or the
  * sum) and the momentum buffer, each ws / (W + 2) bytes in whole MiB
- * (64 MiB at W = 8 with the default 640 MiB), so every pass streams from
- * DRAM: far more than this VM's effective share of the last-level cache,
- * past which a plain read runs at DRAM speed already from 128 MiB.
+ * (64 MiB at W = 8 with the default 640 MiB). A job works on one slice
+ * of every buffer (j->off, j->n); the driver moves to the next slice for
+ * each trial, so what one trial touched is hundreds of MiB behind when
+ * it comes round again: far more than this VM's effective share of the
+ * last-level cache, past which a plain read runs at DRAM speed.
+ *
+ * A job's time is the CPU time of the thread that ran it (of the slower
+ * thread with several): on a shared host another task may take our CPU
+ * in the middle of a trial, and the time it ran is not the loop's. Each
+ * thread also counts its involuntary context switches over a job, so the
+ * driver can redo a trial that was interrupted all the same (the other
+ * task may have evicted our TLB entries and cache lines).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +43,9 @@ struct bench_thread {
 	float *arena;
 	size_t arena_floats;
 	float *cache;		/* in-cache buffers: MAX_W + 2 chunks */
+	/* The last job's; written before bench_end, read after it. */
+	bool preempted;
+	double cpu;		/* seconds of CPU time */
 };
 
 static size_t bench_ws;
@@ -41,13 +54,14 @@ static struct bench_thread bench_threads[MAX_THREADS];
 static struct bench_job bench_job;
 static pthread_barrier_t bench_start, bench_end;
 
-double bench_now(void)
+static double bench_clock(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
 
 /* Elements per buffer for W workers: ws / (W + 2), whole 1 MiB chunks. */
 size_t bench_buf_elems(unsigned int w)
@@ -97,7 +111,7 @@ static void bench_run_kernel(const struct bench_job *j, struct bench_thread *t)
 	bool fused = j->kind == K_MOM || j->kind == K_MOM_NT;
 	u32 flags = (j->kind == K_SUM_NT || j->kind == K_MOM_NT) ?
 		    RW_AGG_F_STREAM : 0;
-	size_t n = bench_buf_elems(j->w), off;
+	size_t end = j->off + j->n, off;
 	float *grad[MAX_W], *p, *m;
 	const void *src[MAX_W];
 	struct rw_agg_step st;
@@ -106,7 +120,7 @@ static void bench_run_kernel(const struct bench_job *j, struct bench_thread *t)
 
 	bench_bufs(t, j->w, grad, &p, &m);
 	bench_step(&st, j->w);
-	for (off = 0; off < n && !ret; off += j->chunk) {
+	for (off = j->off; off < end && !ret; off += j->chunk) {
 		struct rw_agg_chunk c = {
 			.src = src, .nsrc = j->w, .n = (unsigned int)j->chunk,
 			.dtype = RW_AGG_F32, .flags = flags, .out = p + off,
@@ -129,19 +143,29 @@ static void bench_run_kernel(const struct bench_job *j, struct bench_thread *t)
  */
 static void bench_run_bound(const struct bench_job *j, struct bench_thread *t)
 {
-	size_t n = bench_buf_elems(j->w);
 	float *in[MAX_W + 2], *out[2];
-	unsigned int nin = j->w, nout = j->fused ? 2 : 1;
+	unsigned int nin = j->w, nout = j->fused ? 2 : 1, k;
 
 	bench_bufs(t, j->w, in, &out[0], &out[1]);
+	for (k = 0; k < j->w; k++)
+		in[k] += j->off;
+	out[0] += j->off;
+	out[1] += j->off;
 	if (j->fused) {
 		in[nin++] = out[0];
 		in[nin++] = out[1];
 	}
 	if (j->kind == K_WRITE)
-		bench_bound_write(j->shape.wide, out, nout, n);
+		bench_bound_write(j->shape.wide, out, nout, j->n);
 	else
-		bench_bound_loop(&j->shape, in, nin, out, nout, n);
+		bench_bound_loop(&j->shape, in, nin, out, nout, j->n);
+}
+
+static long bench_nivcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nivcsw;
 }
 
 /* W = 8 slots of one chunk, a sum, parameters and momentum, all in L2. */
@@ -184,7 +208,12 @@ static void *bench_worker(void *arg)
 		pthread_barrier_wait(&bench_start);
 		if (bench_job.kind == K_QUIT)
 			break;
+		t->preempted = false;
+		t->cpu = 0.0;
 		if (t->idx < bench_job.active) {
+			long cs = bench_nivcsw();
+			double c0 = bench_clock(CLOCK_THREAD_CPUTIME_ID);
+
 			switch (bench_job.kind) {
 			case K_SUM_NT:
 			case K_MOM:
@@ -200,22 +229,32 @@ static void *bench_worker(void *arg)
 				bench_run_cache(&bench_job, t);
 				break;
 			}
+			t->cpu = bench_clock(CLOCK_THREAD_CPUTIME_ID) - c0;
+			t->preempted = bench_nivcsw() != cs;
 		}
 		pthread_barrier_wait(&bench_end);
 	}
 	return NULL;
 }
 
-/* Run one job on the pool; wall time from start to the last thread done. */
-double bench_time(const struct bench_job *j)
+/* Run one job on the pool: the CPU time of the slowest thread. */
+double bench_time(const struct bench_job *j, bool *preempted)
 {
-	double t0;
+	double t = 0.0;
+	unsigned int i;
 
 	bench_job = *j;
-	t0 = bench_now();
 	pthread_barrier_wait(&bench_start);
 	pthread_barrier_wait(&bench_end);
-	return bench_now() - t0;
+	if (preempted)
+		*preempted = false;
+	for (i = 0; i < j->active && i < bench_nthreads; i++) {
+		if (bench_threads[i].cpu > t)
+			t = bench_threads[i].cpu;
+		if (preempted)
+			*preempted |= bench_threads[i].preempted;
+	}
+	return t;
 }
 
 void bench_pool_start(unsigned int threads, size_t ws)

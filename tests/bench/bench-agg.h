@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * scripts/bench-agg's native binary: the driver (bench-agg.c), its worker
- * pool (bench-agg-pool.c) and the memory-bound reference loops
- * (bench-agg-bound.c).
+ * scripts/bench-agg's native binary: the driver (bench-agg.c: options,
+ * calibration of the bounds, the paired trials), its worker pool
+ * (bench-agg-pool.c), the memory-bound reference loops (bench-agg-bound.c)
+ * and the report of the results as text or JSON (bench-agg-report.c).
  */
 #ifndef RW_BENCH_AGG_H
 #define RW_BENCH_AGG_H
@@ -14,9 +15,31 @@
 
 #define MIB		(1024UL * 1024UL)
 #define MAX_THREADS	64
-#define MAX_W		8
-/* In-cache runs: one chunk of this many elements per slot. */
+#define MAX_W		64
+#define MAX_SAMPLES	64	/* pairs, calibration rounds */
+#define MAX_LIST	16	/* values of --w, of --chunk */
+/* The headline configuration: W = 8, 32 KiB chunks. */
+#define KEY_W		8
+#define KEY_CHUNK	(32768 / sizeof(float))
+/*
+ * Chunk sizes the module accepts (RW_CHUNK_SIZE_MIN..MAX in
+ * uapi/rackweave.h, powers of two); the kernels take at most
+ * RW_AGG_MAX_CHUNK_BYTES.
+ */
+#define BENCH_CHUNK_MIN	4096U
+#define BENCH_CHUNK_MAX	(1U << 20)
+_Static_assert(BENCH_CHUNK_MAX <= RW_AGG_MAX_CHUNK_BYTES,
+	       "a chunk the module accepts must fit the kernels");
+/*
+ * Every buffer is cut into this many slices of whole MiB; each timed
+ * trial moves one slice of every buffer, the next trial the next slice,
+ * so no trial finds in cache what the previous one touched.
+ */
+#define BENCH_SLICES	5
+/* In-cache runs: one chunk of this many elements per slot... */
 #define CACHE_CHUNK	8192
+/* ...summed often enough for ~64 MiB of gradient per timed job. */
+#define CACHE_ITERS	(64 * MIB / (KEY_W * CACHE_CHUNK * sizeof(float)))
 
 /*
  * The bound's loops (bench-agg-bound.c): one shape of streaming loop over
@@ -63,15 +86,102 @@ struct bench_job {
 	struct bench_shape shape;	/* bound: which loop */
 	unsigned int active;	/* threads taking part */
 	unsigned int iters;	/* in-cache repetitions */
+	size_t off, n;		/* elements: this trial's slice of each buffer */
 };
 
-double bench_now(void);
 /* Start threads (pinned to CPUs 0..threads-1) with ws-byte arenas. */
 void bench_pool_start(unsigned int threads, size_t ws);
 void bench_pool_stop(void);
 /* Elements in each of the W + 2 buffers of an arena for W workers. */
 size_t bench_buf_elems(unsigned int w);
-/* Run a job on the first j->active threads; seconds, wall. */
-double bench_time(const struct bench_job *j);
+/*
+ * Run a job on the first j->active threads; seconds of CPU time of the
+ * slowest thread (the time the loop ran, not the time others ran on its
+ * CPU). *preempted
+ * (may be NULL) tells whether the scheduler took a CPU away from any of
+ * them during the job (an involuntary context switch).
+ */
+double bench_time(const struct bench_job *j, bool *preempted);
+
+/* The driver (bench-agg.c): options, samples, configurations. */
+struct bench_opts {
+	bool json, quick;
+	unsigned int threads, reps, pairs;
+	size_t ws;
+	const char *impl;
+	unsigned long w[MAX_LIST], chunk[MAX_LIST];	/* chunk: bytes */
+	unsigned int nw, nchunk;
+};
+
+extern struct bench_opts bench_opt;
+
+struct series {
+	double t[MAX_SAMPLES];
+	unsigned int n;
+};
+
+static inline void series_add(struct series *s, double t)
+{
+	if (s->n < MAX_SAMPLES)
+		s->t[s->n++] = t;
+}
+
+/* Quantile q of the samples, linear between order statistics; NaN if none. */
+double bench_series_q(const struct series *s, double q);
+
+static inline double series_min(const struct series *s)
+{
+	return bench_series_q(s, 0.0);
+}
+
+static inline double series_median(const struct series *s)
+{
+	return bench_series_q(s, 0.5);
+}
+
+/* Interquartile range: Q3 - Q1. */
+static inline double series_iqr(const struct series *s)
+{
+	return bench_series_q(s, 0.75) - bench_series_q(s, 0.25);
+}
+
+/*
+ * One configuration. A kernel (kind < K_BOUND): its trial times, the
+ * bound trial paired with each, and the pair's ratio. A bound (K_BOUND):
+ * the calibration's times, per round, and the loop it chose.
+ */
+struct entry {
+	enum bench_kind kind;
+	const struct rw_agg_impl *impl;
+	unsigned int w, threads;
+	size_t chunk;			/* elements */
+	bool fused;			/* bound: of the momentum step */
+	struct series s;		/* kernel time, or the bound (best way) */
+	struct series b, r;		/* kernel: paired bound time, ratio */
+	unsigned int preempted;		/* kernel: pairs the scheduler cut into */
+	struct series rd, wr, cp;	/* bound: read, write, best combined */
+	double shape_min[8];		/* bound: best time of each shape */
+	int cand;			/* bound: shape index, -1: read + write */
+};
+
+extern struct entry *bench_entries;
+extern unsigned int bench_nentries;
+extern const struct rw_agg_impl *bench_impls[RW_AGG_MAX_IMPLS];
+extern unsigned int bench_nimpls;
+
+struct entry *bench_find(enum bench_kind kind, const struct rw_agg_impl *impl,
+			 unsigned int w, size_t chunk, unsigned int thr,
+			 bool fused);
+/* Elements of each buffer one trial moves for W workers. */
+size_t bench_slice_elems(unsigned int w);
+/* GB/s of gradient: a trial of W workers on thr threads, or in cache. */
+double bench_gbps(unsigned int w, unsigned int thr, size_t chunk_elems,
+		  double t);
+/* The name of the loop a bound entry's trials use. */
+const char *bench_bound_shape(const struct entry *e, char *buf, size_t len);
+
+/* The report (bench-agg-report.c), from the entries; selected: init's pick. */
+void bench_report_json(const char *selected);
+void bench_report_text(const char *selected);
 
 #endif /* RW_BENCH_AGG_H */
