@@ -51,7 +51,6 @@
 #include "agg_impl.h"
 #include "bench-agg.h"
 
-
 static const unsigned long bench_ws_all[] = { 1, 2, 4, 8 };
 static const unsigned long bench_ws_quick[] = { 1, 8 };
 static const unsigned long bench_chunks_all[] = { 4096, 32768, 262144, 1048576 };
