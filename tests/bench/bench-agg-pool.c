@@ -50,13 +50,15 @@
 #define BENCH_STAGGER_ROOM	(2 * MIB)
 _Static_assert((MAX_W + 2) * BENCH_STAGGER <= BENCH_STAGGER_ROOM,
 	       "the stagger of the last buffer must fit the arena");
+/* Elements from one in-cache buffer to the next. */
+#define CACHE_STRIDE	(CACHE_CHUNK + BENCH_STAGGER / sizeof(float))
 
 struct bench_thread {
 	pthread_t tid;
 	unsigned int idx;
 	float *arena;
 	size_t arena_floats;
-	float *cache;		/* in-cache buffers: MAX_W + 2 chunks */
+	float *cache;		/* in-cache buffers: MAX_W + 2 strides */
 	/* The last job's; written before bench_end, read after it. */
 	bool preempted;
 	double cpu;		/* seconds of CPU time */
@@ -182,23 +184,28 @@ static long bench_nivcsw(void)
 	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nivcsw;
 }
 
-/* W = 8 slots of one chunk, a sum, parameters and momentum, all in L2. */
+/*
+ * W = 8 slots of one chunk, a sum, parameters and momentum, all in L2,
+ * staggered as the arena's buffers are (whole chunks apart, the streams
+ * met in one L1 set, and the scalar sum ran at 8 or 13 GB/s from one run
+ * to the next).
+ */
 static void bench_run_cache(const struct bench_job *j, struct bench_thread *t)
 {
-	size_t n = j->chunk;
+	size_t n = j->chunk, stride = CACHE_STRIDE;
 	const void *src[MAX_W];
 	struct rw_agg_step st;
 	struct rw_agg_chunk c = {
 		.src = src, .nsrc = j->w, .n = (unsigned int)n,
-		.dtype = RW_AGG_F32, .out = t->cache + MAX_W * n,
-		.state = { t->cache + (MAX_W + 1) * n, NULL },
+		.dtype = RW_AGG_F32, .out = t->cache + j->w * stride,
+		.state = { t->cache + (j->w + 1) * stride, NULL },
 		.flags = j->kind == K_CACHE_SUM_NT ? RW_AGG_F_STREAM : 0,
 	};
 	unsigned int k, i;
 	int ret = 0;
 
 	for (k = 0; k < j->w; k++)
-		src[k] = t->cache + k * n;
+		src[k] = t->cache + k * stride;
 	bench_step(&st, j->w);
 	for (i = 0; i < j->iters; i++)
 		ret |= j->kind == K_CACHE_MOM ? rw_agg_update(j->impl, &c, &st) :
@@ -217,7 +224,7 @@ static void *bench_worker(void *arg)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	/* First touch by the owner, so pages are local to its CPU's node. */
 	bench_fill(t->arena, t->arena_floats, 1 + t->idx);
-	bench_fill(t->cache, (MAX_W + 2) * CACHE_CHUNK, 7 + t->idx);
+	bench_fill(t->cache, (MAX_W + 2) * CACHE_STRIDE, 7 + t->idx);
 	for (;;) {
 		pthread_barrier_wait(&bench_start);
 		if (bench_job.kind == K_QUIT)
@@ -289,7 +296,7 @@ void bench_pool_start(unsigned int threads, size_t ws)
 		if (posix_memalign((void **)&t->arena, 2 * MIB,
 				   bench_ws + BENCH_STAGGER_ROOM) ||
 		    posix_memalign((void **)&t->cache, 4096,
-				   (MAX_W + 2) * CACHE_CHUNK * sizeof(float))) {
+				   (MAX_W + 2) * CACHE_STRIDE * sizeof(float))) {
 			fprintf(stderr, "bench-agg: out of memory for %zu MiB per thread; try --ws\n",
 				bench_ws / MIB);
 			exit(1);
