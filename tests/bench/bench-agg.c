@@ -25,10 +25,11 @@
  *   different moments do not compare. Each configuration is timed in
  *   --pairs pairs of short trials, the bound's loop and the kernel back
  *   to back on the same amount of memory (one slice of every buffer,
- *   about 10 ms), and each pair gives one ratio = bound time / kernel
- *   time (1.0 = the memory limit). The headline is the median of the
- *   paired ratios, with their interquartile range; the best-of ratio
- *   (best bound trial over best kernel trial) is kept as detail. The
+ *   about 5 ms at W = 8), and each pair gives one ratio = bound time /
+ *   kernel time (1.0 = the memory limit). The headline, of the
+ *   implementation rw_agg_select picks, is the median of the paired
+ *   ratios, with their interquartile range; the best-of ratio (best
+ *   bound trial over best kernel trial) is kept as detail. The
  *   order within a pair flips every pair (bound first, then kernel
  *   first), so what one trial leaves behind (dirty lines, a warm TLB)
  *   weighs on both sides alike; pair p of every configuration runs
