@@ -13,6 +13,9 @@
 #   make check-deb       build the Debian packages, install them in a throwaway
 #                        root and boot it (docs/packaging.md)
 #   make check-pages     man pages vs exported symbols and the header; versions
+#   make fuzz            tests/vm/fuzz.sh long: DURATION=SECONDS of fuzzing
+#                        (default 600), a storm of half that, soaks to match;
+#                        SEED=N replays a run's fuzzers (docs/fuzzing.md)
 #   make deb             Debian packages into build/deb/ (docs/packaging.md)
 #   make demo            PyTorch trainers on a worker VM train through a box VM
 #                        (POLICY=bsp|ssp|adaptive, WORKERS=N; see scripts/demo)
@@ -55,7 +58,7 @@ USER_LDFLAGS := $(LDFLAGS)
 
 .PHONY: all module user check check-user check-kunit check-vm check-cluster demo deps \
 	install install-module install-data uninstall uninstall-module uninstall-data deb check-deb \
-	check-pages version demo-compare clean help
+	check-pages version demo-compare clean help fuzz
 
 all: module user
 
@@ -97,6 +100,15 @@ check-vm: user
 
 check-cluster: user
 	$(Q)$(TOP)/scripts/check cluster
+
+# The short form runs in check-vm; this is the same script for longer. The
+# VM's time limit leaves room for the soaks, the reference and the boot.
+DURATION ?= 600
+SEED     ?=
+fuzz: user vm-tests
+	$(Q)$(TOP)/scripts/vm-run --smp 2 --timeout $$(( $(DURATION) * 3 + 600 )) \
+		--out $(BUILD)/fuzz -- env RW_FUZZ_SECONDS=$(DURATION) \
+		$(if $(SEED),RW_FUZZ_SEED=$(SEED)) tests/vm/fuzz.sh
 
 POLICY  ?= adaptive
 WORKERS ?= 4

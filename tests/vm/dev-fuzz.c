@@ -164,7 +164,8 @@ static const int call_errs[__C_MAX][16] = {
 	[C_XFER] = { ENOENT, EALREADY, E2BIG, EAGAIN, ETIMEDOUT },
 	[C_INIT] = { ENOENT, EBUSY, ETIMEDOUT, EOPNOTSUPP },
 	[C_CKPT] = { EBUSY, ETIMEDOUT, EOPNOTSUPP },
-	[C_MMAP] = { EACCES, ENOMEM, ENODEV },
+	/* mm's own: EOVERFLOW for an offset plus length past 2^64. */
+	[C_MMAP] = { EACCES, ENOMEM, ENODEV, EOVERFLOW },
 };
 
 static const char *const call_names[__C_MAX] = {
@@ -794,14 +795,19 @@ static void op_remake(void)
 	char *argv[] = { (char *)opt.rwctl, "job", "add", (char *)opt.job,
 			 "workers", workers, "chunk-size", "4096",
 			 "token-file", (char *)opt.token_file, NULL };
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	int st;
+	int st, ret;
 
 	cur_op = "remake";
 	if (!opt.rwctl || !atomic_exchange(&job_gone, false))
 		return;
 	snprintf(workers, sizeof(workers), "%u", opt.workers);
-	if (posix_spawn(&pid, opt.rwctl, NULL, NULL, argv, environ))
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ret = posix_spawn(&pid, opt.rwctl, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret)
 		return;
 	busy_since[self] = fz_now();
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)

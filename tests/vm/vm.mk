@@ -77,8 +77,11 @@ $(VM_TEST_DIR)/average-check: tests/vm/average-check.c $(RW_LIB_A) \
 # The fuzzers of fuzz.sh: genl-fuzz (raw generic netlink messages from the
 # family's policies) and dev-fuzz (ioctls, mmap, fork and close on
 # /dev/rackweave from several threads); both seeded and replayable.
-VM_TEST_BINS  += $(VM_TEST_DIR)/genl-fuzz $(VM_TEST_DIR)/dev-fuzz
-vm-tests: $(VM_TEST_DIR)/genl-fuzz $(VM_TEST_DIR)/dev-fuzz
+# storm races trainers killed with SIGKILL against forced deletions,
+# policy switches, dumps and event listeners.
+VM_TEST_BINS  += $(VM_TEST_DIR)/genl-fuzz $(VM_TEST_DIR)/dev-fuzz \
+		 $(VM_TEST_DIR)/storm
+vm-tests: $(VM_TEST_DIR)/genl-fuzz $(VM_TEST_DIR)/dev-fuzz $(VM_TEST_DIR)/storm
 
 $(VM_TEST_DIR)/genl-fuzz: tests/vm/genl-fuzz.c tests/vm/fuzz-common.h \
 		$(RW_UAPI_COPY)
@@ -87,6 +90,11 @@ $(VM_TEST_DIR)/genl-fuzz: tests/vm/genl-fuzz.c tests/vm/fuzz-common.h \
 
 $(VM_TEST_DIR)/dev-fuzz: tests/vm/dev-fuzz.c tests/vm/fuzz-common.h \
 		uapi/rackweave_sizes.h $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< \
+		$(USER_LDFLAGS)
+
+$(VM_TEST_DIR)/storm: tests/vm/storm.c tests/vm/fuzz-common.h $(RW_UAPI_COPY)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< \
 		$(USER_LDFLAGS)
