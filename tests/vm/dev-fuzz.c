@@ -62,7 +62,7 @@
 #include "fuzz-common.h"
 
 #define MAX_THREADS	8
-#define NR_SLOTS	12
+#define NR_SLOTS	8
 #define NR_MAPS		32
 #define SCRATCH		(1U << 20)
 
@@ -243,24 +243,37 @@ static void gen_reserved(void *p, size_t len)
 		fz_bytes(&rng, p, len);
 }
 
+/* An open file mostly; now and then whatever the slot holds (-1). */
 static int pick_fd(void)
 {
-	int fd;
+	int fd = -1, tries;
 
 	pthread_mutex_lock(&slot_lock);
-	fd = slots[fz_below(&rng, NR_SLOTS)];
-	pthread_mutex_unlock(&slot_lock);
-	if (fd < 0 && fz_pct(&rng, 90)) {
-		pthread_mutex_lock(&slot_lock);
+	for (tries = 0; fd < 0 && tries < (fz_pct(&rng, 97) ? 8 : 1); tries++)
 		fd = slots[fz_below(&rng, NR_SLOTS)];
-		pthread_mutex_unlock(&slot_lock);
-	}
+	pthread_mutex_unlock(&slot_lock);
 	return fd;
+}
+
+/* Keeps @fd in a free slot; false (and closed) if none is free. */
+static bool keep_fd(int fd)
+{
+	int i = (int)fz_below(&rng, NR_SLOTS), n;
+
+	pthread_mutex_lock(&slot_lock);
+	for (n = 0; n < NR_SLOTS && slots[i] >= 0; n++)
+		i = (i + 1) % NR_SLOTS;
+	if (n < NR_SLOTS)
+		slots[i] = fd;
+	pthread_mutex_unlock(&slot_lock);
+	if (n == NR_SLOTS)
+		close(fd);
+	return n < NR_SLOTS;
 }
 
 static void op_open(void)
 {
-	int i, fd;
+	int fd;
 
 	cur_op = "open";
 	fd = open(RW_DEV_PATH, O_RDWR | O_CLOEXEC |
@@ -268,15 +281,7 @@ static void op_open(void)
 	if (fd < 0)
 		fail("open: %s", strerror(errno));
 	atomic_fetch_add(&n_opens, 1);
-	pthread_mutex_lock(&slot_lock);
-	i = (int)fz_below(&rng, NR_SLOTS);
-	if (slots[i] < 0) {
-		slots[i] = fd;
-		fd = -1;
-	}
-	pthread_mutex_unlock(&slot_lock);
-	if (fd >= 0)
-		close(fd);
+	keep_fd(fd);
 }
 
 /* A close, maybe while another thread is inside a call on the fd. */
@@ -305,7 +310,9 @@ static void op_attach(void)
 
 	cur_op = "attach";
 	memset(&a, 0, sizeof(a));
-	gen_head(&a.size, sizeof(a), &a.flags, RW_ATTACH_OBSERVER);
+	gen_head(&a.size, sizeof(a), &a.flags, 0);
+	if (fz_pct(&rng, 12))
+		a.flags |= RW_ATTACH_OBSERVER;
 	if (p < 78) {
 		snprintf(a.job, sizeof(a.job), "%s", opt.job);
 		memcpy(a.token, token, sizeof(token));
@@ -598,6 +605,25 @@ static bool touch(struct map *m)
 	return true;
 }
 
+/* Records a granted mapping and touches it; unmaps it if no room. */
+static void map_keep(void *p, size_t len, int prot, uint64_t base)
+{
+	int i;
+
+	atomic_fetch_add(&n_maps_ok, 1);
+	pthread_mutex_lock(&map_lock);
+	for (i = 0; i < NR_MAPS && maps[i].p; i++)
+		;
+	if (i == NR_MAPS) {
+		pthread_mutex_unlock(&map_lock);
+		munmap(p, len);
+		return;
+	}
+	maps[i] = (struct map){ p, len, prot, base };
+	touch(&maps[i]);
+	pthread_mutex_unlock(&map_lock);
+}
+
 static void op_mmap(void)
 {
 	const uint64_t bases[] = { RW_MMAP_GRAD, RW_MMAP_PARAMS,
@@ -606,7 +632,7 @@ static void op_mmap(void)
 			      PROT_NONE, PROT_READ | PROT_EXEC };
 	uint64_t base = bases[fz_below(&rng, 3)], off;
 	size_t len;
-	int fd = pick_fd(), prot, flags, i;
+	int fd = pick_fd(), prot, flags;
 	void *p;
 
 	cur_op = "mmap";
@@ -629,21 +655,63 @@ static void op_mmap(void)
 		return;
 	}
 	judge(C_MMAP, 0);
-	atomic_fetch_add(&n_maps_ok, 1);
 	if (base != RW_MMAP_GRAD && (prot & PROT_WRITE) && flags == MAP_SHARED)
 		fail("a shared writable mapping of read-only buffer %#llx was granted",
 		     (unsigned long long)base);
-	pthread_mutex_lock(&map_lock);
-	for (i = 0; i < NR_MAPS && maps[i].p; i++)
-		;
-	if (i == NR_MAPS) {
-		pthread_mutex_unlock(&map_lock);
-		munmap(p, len);
-		return;
+	map_keep(p, len, prot, off & ~(RW_MMAP_PARAMS - 1));
+}
+
+/*
+ * A sane worker of the job: open, attach a rank, declare the model, map
+ * its three buffers. The other calls then meet attached, declared files.
+ */
+static void op_worker(void)
+{
+	struct rw_attach a = { .size = sizeof(a),
+			       .rank = (uint32_t)fz_below(&rng, opt.workers) };
+	struct rw_declare d = { .size = sizeof(d), .nr_tensors = 3,
+				.tensors = (uintptr_t)model };
+	struct rw_setup s = { .size = sizeof(s) };
+	void *g, *p, *v;
+	int fd, ret;
+
+	cur_op = "worker";
+	fd = open(RW_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		fail("open: %s", strerror(errno));
+	atomic_fetch_add(&n_opens, 1);
+	snprintf(a.job, sizeof(a.job), "%s", opt.job);
+	memcpy(a.token, token, sizeof(token));
+	ret = sys_ioctl(fd, RW_IOC_ATTACH, &a);
+	judge(C_ATTACH, ret);
+	if (ret == -ENOENT)
+		atomic_store(&job_gone, true);
+	if (!ret) {
+		ret = sys_ioctl(fd, RW_IOC_DECLARE, &d);
+		judge(C_DECLARE, ret);
 	}
-	maps[i] = (struct map){ p, len, prot, off & ~(RW_MMAP_PARAMS - 1) };
-	touch(&maps[i]);
-	pthread_mutex_unlock(&map_lock);
+	if (!ret) {
+		ret = sys_ioctl(fd, RW_IOC_SETUP, &s);
+		judge(C_SETUP, ret);
+	}
+	if (!ret) {
+		g = mmap(NULL, s.grad_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, (off_t)s.grad_offset);
+		p = mmap(NULL, s.params_len, PROT_READ, MAP_SHARED, fd,
+			 (off_t)s.params_offset);
+		v = mmap(NULL, s.versions_len, PROT_READ, MAP_SHARED, fd,
+			 (off_t)s.versions_offset);
+		atomic_fetch_add(&n_maps, 3);
+		judge(C_MMAP, g == MAP_FAILED ? -errno : 0);
+		if (g != MAP_FAILED)
+			map_keep(g, s.grad_len, PROT_READ | PROT_WRITE,
+				 RW_MMAP_GRAD);
+		if (p != MAP_FAILED)
+			map_keep(p, s.params_len, PROT_READ, RW_MMAP_PARAMS);
+		if (v != MAP_FAILED)
+			map_keep(v, s.versions_len, PROT_READ, RW_MMAP_VERSIONS);
+	}
+	keep_fd(fd);
 }
 
 /* Touch, unmap (all, or one page: a split), mprotect, mremap. */
@@ -825,7 +893,8 @@ struct op {
 };
 
 static const struct op ops[] = {
-	{ op_open, 6, false }, { op_close, 4, false },
+	{ op_open, 4, false }, { op_close, 6, false },
+	{ op_worker, 5, false },
 	{ op_attach, 8, false }, { op_declare, 6, false },
 	{ op_setup, 4, false }, { op_xfer, 14, false },
 	{ op_step, 8, false }, { op_params_init, 4, false },

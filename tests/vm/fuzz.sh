@@ -8,7 +8,7 @@
 #     while four softmax-trainers train a separate BSP job, "soak", for
 #     more epochs than train.sh: its parameters must stay bit-identical to
 #     softmax-ref's, whatever the fuzzers did meanwhile.
-#  2. storm for half that (10 s at least): trainer children attaching and
+#  2. storm for half that (8 s at least): trainer children attaching and
 #     killed with SIGKILL while they hold their mappings, or leaving by
 #     themselves, on three jobs (BSP, SSP, adaptive) that are deleted by
 #     force and made again, their policies switched among BSP, SSP,
@@ -17,14 +17,14 @@
 #     adaptive (band 1..3) soaks whose gates must never have let the skew
 #     exceed the bound.
 #  3. The module unloads; vm-run fails the run on any kernel report.
-# RW_FUZZ_SECONDS (default 20) sets the length (make fuzz DURATION=S);
+# RW_FUZZ_SECONDS (default 15) sets the length (make fuzz DURATION=S);
 # RW_FUZZ_SEED replays a run's fuzzers.
 . "$(dirname "$0")/lib.sh"
 
-SECS=${RW_FUZZ_SECONDS:-20}
+SECS=${RW_FUZZ_SECONDS:-15}
 SEED=${RW_FUZZ_SEED:-$(( $(date +%s) % 1000000 ))}
-STORM=$(( SECS / 2 > 10 ? SECS / 2 : 10 ))
-EPOCHS=$(( SECS / 2 > 10 ? SECS / 2 : 10 ))
+STORM=$(( SECS / 2 > 8 ? SECS / 2 : 8 ))
+EPOCHS=$(( SECS / 2 > 8 ? SECS / 2 : 8 ))
 TRAINER=$RW_TOP/build/examples/softmax-trainer
 REF=$RW_TOP/build/tests/vm/softmax-ref
 BIN=$RW_TOP/build/tests/vm
@@ -62,14 +62,14 @@ trainers_wait() {
 # ---- 1. the fuzzers, while a BSP job trains ----
 t_ok "job add soak: BSP, 4 workers, lr 0.5, 4 KiB chunks" \
 	"$RWCTL" job add soak workers $W lr 0.5 chunk-size 4096 token-file "$tok"
-t_ok "job add fzdev: the device fuzzer's job, 2 workers" \
-	"$RWCTL" job add fzdev workers 2 chunk-size 4096 token-file "$tok"
+t_ok "job add fzdev: the device fuzzer's job, 3 workers" \
+	"$RWCTL" job add fzdev workers 3 chunk-size 4096 token-file "$tok"
 trainers soak "$EPOCHS"
 "$BIN/genl-fuzz" --seed "$SEED" --seconds "$SECS" --protect soak \
 	--target fzdev --keep fzdev --unprivileged >"$RW_OUT/genl-fuzz.log" 2>&1 &
 gpid=$!
 "$BIN/dev-fuzz" --seed "$SEED" --seconds "$SECS" --job fzdev --token-file "$tok" \
-	--workers 2 --threads 3 --victim soak --rwctl "$RWCTL" >"$RW_OUT/dev-fuzz.log" 2>&1 &
+	--workers 3 --threads 3 --victim soak --rwctl "$RWCTL" >"$RW_OUT/dev-fuzz.log" 2>&1 &
 dpid=$!
 wait $gpid
 grc=$?
