@@ -36,7 +36,8 @@ tok=$RW_OUT/token
 t_ok "load ib_core and rackweave.ko" rw_load
 cp "$RW_TOP/build/examples/digits.bin" "$data"
 head -c 32 /dev/urandom >"$tok"
-impl=$("$RWCTL" -j status | jpy 'd["agg_impl"]')
+# No Python on the way (each start costs seconds on a loaded host).
+impl=$("$RWCTL" -j status | sed -n 's/.*"agg_impl": *"\([^"]*\)".*/\1/p')
 
 # trainers JOB EPOCHS: W trainers in the background; pids in $tpids.
 trainers() {
@@ -73,6 +74,9 @@ gpid=$!
 dpid=$!
 wait $gpid
 grc=$?
+alive=0
+for p in "${tpids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+echo "# fuzz: $alive of $W soak trainers still training when genl-fuzz ended"
 wait $dpid
 drc=$?
 cat "$RW_OUT/genl-fuzz.log" "$RW_OUT/dev-fuzz.log"
@@ -90,8 +94,7 @@ t_ok "soak: every rank's parameters bit-identical to the reference" \
 t_ok "job del soak" "$RWCTL" job del soak
 # genl-fuzz may have deleted fzdev last, after dev-fuzz's last look.
 "$RWCTL" job del fzdev force >/dev/null 2>&1
-t_eq "no fz job left" '[]' \
-	"$("$RWCTL" -j job show | jpy '[j["name"] for j in d["jobs"] if j["name"].startswith("fz")]')"
+t_eq "no fz job left" 0 "$("$RWCTL" job show | grep -c '^job fz')"
 
 # ---- 2. the storm, beside SSP and adaptive soaks ----
 t_ok "job add soak-ssp (SSP 2) and soak-ada (adaptive 1..3)" sh -c \
@@ -119,8 +122,7 @@ src=$?
 cat "$RW_OUT/storm.log"
 t_eq "storm ends clean" 0 $src
 t_ok "the module answers after the storm" "$RWCTL" -j job show
-t_eq "the storm's jobs are gone" '[]' \
-	"$("$RWCTL" -j job show | jpy '[j["name"] for j in d["jobs"] if j["name"].startswith("st-")]')"
+t_eq "the storm's jobs are gone" 0 "$("$RWCTL" job show | grep -c '^job st-')"
 
 tpids=("${ssp_pids[@]}")
 trainers_wait soak-ssp
@@ -129,7 +131,7 @@ tpids=("${ada_pids[@]}")
 trainers_wait soak-ada
 t_eq "soak-ada: 4 trainers trained $EPOCHS epochs beside the storm" 0 $?
 for j in soak-ssp:2 soak-ada:3; do
-	skew=$("$RWCTL" -j stats show "${j%:*}" | jpy 'd["totals"]["max_skew"]')
+	skew=$("$RWCTL" -j stats show "${j%:*}" | grep -o '"max_skew": *[0-9]*' | grep -o '[0-9]*$')
 	t_ok "${j%:*}: the gate kept the skew within ${j#*:} (max_skew $skew)" \
 		test "$skew" -le "${j#*:}"
 done
