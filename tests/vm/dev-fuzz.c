@@ -535,6 +535,57 @@ static void op_checkpoint(void)
 	judge(C_CKPT, sys_ioctl(fd, RW_IOC_CHECKPOINT, &c));
 }
 
+/*
+ * A checkpoint taken and given back, changed: the head exact (so the
+ * image is read) with versions and parameters from boundaries, or one
+ * field of the head off. Restores come before a run's first push only,
+ * so most are refused with EBUSY; the others write the image.
+ */
+static void op_ckpt_restore(void)
+{
+	struct rw_ckpt_head *h = (void *)scratch[self];
+	unsigned char *img = scratch[self] + sizeof(*h);
+	struct rw_checkpoint c = { .size = sizeof(c), .timeout_ms = 200,
+				   .flags = RW_CKPT_HEAD_ONLY };
+	struct rw_params_init p = { .size = sizeof(p),
+				    .flags = RW_INIT_CHECKPOINT };
+	uint64_t *ver, i, n;
+	int fd = pick_fd(), ret;
+
+	cur_op = "checkpoint and restore";
+	c.head = (uintptr_t)h;
+	ret = sys_ioctl(fd, RW_IOC_CHECKPOINT, &c);
+	judge(C_CKPT, ret);
+	if (ret || h->image_len > SCRATCH - 8192 - sizeof(*h) ||
+	    h->nr_chunks * 8ULL > h->image_len)
+		return;
+	c.flags = 0;
+	c.data = (uintptr_t)img;
+	c.len = h->image_len;
+	if (fz_pct(&rng, 50))
+		judge(C_CKPT, sys_ioctl(fd, RW_IOC_CHECKPOINT, &c));
+	else
+		fz_bytes(&rng, img, h->image_len < 256 ? h->image_len : 256);
+	n = h->nr_chunks;
+	ver = (uint64_t *)(img + h->image_len - 8 * n);
+	if (fz_pct(&rng, 70)) {
+		for (i = 0; i < n; i++)
+			if (fz_pct(&rng, 50))
+				memcpy(&ver[i], &(uint64_t){ fz_u64_edge(&rng) }, 8);
+		if (fz_pct(&rng, 30))
+			memset(img, 0xff, 64);	/* NaNs */
+	} else {
+		((unsigned char *)h)[fz_below(&rng, sizeof(*h))] ^=
+			(unsigned char)(1 + fz_below(&rng, 255));
+	}
+	p.data = (uintptr_t)h;
+	p.len = fz_pct(&rng, 95) ? sizeof(*h) + h->image_len :
+		fz_u64_edge(&rng);
+	if (p.len > SCRATCH - 4096)
+		p.data = 4096;
+	judge(C_INIT, sys_ioctl(pick_fd(), RW_IOC_PARAMS_INIT, &p));
+}
+
 static void op_version(void)
 {
 	struct rw_version_info v;
@@ -686,6 +737,11 @@ static void op_worker(void)
 	judge(C_ATTACH, ret);
 	if (ret == -ENOENT)
 		atomic_store(&job_gone, true);
+	if (ret) {
+		/* Rank taken: op_open keeps enough idle files already. */
+		close(fd);
+		return;
+	}
 	if (!ret) {
 		ret = sys_ioctl(fd, RW_IOC_DECLARE, &d);
 		judge(C_DECLARE, ret);
@@ -873,6 +929,8 @@ static void op_remake(void)
 	snprintf(workers, sizeof(workers), "%u", opt.workers);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	/* "already exists": genl-fuzz made it again first. */
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	ret = posix_spawn(&pid, opt.rwctl, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret)
@@ -893,12 +951,13 @@ struct op {
 };
 
 static const struct op ops[] = {
-	{ op_open, 4, false }, { op_close, 6, false },
+	{ op_open, 2, false }, { op_close, 6, false },
 	{ op_worker, 5, false },
 	{ op_attach, 8, false }, { op_declare, 6, false },
 	{ op_setup, 4, false }, { op_xfer, 14, false },
 	{ op_step, 8, false }, { op_params_init, 4, false },
 	{ op_checkpoint, 3, false }, { op_version, 2, false },
+	{ op_ckpt_restore, 3, false },
 	{ op_unknown, 2, false }, { op_mmap, 8, false },
 	{ op_map_use, 10, false }, { op_poll, 5, false },
 	{ op_fork, 2, true }, { op_remake, 3, true },
