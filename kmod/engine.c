@@ -210,6 +210,14 @@ static void rw_engine_arrive(struct rw_engine *e, struct rw_engine_core *ec,
 	 * applied; one a synchronous round holds stays held).
 	 */
 	smp_store_release(&ch->seen, ch->seen + 1);
+	/*
+	 * Under a step-per-gradient rule a pull waits for seen, and the
+	 * settle above woke it before seen moved: a puller that looked in
+	 * between went back to sleep, and with every other rank parked in
+	 * the gate behind it, no later arrival would wake it again.
+	 */
+	if (wq_has_sleeper(&e->wq))
+		wake_up_all(&e->wq);
 }
 
 static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
