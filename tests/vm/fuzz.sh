@@ -39,13 +39,15 @@ head -c 32 /dev/urandom >"$tok"
 # No Python on the way (each start costs seconds on a loaded host).
 impl=$("$RWCTL" -j status | sed -n 's/.*"agg_impl": *"\([^"]*\)".*/\1/p')
 
-# trainers JOB EPOCHS: W trainers in the background; pids in $tpids.
+# trainers JOB EPOCHS: W trainers in the background; pids in $tpids. A
+# push or pull that waits a minute fails its trainer: a lost wake-up shows
+# as a failed check, not as the VM's timeout.
 trainers() {
 	local r
 	tpids=()
 	for r in $(seq 0 $((W - 1))); do
 		"$TRAINER" --job "$1" --token-file "$tok" --rank "$r" --workers $W \
-			--data "$data" --epochs "$2" --batch 64 \
+			--data "$data" --epochs "$2" --batch 64 --timeout 60000 \
 			--out "$RW_OUT/$1-params-$r.bin" >"$RW_OUT/$1-rank$r.log" 2>&1 &
 		tpids+=($!)
 	done
