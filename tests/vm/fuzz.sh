@@ -15,7 +15,7 @@
 #     adaptive, ASP and quorums, statistics, topology and job dumps and
 #     "events" listeners coming and going. Beside it, SSP (bound 2) and
 #     adaptive (band 1..3) soaks whose gates must never have let the skew
-#     exceed the bound.
+#     exceed the bound, and pull-race (no pull may miss its wake-up).
 #  3. The module unloads; vm-run fails the run on any kernel report.
 # RW_FUZZ_SECONDS (default 15) sets the length (make fuzz DURATION=S);
 # RW_FUZZ_SEED replays a run's fuzzers.
@@ -119,10 +119,21 @@ trainers soak-ssp "$EPOCHS"
 ssp_pids=("${tpids[@]}")
 trainers soak-ada "$EPOCHS"
 ada_pids=("${tpids[@]}")
+# Beside the storm too: pull-race, four workers pushing and pulling one
+# chunk as fast as they can under adaptive 1..3, each pull bounded (the
+# lost wake-up of docs/fuzzing.md).
+"$RWCTL" job add race workers 4 chunk-size 4096 token-file "$tok" sync adaptive 1 3 >/dev/null
+"$BIN/pull-race" --job race --token-file "$tok" --workers 4 --steps 1000000 \
+	--seconds "$STORM" --timeout-ms 60000 >"$RW_OUT/pull-race.log" 2>&1 &
+rpid=$!
 "$BIN/storm" --seed "$SEED" --seconds "$STORM" --token-file "$tok" >"$RW_OUT/storm.log" 2>&1
 src=$?
-cat "$RW_OUT/storm.log"
+wait $rpid
+prc=$?
+cat "$RW_OUT/storm.log" "$RW_OUT/pull-race.log"
 t_eq "storm ends clean" 0 $src
+t_eq "pull-race: no pull missed its wake-up" 0 $prc
+t_ok "job del race" "$RWCTL" job del race
 t_ok "the module answers after the storm" "$RWCTL" -j job show
 t_eq "the storm's jobs are gone" 0 "$("$RWCTL" job show | grep -c '^job st-')"
 

@@ -98,3 +98,13 @@ $(VM_TEST_DIR)/storm: tests/vm/storm.c tests/vm/fuzz-common.h $(RW_UAPI_COPY)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< \
 		$(USER_LDFLAGS)
+
+# pull-race: W workers push and pull one chunk as fast as they can under a
+# step-per-gradient rule; a pull that misses its wake-up times out.
+VM_TEST_BINS  += $(VM_TEST_DIR)/pull-race
+vm-tests: $(VM_TEST_DIR)/pull-race
+
+$(VM_TEST_DIR)/pull-race: tests/vm/pull-race.c $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< \
+		$(USER_LDFLAGS)
