@@ -8,7 +8,7 @@
 #     while four softmax-trainers train a separate BSP job, "soak", for
 #     more epochs than train.sh: its parameters must stay bit-identical to
 #     softmax-ref's, whatever the fuzzers did meanwhile.
-#  2. storm for half that (8 s at least): trainer children attaching and
+#  2. storm for half that (6 s at least): trainer children attaching and
 #     killed with SIGKILL while they hold their mappings, or leaving by
 #     themselves, on three jobs (BSP, SSP, adaptive) that are deleted by
 #     force and made again, their policies switched among BSP, SSP,
@@ -17,14 +17,14 @@
 #     adaptive (band 1..3) soaks whose gates must never have let the skew
 #     exceed the bound, and pull-race (no pull may miss its wake-up).
 #  3. The module unloads; vm-run fails the run on any kernel report.
-# RW_FUZZ_SECONDS (default 15) sets the length (make fuzz DURATION=S);
+# RW_FUZZ_SECONDS (default 10) sets the length (make fuzz DURATION=S);
 # RW_FUZZ_SEED replays a run's fuzzers.
 . "$(dirname "$0")/lib.sh"
 
-SECS=${RW_FUZZ_SECONDS:-15}
+SECS=${RW_FUZZ_SECONDS:-10}
 SEED=${RW_FUZZ_SEED:-$(( $(date +%s) % 1000000 ))}
-STORM=$(( SECS / 2 > 8 ? SECS / 2 : 8 ))
-EPOCHS=$(( SECS / 2 > 8 ? SECS / 2 : 8 ))
+STORM=$(( SECS / 2 > 6 ? SECS / 2 : 6 ))
+EPOCHS=$(( SECS / 2 > 6 ? SECS / 2 : 6 ))
 TRAINER=$RW_TOP/build/examples/softmax-trainer
 REF=$RW_TOP/build/tests/vm/softmax-ref
 BIN=$RW_TOP/build/tests/vm
