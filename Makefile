@@ -106,6 +106,7 @@ check-cluster: user
 DURATION ?= 600
 SEED     ?=
 fuzz: user vm-tests
+	$(Q)rm -rf $(BUILD)/fuzz
 	$(Q)$(TOP)/scripts/vm-run --smp 2 --timeout $$(( $(DURATION) * 3 + 600 )) \
 		--out $(BUILD)/fuzz -- env RW_FUZZ_SECONDS=$(DURATION) \
 		$(if $(SEED),RW_FUZZ_SEED=$(SEED)) tests/vm/fuzz.sh
