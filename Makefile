@@ -15,6 +15,9 @@
 #   make check-pages     man pages vs exported symbols and the header; versions
 #   make bench           every benchmark; build/bench/report.md with tables and
 #                        plots (QUICK=1: each in its quick form; scripts/bench)
+#   make fuzz            tests/vm/fuzz.sh long: DURATION=SECONDS of fuzzing
+#                        (default 600), a storm of half that, soaks to match;
+#                        SEED=N replays a run's fuzzers (docs/fuzzing.md)
 #   make deb             Debian packages into build/deb/ (docs/packaging.md)
 #   make demo            PyTorch trainers on a worker VM train through a box VM
 #                        (POLICY=bsp|ssp|adaptive, WORKERS=N; see scripts/demo)
@@ -57,7 +60,7 @@ USER_LDFLAGS := $(LDFLAGS)
 
 .PHONY: all module user check check-user check-kunit check-vm check-cluster demo deps \
 	install install-module install-data uninstall uninstall-module uninstall-data deb check-deb \
-	check-pages version demo-compare clean help bench
+	check-pages version demo-compare clean help bench fuzz
 
 all: module user
 
@@ -101,6 +104,16 @@ check-vm: user
 
 check-cluster: user
 	$(Q)$(TOP)/scripts/check cluster
+
+# The short form runs in check-vm; this is the same script for longer. The
+# VM's time limit leaves room for the soaks, the reference and the boot.
+DURATION ?= 600
+SEED     ?=
+fuzz: user vm-tests
+	$(Q)rm -rf $(BUILD)/fuzz
+	$(Q)$(TOP)/scripts/vm-run --smp 2 --timeout $$(( $(DURATION) * 3 + 600 )) \
+		--out $(BUILD)/fuzz -- env RW_FUZZ_SECONDS=$(DURATION) \
+		$(if $(SEED),RW_FUZZ_SEED=$(SEED)) tests/vm/fuzz.sh
 
 POLICY  ?= adaptive
 WORKERS ?= 4

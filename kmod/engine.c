@@ -238,6 +238,16 @@ static void rw_engine_arrive(struct rw_engine *e, struct rw_engine_core *ec,
 	 * applied; one a synchronous round holds stays held).
 	 */
 	smp_store_release(&ch->seen, ch->seen + 1);
+	/*
+	 * Under a step-per-gradient rule a pull waits for seen, so a
+	 * wake-up is owed after it moves, even when the arrival freed
+	 * nothing (a round holds it) or the settle woke pullers before:
+	 * one that looked in between went back to sleep, and with every
+	 * other rank parked in the gate behind it, no later arrival would
+	 * wake it again.
+	 */
+	if (++ec->unwoken >= RW_ENGINE_WAKE_EVERY)
+		rw_engine_wake(e, ec);
 }
 
 static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)

@@ -557,7 +557,8 @@ struct rw_xfer {
  * Errors: EINVAL (size, flags, reserved bytes, a range outside the model,
  * @len not params_len), ENOENT (unknown key), EBUSY (already set, or the
  * run has begun), ENOTCONN (not declared), EPERM (observer), EFAULT,
- * EOPNOTSUPP (a job on another box), ESTALE, ENODEV as for a transfer.
+ * E2BIG (more than RW_XFER_MAX_RANGES ranges), EOPNOTSUPP (a job on
+ * another box), ESTALE, ENODEV as for a transfer.
  */
 struct rw_params_init {
 	__u32 size;		/* sizeof(struct rw_params_init) */

@@ -73,3 +73,38 @@ $(VM_TEST_DIR)/average-check: tests/vm/average-check.c $(RW_LIB_A) \
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(RW_LIB_A) \
 		$(USER_LDFLAGS) -pthread -lnuma
+
+# The fuzzers of fuzz.sh: genl-fuzz (raw generic netlink messages from the
+# family's policies) and dev-fuzz (ioctls, mmap, fork and close on
+# /dev/rackweave from several threads); both seeded and replayable.
+# storm races trainers killed with SIGKILL against forced deletions,
+# policy switches, dumps and event listeners.
+VM_TEST_BINS  += $(VM_TEST_DIR)/genl-fuzz $(VM_TEST_DIR)/dev-fuzz \
+		 $(VM_TEST_DIR)/storm
+vm-tests: $(VM_TEST_DIR)/genl-fuzz $(VM_TEST_DIR)/dev-fuzz $(VM_TEST_DIR)/storm
+
+$(VM_TEST_DIR)/genl-fuzz: tests/vm/genl-fuzz.c tests/vm/fuzz-common.h \
+		$(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(USER_LDFLAGS)
+
+$(VM_TEST_DIR)/dev-fuzz: tests/vm/dev-fuzz.c tests/vm/fuzz-common.h \
+		uapi/rackweave_sizes.h $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< \
+		$(USER_LDFLAGS)
+
+$(VM_TEST_DIR)/storm: tests/vm/storm.c tests/vm/fuzz-common.h $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< \
+		$(USER_LDFLAGS)
+
+# pull-race: W workers push and pull one chunk as fast as they can under a
+# step-per-gradient rule; a pull that misses its wake-up times out.
+VM_TEST_BINS  += $(VM_TEST_DIR)/pull-race
+vm-tests: $(VM_TEST_DIR)/pull-race
+
+$(VM_TEST_DIR)/pull-race: tests/vm/pull-race.c $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< \
+		$(USER_LDFLAGS)
