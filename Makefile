@@ -10,6 +10,8 @@
 #   make check-kunit     KUnit suites in a VM on the test kernel
 #   make check-vm        VM integration tests
 #   make check-cluster   two-host tests: a box VM and a worker VM
+#   make check-kasan     KUnit, VM and two-host tests on the KASAN test kernel
+#   make stress          fault injection and 1000 leak cycles, KASAN kernel
 #   make check-deb       build the Debian packages, install them in a throwaway
 #                        root and boot it (docs/packaging.md)
 #   make check-pages     man pages vs exported symbols and the header; versions
@@ -58,7 +60,7 @@ Q         := $(if $(filter 1,$(V)),,@)
 USER_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(CFLAGS)
 USER_LDFLAGS := $(LDFLAGS)
 
-.PHONY: all module user check check-user check-kunit check-vm check-cluster demo deps \
+.PHONY: all module user check check-user check-kunit check-vm check-cluster check-kasan stress demo deps \
 	install install-module install-data uninstall uninstall-module uninstall-data deb check-deb \
 	check-pages version demo-compare clean help bench fuzz
 
@@ -114,6 +116,14 @@ fuzz: user vm-tests
 	$(Q)$(TOP)/scripts/vm-run --smp 2 --timeout $$(( $(DURATION) * 3 + 600 )) \
 		--out $(BUILD)/fuzz -- env RW_FUZZ_SECONDS=$(DURATION) \
 		$(if $(SEED),RW_FUZZ_SEED=$(SEED)) tests/vm/fuzz.sh
+
+check-kasan: user
+	$(Q)RW_TEST_KERNEL=kasan $(TOP)/scripts/check kunit
+	$(Q)RW_TEST_KERNEL=kasan $(TOP)/scripts/check vm
+	$(Q)RW_TEST_KERNEL=kasan $(TOP)/scripts/check cluster
+
+stress: user
+	$(Q)$(TOP)/scripts/check stress
 
 POLICY  ?= adaptive
 WORKERS ?= 4

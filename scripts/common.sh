@@ -7,17 +7,33 @@ RW_CACHE=${RW_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rackweave}
 rw_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 rw_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# The test kernel is keyed by what it is built from: the source package
-# version, the config fragment and the build script itself.
-rw_kernel_key() {
-	local ver
-	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
-		rw_die "linux-source-6.1 is not installed (run: make deps)"
-	{ echo "$ver"; cat "$RW_TOP/scripts/test-kernel.config" \
-		"$RW_TOP/scripts/build-test-kernel"; } | sha256sum | cut -c1-16
+# Test kernels come in flavours: "test" is scripts/test-kernel.config alone
+# (lockdep, kmemleak, KFENCE, UBSAN, debug objects, fault injection: what
+# every VM test runs on); "kasan" adds scripts/test-kernel-kasan.config
+# (KASAN, DEBUG_PAGEALLOC), about N times slower under TCG, for the
+# reliability runs (docs/testing.md). rw_kernel_fragments FLAVOUR lists the
+# fragments, merged in that order (a later line wins).
+rw_kernel_fragments() {
+	case "${1:-test}" in
+	test) echo "$RW_TOP/scripts/test-kernel.config" ;;
+	kasan) echo "$RW_TOP/scripts/test-kernel.config $RW_TOP/scripts/test-kernel-kasan.config" ;;
+	*) rw_die "unknown test kernel flavour '$1' (test or kasan)" ;;
+	esac
 }
 
-rw_kernel_dir() { echo "$RW_CACHE/kernel-$(rw_kernel_key)"; }
+# A test kernel is keyed by what it is built from: the source package
+# version, its fragments and the build script itself.
+rw_kernel_key() {
+	local ver flavour=${1:-test}
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
+		rw_die "linux-source-6.1 is not installed (run: make deps)"
+	# shellcheck disable=SC2046
+	{ echo "$ver"; [ "$flavour" = test ] || echo "$flavour"
+	  cat $(rw_kernel_fragments "$flavour") "$RW_TOP/scripts/build-test-kernel"; } |
+		sha256sum | cut -c1-16
+}
+
+rw_kernel_dir() { echo "$RW_CACHE/kernel-$(rw_kernel_key "${1:-test}")"; }
 
 # Debian's stock kernel: the newest installed linux-image for 6.1.
 rw_stock_release() {

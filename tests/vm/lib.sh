@@ -100,6 +100,8 @@ rw_module_dir() {
 		echo "$RW_MODDIR"
 	elif [ "${RW_KERNEL_KIND:-test}" = stock ]; then
 		echo "$RW_TOP/build/mod-stock"
+	elif [ "${RW_KERNEL_KIND:-test}" = kasan ]; then
+		echo "$RW_TOP/build/mod-kasan"
 	else
 		echo "$RW_TOP/build/mod-test"
 	fi
