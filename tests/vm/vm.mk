@@ -108,3 +108,18 @@ $(VM_TEST_DIR)/pull-race: tests/vm/pull-race.c $(RW_UAPI_COPY)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -pthread -o $@ $< \
 		$(USER_LDFLAGS)
+
+# fault-cycle: the job and worker life cycle, over and over, optionally
+# under fault injection (faults.sh, cycles.sh); the model and the raw calls
+# are dev-check's.
+VM_TEST_BINS  += $(VM_TEST_DIR)/fault-cycle
+vm-tests: $(VM_TEST_DIR)/fault-cycle
+
+$(VM_TEST_DIR)/fault-cycle: $(VM_TEST_DIR)/obj/fault-cycle.o $(VM_TEST_DIR)/obj/dev-common.o
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -o $@ $^ $(USER_LDFLAGS) $(NL_LIBS) -lm
+
+$(VM_TEST_DIR)/obj/fault-cycle.o: tests/vm/fault-cycle.c tests/vm/dev-check.h \
+		uapi/rackweave_sizes.h $(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) $(NL_CFLAGS) -c -o $@ $<
