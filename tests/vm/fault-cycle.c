@@ -113,7 +113,8 @@ static void inject_nth(int on)
 	} else {
 		goto err;
 	}
-	if (nth_left && pwrite(fail_fd, "0", 1, 0) != 1)
+	/* Disarm; a write that fails is the count running out on its copy. */
+	if (nth_left && pwrite(fail_fd, "0", 1, 0) != 1 && errno != EFAULT)
 		goto err;
 	return;
 err:
@@ -134,17 +135,28 @@ static void inject(int on)
 
 /* ---- generic netlink, with the kernel's own errno ---- */
 
+struct answer {
+	int err;		/* the kernel's errno, negative; 0 on an ack */
+	int done;		/* the ack or the error has come */
+};
+
 static int on_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
+	struct answer *a = arg;
+
 	(void)nla;
-	*(int *)arg = e->error;
+	a->err = e->error;
+	a->done = 1;
 	return NL_STOP;
 }
 
 static int on_ack(struct nl_msg *msg, void *arg)
 {
+	struct answer *a = arg;
+
 	(void)msg;
-	*(int *)arg = 0;
+	a->err = 0;
+	a->done = 1;
 	return NL_STOP;
 }
 
@@ -154,11 +166,16 @@ struct att {
 	int len;
 };
 
-/* cmd with attributes a[0..n), injection as asked; 0 or -errno. */
+/*
+ * cmd with attributes a[0..n), injection as asked; 0 or -errno. A reply
+ * (job add, job get) comes before the ack: read until the ack or the
+ * error, or the next call would read this one's.
+ */
 static int genl_call(int cmd, const struct att *a, int n, int faults)
 {
 	struct nl_msg *msg = nlmsg_alloc();
-	int err = -EIO, ret, i;
+	struct answer ans = { .err = -EIO };
+	int ret, i;
 
 	if (!msg)
 		return -ENOMEM;
@@ -166,22 +183,22 @@ static int genl_call(int cmd, const struct att *a, int n, int faults)
 		    RW_GENL_VERSION);
 	for (i = 0; i < n; i++)
 		nla_put(msg, a[i].type, a[i].len, a[i].data);
-	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, on_err, &err);
-	nl_socket_modify_cb(sk, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &err);
+	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, on_err, &ans);
+	nl_socket_modify_cb(sk, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &ans);
 	inject(faults);
 	errno = 0;
 	ret = nl_send_auto(sk, msg);
-	if (ret >= 0)
+	while (ret >= 0 && !ans.done)
 		ret = nl_recvmsgs_default(sk);
 	/*
 	 * No answer from the kernel: the socket's own errno (ENOBUFS when
 	 * the reply or the ack could not be allocated).
 	 */
-	if (ret < 0 && err == -EIO && errno)
-		err = -errno;
+	if (!ans.done && errno)
+		ans.err = -errno;
 	inject(0);
 	nlmsg_free(msg);
-	return err;
+	return ans.err;
 }
 
 static int job_add(const char *name, int faults)
