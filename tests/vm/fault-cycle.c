@@ -166,6 +166,21 @@ struct att {
 	int len;
 };
 
+/* (Re)open the generic netlink socket, without injection; 0 or -1. */
+static int genl_open(void)
+{
+	if (sk)
+		nl_socket_free(sk);
+	sk = nl_socket_alloc();
+	if (!sk || genl_connect(sk) ||
+	    (family = genl_ctrl_resolve(sk, RW_GENL_NAME)) < 0) {
+		printf("not ok - fault-cycle: generic netlink family %s\n",
+		       RW_GENL_NAME);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * cmd with attributes a[0..n), injection as asked; 0 or -errno. A reply
  * (job add, job get) comes before the ack: read until the ack or the
@@ -198,6 +213,12 @@ static int genl_call(int cmd, const struct att *a, int n, int faults)
 		ans.err = -errno;
 	inject(0);
 	nlmsg_free(msg);
+	/*
+	 * A failure under injection may leave half an answer queued (a
+	 * reply without its ack, an error the socket holds): start afresh.
+	 */
+	if (faults && ans.err && genl_open())
+		exit(1);
 	return ans.err;
 }
 
@@ -472,13 +493,8 @@ int main(int argc, char **argv)
 		return usage();
 	srand((unsigned int)getpid());
 
-	sk = nl_socket_alloc();
-	if (!sk || genl_connect(sk) ||
-	    (family = genl_ctrl_resolve(sk, RW_GENL_NAME)) < 0) {
-		printf("not ok - fault-cycle: generic netlink family %s\n",
-		       RW_GENL_NAME);
+	if (genl_open())
 		return 1;
-	}
 	if (faults) {
 		const char *f = inject_mode == 'f' ? "/proc/self/make-it-fail" :
 			"/proc/thread-self/fail-nth";
