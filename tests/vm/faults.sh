@@ -29,11 +29,11 @@
 FC=$RW_TOP/build/tests/vm/fault-cycle
 FI=/sys/kernel/debug
 if [ "${RW_STRESS:-0}" = 1 ]; then
-	probs="1 3 10 30 60"
+	probs="1 2 5 10 25"
 	cycles=200
 	fc_args="-w 3 -i 3"
 else
-	probs="3 20"
+	probs="2 10"
 	cycles=20
 	fc_args="-w 2 -i 2"
 fi
