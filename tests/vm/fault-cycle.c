@@ -7,15 +7,16 @@
  * (the first ranks push and later pull, the last one pushpulls), the
  * parameters checked against float32 SGD, then unmap, close and job del.
  *
- *   fault-cycle [-f|-n] [-c CYCLES] [-w WORKERS] [-i ITERS] PREFIX
+ *   fault-cycle [-f|-n [-s STRIDE]] [-c CYCLES] [-w WORKERS] [-i ITERS] PREFIX
  *
  * With -f, the process marks itself in /proc/self/make-it-fail around each
  * call into the kernel the cycle makes (and only then: its own startup,
  * printing and page touching are never failed), so that failslab,
  * fail_page_alloc or fail_usercopy with task-filter set fail, at their
  * probability, the allocations and copies made for it. With -n, cycle N
- * fails the Nth fault point the cycle's calls pass (/proc/thread-self/
- * fail-nth), until a cycle passes fewer: every point fails once, in order.
+ * fails fault point N * STRIDE + 1 of those the cycle's calls pass
+ * (/proc/thread-self/fail-nth), until a cycle passes fewer: with STRIDE 1
+ * (the default) every point fails once, in order.
  * A call that fails must fail with a clean errno (ENOMEM, ENOBUFS,
  * EFAULT); the cycle is then abandoned: its files closed, `job del force`
  * without injection, and the job must be gone. Jobs are named PREFIX-N.
@@ -491,30 +492,31 @@ static void cycle(const char *prefix, unsigned long n, int faults)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: fault-cycle [-f|-n] [-c CYCLES] [-w WORKERS] [-i ITERS] PREFIX\n");
+	fprintf(stderr, "usage: fault-cycle [-f|-n [-s STRIDE]] [-c CYCLES] [-w WORKERS] [-i ITERS] PREFIX\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long cycles = 1, n;
+	unsigned long cycles = 1, stride = 1, n;
 	int faults = 0, opt;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	page = (size_t)sysconf(_SC_PAGESIZE);
 	mode = "fault-cycle";
-	while ((opt = getopt(argc, argv, "fnc:w:i:")) != -1) {
+	while ((opt = getopt(argc, argv, "fns:c:w:i:")) != -1) {
 		switch (opt) {
 		case 'f':
 		case 'n': inject_mode = opt; faults = 1; break;
 		case 'c': cycles = strtoul(optarg, NULL, 10); break;
+		case 's': stride = strtoul(optarg, NULL, 10); break;
 		case 'w': nr_workers = (unsigned int)atoi(optarg); break;
 		case 'i': iters = atoi(optarg); break;
 		default: return usage();
 		}
 	}
 	if (optind != argc - 1 || !nr_workers || nr_workers > MAX_WORKERS ||
-	    iters < 1 || !cycles)
+	    iters < 1 || !cycles || !stride)
 		return usage();
 	srand((unsigned int)getpid());
 
@@ -535,12 +537,15 @@ int main(int argc, char **argv)
 	int swept = 0;
 
 	for (n = 0; n < cycles; n++) {
-		/* -n: the nth fault point of cycle n fails, until none is left. */
-		nth_left = inject_mode == 'n' ? (unsigned int)n + 1 : 0;
+		/*
+		 * -n: cycle n fails fault point n * stride + 1, until the
+		 * cycle passes fewer.
+		 */
+		nth_left = inject_mode == 'n' ? (unsigned int)(n * stride + 1) : 0;
 		cycle(argv[optind], n, faults);
 		if (inject_mode == 'n' && nth_left) {
-			printf("# fail-nth: the life cycle passes %lu fault points, each failed once\n",
-			       n);
+			printf("# fail-nth: the life cycle passes about %lu fault points; every %lu%s failed once\n",
+			       n * stride, stride, stride == 1 ? "" : "th");
 			n++;
 			swept = 1;
 			break;
