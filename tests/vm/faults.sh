@@ -40,7 +40,7 @@ else
 	fc_args="-w 2 -i 2"
 	stride=8
 fi
-phase=0
+clean=0
 
 # The failure classes this test drives, and their switches.
 fi_set() {	# ATTR FILE VALUE
@@ -63,11 +63,10 @@ fi_setup() {
 	fi_set fail_page_alloc min-order 0
 }
 
-# vet_log: the kernel log so far has no report but page/vmalloc allocation
-# failure warnings (with their stacks); saved, then cleared.
+# vet_log NAME: the kernel log so far has no report but page/vmalloc
+# allocation failure warnings (with their stacks); saved, then cleared.
 vet_log() {
-	local f=$RW_OUT/faults-dmesg-$phase.txt
-	phase=$((phase + 1))
+	local f=$RW_OUT/faults-dmesg-$1.txt
 	dmesg >"$f"
 	python3 - "$f" "$RW_TOP/scripts/kernel-reports" <<'EOF'
 import re, sys
@@ -90,13 +89,14 @@ sys.exit(0 if ok else 1)
 EOF
 	local rc=$?
 	dmesg -C
-	return $rc
+	t_eq "$1: no kernel report but allocation failure warnings" 0 $rc
 }
 
 # run_fc DESC ARGS...: fault-cycle with ARGS, its "#" lines shown, its
-# output kept; passes when it exits 0.
+# output kept (fc-PREFIX.log, PREFIX its last argument); passes when it
+# exits 0.
 run_fc() {
-	local desc=$1 log=$RW_OUT/fc-$phase-$RANDOM.log rc
+	local desc=$1 log=$RW_OUT/fc-${*: -1}.log rc
 	shift
 	"$FC" "$@" >"$log" 2>&1
 	rc=$?
@@ -108,7 +108,7 @@ run_fc() {
 clean_cycle() {
 	# shellcheck disable=SC2086
 	run_fc "after $1: a cycle without injection trains to the exact result" \
-		$fc_args -c 1 fc-clean-$phase
+		$fc_args -c 1 "fc-clean-${1%%[ %]*}-$((++clean))"
 }
 
 t_ok "load ib_core and rackweave.ko" rw_load
@@ -131,7 +131,7 @@ for attr in failslab fail_page_alloc fail_usercopy all; do
 		for a in failslab fail_page_alloc fail_usercopy; do fi_set $a probability 0; done
 		clean_cycle "$attr at $p%"
 	done
-	t_ok "$attr: no kernel report but allocation failure warnings" vet_log
+	vet_log "$attr"
 done
 
 # Every fault point of one life cycle (every 8th in the short form), failed
@@ -140,7 +140,7 @@ done
 run_fc "fail-nth: every ${stride}th fault point of a life cycle fails once, each cleanly" \
 	-n -s $stride $fc_args -c 3000 fc-nth
 clean_cycle "fail-nth"
-t_ok "fail-nth: no kernel report but allocation failure warnings" vet_log
+vet_log fail-nth
 
 t_eq "no job is left" 0 "$("$RWCTL" -j job show | jpy 'len(d["jobs"])')"
 t_ok "rmmod rackweave" rmmod rackweave
