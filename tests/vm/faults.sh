@@ -24,7 +24,8 @@
 # so that vm-run's own check sees the rest of the run.
 #
 # RW_STRESS=1 (make stress): more probabilities, 10x the cycles, three
-# workers and three iterations, and fail-nth on every point, not every 8th.
+# workers and three iterations, and fail-nth on each of the first 3000
+# points instead of every 8th of the first 480.
 . "$(dirname "$0")/lib.sh"
 
 FC=$RW_TOP/build/tests/vm/fault-cycle
@@ -34,11 +35,13 @@ if [ "${RW_STRESS:-0}" = 1 ]; then
 	cycles=200
 	fc_args="-w 3 -i 3"
 	stride=1
+	sweep=3000
 else
 	probs="2 10"
 	cycles=20
 	fc_args="-w 2 -i 2"
 	stride=8
+	sweep=60
 fi
 clean=0
 
@@ -134,11 +137,12 @@ for attr in failslab fail_page_alloc fail_usercopy all; do
 	vet_log "$attr"
 done
 
-# Every fault point of one life cycle (every 8th in the short form), failed
-# once each, in order.
+# The first fault points of the life cycle (every 8th of the first 480 in
+# the short form, each of the first 3000 in the long one), failed once
+# each, in order.
 # shellcheck disable=SC2086
-run_fc "fail-nth: every ${stride}th fault point of a life cycle fails once, each cleanly" \
-	-n -s $stride $fc_args -c 3000 fc-nth
+run_fc "fail-nth: every ${stride}th of the first $((stride * sweep)) fault points of a life cycle fails once, each cleanly" \
+	-n -s $stride $fc_args -c $sweep fc-nth
 clean_cycle "fail-nth"
 vet_log fail-nth
 
