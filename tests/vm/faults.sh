@@ -9,7 +9,7 @@
 # allocates or copies for the test's own calls and nothing else (task-filter,
 # /proc/self/make-it-fail set around each call); then every fault point of
 # one life cycle is failed once, in order (/proc/thread-self/fail-nth;
-# every 8th point in the short form).
+# every 8th of the first 480 in the short form).
 # Every failure must reach the caller as ENOMEM, ENOBUFS or EFAULT and
 # leave nothing behind (`job del force`, then the job is gone); after each
 # phase a cycle without injection trains to the exact SGD result; at the
