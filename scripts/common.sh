@@ -10,7 +10,7 @@ rw_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # Test kernels come in flavours: "test" is scripts/test-kernel.config alone
 # (lockdep, kmemleak, KFENCE, UBSAN, debug objects, fault injection: what
 # every VM test runs on); "kasan" adds scripts/test-kernel-kasan.config
-# (KASAN, DEBUG_PAGEALLOC), about N times slower under TCG, for the
+# (KASAN, DEBUG_PAGEALLOC), whose VM runs take minutes more each, for the
 # reliability runs (docs/testing.md). rw_kernel_fragments FLAVOUR lists the
 # fragments, merged in that order (a later line wins).
 rw_kernel_fragments() {
