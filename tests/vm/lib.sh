@@ -102,6 +102,8 @@ rw_module_dir() {
 		echo "$RW_TOP/build/mod-stock"
 	elif [ "${RW_KERNEL_KIND:-test}" = kasan ]; then
 		echo "$RW_TOP/build/mod-kasan"
+	elif [ "${RW_KERNEL_KIND:-test}" = bench ]; then
+		echo "$RW_TOP/build/mod-bench"
 	else
 		echo "$RW_TOP/build/mod-test"
 	fi
