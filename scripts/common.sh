@@ -27,14 +27,15 @@ rw_kernel_fragments() {
 # scripts/bench-wire runs on it. Its second fragment, written here from
 # scripts/test-kernel.config, turns off every checker that one turns on
 # (lockdep, kmemleak, KFENCE, UBSAN, debug objects, fault injection: every
-# symbol named below, debugfs and the DEBUG_KERNEL menu excepted) and
-# gives the kernel a release name of its own.
+# symbol named below, debugfs, the DEBUG_KERNEL menu and SLUB_DEBUG
+# excepted) and gives the kernel a release name of its own.
 rw_bench_overrides() {
 	local f=$RW_CACHE/bench-overrides.config
 	mkdir -p "$RW_CACHE"
 	awk -F= '
 		BEGIN { print "CONFIG_LOCALVERSION=\"-rackweave-bench\"" }
 		$1 == "CONFIG_DEBUG_FS" || $1 == "CONFIG_DEBUG_KERNEL" { next }
+		$1 == "CONFIG_SLUB_DEBUG" { next }	# on unless EXPERT; idle unless booted with slub_debug
 		$1 ~ /^CONFIG_.*(DEBUG|KASAN|UBSAN|KMEMLEAK|KFENCE|KCSAN|LOCKDEP|PROVE_|LOCK_STAT|FAULT_INJECTION|FAILSLAB|FAIL_|ERROR_INJECTION|PAGE_POISONING|PAGE_OWNER)/ { print $1 "=n" }
 	' "$RW_TOP/scripts/test-kernel.config" >"$f.tmp"
 	if cmp -s "$f.tmp" "$f"; then rm -f "$f.tmp"; else mv "$f.tmp" "$f"; fi
