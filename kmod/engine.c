@@ -162,9 +162,10 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
  * sleep again per chunk step: several context switches per chunk, on the
  * CPUs the steps need. A core therefore wakes them after each batch of
  * events it took from its queue (rw_engine_idle()), and every
- * RW_ENGINE_WAKE_EVERY freed chunks within a long batch, so a puller
- * waiting for an early chunk is never kept for the whole batch. Every
- * freed chunk is followed by a wake-up before the core's thread sleeps.
+ * RW_ENGINE_WAKE_EVERY owed wake-ups (one per arrival, one per recheck
+ * that freed a slot) within a long batch, so a puller waiting for an
+ * early chunk is never kept for the whole batch. Every owed wake-up is
+ * paid before the core's thread sleeps.
  */
 #define RW_ENGINE_WAKE_EVERY	16
 
@@ -173,6 +174,13 @@ static void rw_engine_wake(struct rw_engine *e, struct rw_engine_core *ec)
 	ec->unwoken = 0;
 	if (wq_has_sleeper(&e->wq))
 		wake_up_all(&e->wq);
+}
+
+/* A wake-up is owed to the pullers: at the batch's end, or now if many are. */
+static void rw_engine_owe_wake(struct rw_engine *e, struct rw_engine_core *ec)
+{
+	if (++ec->unwoken >= RW_ENGINE_WAKE_EVERY)
+		rw_engine_wake(e, ec);
 }
 
 static void rw_engine_idle(struct rw_core *core)
@@ -189,9 +197,10 @@ static void rw_engine_idle(struct rw_core *core)
  * an arrival or a change of members or rules can help: synchronous rounds
  * step once their members' (or the quorum's) gradients are in, summed in
  * rank order; the other policies step on each gradient alone; gradients
- * whose pusher left, or whose round is done, are dropped.
+ * whose pusher left, or whose round is done, are dropped. True if it
+ * freed a slot, for which the pullers are owed a wake-up.
  */
-static void rw_engine_settle(struct rw_engine *e, struct rw_engine_core *ec,
+static bool rw_engine_settle(struct rw_engine *e, struct rw_engine_core *ec,
 			     struct rw_chunk *ch, u32 chunk)
 {
 	struct rw_round_out o;
@@ -222,8 +231,7 @@ static void rw_engine_settle(struct rw_engine *e, struct rw_engine_core *ec,
 			break;
 		freed = true;
 	}
-	if (freed && ++ec->unwoken >= RW_ENGINE_WAKE_EVERY)
-		rw_engine_wake(e, ec);
+	return freed;
 }
 
 /* A gradient has landed: hold it, then see what it allows. */
@@ -244,10 +252,9 @@ static void rw_engine_arrive(struct rw_engine *e, struct rw_engine_core *ec,
 	 * nothing (a round holds it) or the settle woke pullers before:
 	 * one that looked in between went back to sleep, and with every
 	 * other rank parked in the gate behind it, no later arrival would
-	 * wake it again.
+	 * wake it again. Owed once, whatever the settle freed.
 	 */
-	if (++ec->unwoken >= RW_ENGINE_WAKE_EVERY)
-		rw_engine_wake(e, ec);
+	rw_engine_owe_wake(e, ec);
 }
 
 static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
@@ -276,7 +283,8 @@ static void rw_engine_handle(struct rw_core *core, struct rw_event *ev)
 		clear_bit(RW_CHUNK_RECHECK, &ch->flags);
 		/* Pairs with the barrier in rw_engine_view_update(). */
 		smp_mb__after_atomic();
-		rw_engine_settle(e, ec, ch, ev->chunk);
+		if (rw_engine_settle(e, ec, ch, ev->chunk))
+			rw_engine_owe_wake(e, ec);
 		break;
 	}
 }
