@@ -96,6 +96,8 @@ static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct map maps[NR_MAPS];
 
 static atomic_bool stop;
+/* Fuzzing threads not yet returned: the watchdog outlives every one. */
+static atomic_uint running;
 static atomic_bool job_gone;
 static double start;
 
@@ -983,17 +985,23 @@ static void *thread_main(void *arg)
 		if (!self && !fz_more(&opt.o, start, atomic_load(&n_calls)))
 			atomic_store(&stop, true);
 	}
+	atomic_fetch_sub(&running, 1);
 	return NULL;
 }
 
-/* Interrupts calls that wait for long; a call stuck for 120 s is a hang. */
+/*
+ * Interrupts calls that wait for long; a call stuck for 120 s is a hang.
+ * It runs until the last fuzzing thread has returned, not until stop: a
+ * thread inside a call without a time limit when stop is set needs its
+ * signal still (without it, dev-fuzz waited for that thread forever).
+ */
 static void *watchdog(void *arg)
 {
 	unsigned int i;
 	double b, now;
 
 	(void)arg;
-	while (!atomic_load(&stop)) {
+	while (atomic_load(&running)) {
 		usleep(200000);
 		now = fz_now();
 		for (i = 0; i < opt.threads; i++) {
@@ -1084,6 +1092,7 @@ int main(int argc, char **argv)
 
 	start = fz_now();
 	tids[0] = pthread_self();
+	atomic_store(&running, opt.threads);
 	for (i = 1; i < opt.threads; i++)
 		if (pthread_create(&tids[i], NULL, thread_main,
 				   (void *)(intptr_t)i))

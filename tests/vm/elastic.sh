@@ -43,25 +43,9 @@ trainer() {
 # A trainer still running after 300 s is hung: its kernel stack is
 # shown and it is killed, so a hang fails the check instead of the VM.
 wait_all() {
-	local job=$1 p rc=0 i alive
+	local job=$1 rc=0
 	shift
-	for i in $(seq 300); do
-		alive=
-		for p in "$@"; do
-			kill -0 "$p" 2>/dev/null && alive="$alive $p"
-		done
-		[ -z "$alive" ] && break
-		sleep 1
-	done
-	for p in $alive; do
-		echo "# pid $p still running after 300 s, in:"
-		sed 's/^/#   /' "/proc/$p/stack"
-		kill -9 "$p"
-		rc=1
-	done
-	for p in "$@"; do
-		wait "$p" || { echo "# pid $p exited $?"; rc=1; }
-	done
+	rw_wait_bounded 300 "$@" || rc=1
 	[ $rc = 0 ] || tail -n 5 "$RW_OUT/$job"-rank*.log | sed 's/^/#   /'
 	return $rc
 }

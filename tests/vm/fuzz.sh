@@ -53,13 +53,15 @@ trainers() {
 	done
 }
 
-# trainers_wait JOB: every trainer of the last trainers call exited 0.
+# trainers_wait JOB: every trainer of the last trainers call exited 0
+# (their logs shown if not; one hung 300 s from now is shown and killed).
 trainers_wait() {
-	local r rc=0
+	local r
+	rw_wait_bounded 300 "${tpids[@]}" && return 0
 	for r in "${!tpids[@]}"; do
-		wait "${tpids[$r]}" || { rc=1; sed "s/^/#   $1 rank $r: /" "$RW_OUT/$1-rank$r.log"; }
+		sed "s/^/#   $1 rank $r: /" "$RW_OUT/$1-rank$r.log"
 	done
-	return $rc
+	return 1
 }
 
 # ---- 1. the fuzzers, while a BSP job trains ----
@@ -74,12 +76,13 @@ gpid=$!
 "$BIN/dev-fuzz" --seed "$SEED" --seconds "$SECS" --job fzdev --token-file "$tok" \
 	--workers 3 --threads 3 --victim soak --rwctl "$RWCTL" >"$RW_OUT/dev-fuzz.log" 2>&1 &
 dpid=$!
-wait $gpid
+# Each fuzzer, storm and race is bounded: a hang shows where it hung.
+rw_wait_bounded $((SECS + 120)) $gpid
 grc=$?
 alive=0
 for p in "${tpids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
 echo "# fuzz: $alive of $W soak trainers still training when genl-fuzz ended"
-wait $dpid
+rw_wait_bounded 120 $dpid
 drc=$?
 cat "$RW_OUT/genl-fuzz.log" "$RW_OUT/dev-fuzz.log"
 t_eq "genl-fuzz (root and nobody) ends clean" 0 $grc
@@ -126,9 +129,11 @@ ada_pids=("${tpids[@]}")
 "$BIN/pull-race" --job race --token-file "$tok" --workers 4 --steps 1000000 \
 	--seconds "$STORM" --timeout-ms 60000 >"$RW_OUT/pull-race.log" 2>&1 &
 rpid=$!
-"$BIN/storm" --seed "$SEED" --seconds "$STORM" --token-file "$tok" >"$RW_OUT/storm.log" 2>&1
+"$BIN/storm" --seed "$SEED" --seconds "$STORM" --token-file "$tok" >"$RW_OUT/storm.log" 2>&1 &
+spid=$!
+rw_wait_bounded $((STORM + 120)) $spid
 src=$?
-wait $rpid
+rw_wait_bounded 120 $rpid
 prc=$?
 cat "$RW_OUT/storm.log" "$RW_OUT/pull-race.log"
 t_eq "storm ends clean" 0 $src

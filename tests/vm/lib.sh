@@ -226,6 +226,41 @@ rw_await() {
 	return 1
 }
 
+# rw_wait_bounded SECONDS PID...: wait for these children of the calling
+# shell; one still running after SECONDS is hung: the kernel stacks of its
+# threads and of its own children are shown, the kernel is asked for its
+# blocked tasks (sysrq w, into dmesg and the console), and it is killed.
+# So a hang fails a check, with where it hung, instead of timing out the
+# VM. Returns 1 if any was hung or exited non-zero.
+rw_wait_bounded() {
+	local limit=$1 p t c rc=0 alive i
+	shift
+	for i in $(seq $((limit * 5))); do
+		alive=
+		for p in "$@"; do
+			kill -0 "$p" 2>/dev/null && alive="$alive $p"
+		done
+		[ -z "$alive" ] && break
+		sleep 0.2
+	done
+	[ -z "$alive" ] || echo w >/proc/sysrq-trigger 2>/dev/null
+	for p in $alive; do
+		echo "#   pid $p ($(cat "/proc/$p/comm" 2>/dev/null)) still running after $limit s"
+		for c in $p $(cat /proc/"$p"/task/*/children 2>/dev/null); do
+			for t in /proc/"$c"/task/*; do
+				echo "#   task ${t##*/} ($(cat "$t/comm" 2>/dev/null)) in:"
+				sed 's/^/#     /' "$t/stack" 2>/dev/null
+			done
+		done
+		kill -9 $(cat /proc/"$p"/task/*/children 2>/dev/null) "$p" 2>/dev/null
+		rc=1
+	done
+	for p in "$@"; do
+		wait "$p" || { echo "#   pid $p exited $?"; rc=1; }
+	done
+	return $rc
+}
+
 t_done() {
 	[ ${#t_slow[@]} -eq 0 ] || printf '# slow: %s\n' "${t_slow[@]}"
 	exit "$t_failed"
