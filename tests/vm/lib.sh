@@ -229,7 +229,7 @@ rw_await() {
 # rw_wait_bounded SECONDS PID...: wait for these children of the calling
 # shell; one still running after SECONDS is hung: the kernel stacks of its
 # threads and of its own children are shown, the kernel is asked for its
-# blocked tasks (sysrq w, into dmesg and the console), and it is killed.
+# blocked tasks (sysrq w, where the kernel has it), and it is killed.
 # So a hang fails a check, with where it hung, instead of timing out the
 # VM. Returns 1 if any was hung or exited non-zero.
 rw_wait_bounded() {
@@ -243,7 +243,7 @@ rw_wait_bounded() {
 		[ -z "$alive" ] && break
 		sleep 0.2
 	done
-	[ -z "$alive" ] || echo w >/proc/sysrq-trigger 2>/dev/null
+	[ -z "$alive" ] || [ ! -w /proc/sysrq-trigger ] || echo w >/proc/sysrq-trigger
 	for p in $alive; do
 		echo "#   pid $p ($(cat "/proc/$p/comm" 2>/dev/null)) still running after $limit s"
 		for c in $p $(cat /proc/"$p"/task/*/children 2>/dev/null); do
