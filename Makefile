@@ -11,6 +11,7 @@
 #   make check-vm        VM integration tests
 #   make check-cluster   two-host tests: a box VM and a worker VM
 #   make check-kasan     KUnit, VM and two-host tests on the KASAN test kernel
+#   make check-kcsan     the same on the KCSAN (data-race) test kernel
 #   make stress          fault injection and 1000 leak cycles, KASAN kernel
 #   make check-deb       build the Debian packages, install them in a throwaway
 #                        root and boot it (docs/packaging.md)
@@ -19,7 +20,8 @@
 #                        plots (QUICK=1: each in its quick form; scripts/bench)
 #   make fuzz            tests/vm/fuzz.sh long: DURATION=SECONDS of fuzzing
 #                        (default 600), a storm of half that, soaks to match;
-#                        SEED=N replays a run's fuzzers (docs/fuzzing.md)
+#                        SEED=N replays a run's fuzzers (docs/fuzzing.md);
+#                        TEST_KERNEL=kasan|kcsan runs it on that test kernel
 #   make deb             Debian packages into build/deb/ (docs/packaging.md)
 #   make demo            PyTorch trainers on a worker VM train through a box VM
 #                        (POLICY=bsp|ssp|adaptive, WORKERS=N; see scripts/demo)
@@ -60,7 +62,7 @@ Q         := $(if $(filter 1,$(V)),,@)
 USER_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(CFLAGS)
 USER_LDFLAGS := $(LDFLAGS)
 
-.PHONY: all module user check check-user check-kunit check-vm check-cluster check-kasan stress demo deps \
+.PHONY: all module user check check-user check-kunit check-vm check-cluster check-kasan check-kcsan stress demo deps \
 	install install-module install-data uninstall uninstall-module uninstall-data deb check-deb \
 	check-pages version demo-compare clean help bench fuzz
 
@@ -111,9 +113,13 @@ check-cluster: user
 # VM's time limit leaves room for the soaks, the reference and the boot.
 DURATION ?= 600
 SEED     ?=
+TEST_KERNEL ?= test
 fuzz: user vm-tests
 	$(Q)rm -rf $(BUILD)/fuzz
-	$(Q)$(TOP)/scripts/vm-run --smp 2 --timeout $$(( $(DURATION) * 3 + 600 )) \
+	$(Q)$(if $(filter-out test,$(TEST_KERNEL)),$(TOP)/scripts/build-test-kernel $(TEST_KERNEL) >/dev/null && \
+		$(TOP)/scripts/build-module $$($(TOP)/scripts/build-test-kernel $(TEST_KERNEL))/linux \
+		$(BUILD)/mod-$(TEST_KERNEL) >/dev/null &&) \
+	$(TOP)/scripts/vm-run --kernel $(TEST_KERNEL) --smp 2 --timeout $$(( $(DURATION) * 3 + 600 )) \
 		--out $(BUILD)/fuzz -- env RW_FUZZ_SECONDS=$(DURATION) \
 		$(if $(SEED),RW_FUZZ_SEED=$(SEED)) tests/vm/fuzz.sh
 
@@ -121,6 +127,11 @@ check-kasan: user
 	$(Q)RW_TEST_KERNEL=kasan $(TOP)/scripts/check kunit
 	$(Q)RW_TEST_KERNEL=kasan $(TOP)/scripts/check vm
 	$(Q)RW_TEST_KERNEL=kasan $(TOP)/scripts/check cluster
+
+check-kcsan: user
+	$(Q)RW_TEST_KERNEL=kcsan $(TOP)/scripts/check kunit
+	$(Q)RW_TEST_KERNEL=kcsan $(TOP)/scripts/check vm
+	$(Q)RW_TEST_KERNEL=kcsan $(TOP)/scripts/check cluster
 
 stress: user
 	$(Q)$(TOP)/scripts/check stress

@@ -11,14 +11,17 @@ rw_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # (lockdep, kmemleak, KFENCE, UBSAN, debug objects, fault injection: what
 # every VM test runs on); "kasan" adds scripts/test-kernel-kasan.config
 # (KASAN, DEBUG_PAGEALLOC), whose VM runs take minutes more each, for the
-# reliability runs (docs/testing.md). rw_kernel_fragments FLAVOUR lists the
+# reliability runs (docs/testing.md); "kcsan" adds
+# scripts/test-kernel-kcsan.config (the data-race detector, which cannot
+# share a kernel with KASAN). rw_kernel_fragments FLAVOUR lists the
 # fragments, merged in that order (a later line wins).
 rw_kernel_fragments() {
 	case "${1:-test}" in
 	test) echo "$RW_TOP/scripts/test-kernel.config" ;;
 	kasan) echo "$RW_TOP/scripts/test-kernel.config $RW_TOP/scripts/test-kernel-kasan.config" ;;
+	kcsan) echo "$RW_TOP/scripts/test-kernel.config $RW_TOP/scripts/test-kernel-kcsan.config" ;;
 	bench) echo "$RW_TOP/scripts/test-kernel.config $(rw_bench_overrides)" ;;
-	*) rw_die "unknown test kernel flavour '$1' (test, kasan or bench)" ;;
+	*) rw_die "unknown test kernel flavour '$1' (test, kasan, kcsan or bench)" ;;
 	esac
 }
 
