@@ -49,7 +49,7 @@
  *                    on training: the module holds them at the next
  *                    iteration boundary for the copy. It says "rank 0:
  *                    checkpoint of step S to FILE", S being that boundary
- *                    (N or a step later). N >= 1.
+ *                    (N or later: the first the save reaches). N >= 1.
  *   --wait-params    every rank waits (rw_params_wait()) until another
  *                    tool, such as `rwctl job restore`, has loaded the
  *                    run's state, then numbers its steps from the job's
