@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: --kernel test --smp 2 --mem 2048
-# vm-alone: pairs the module against the reference in time
+# (Measured alone by scripts/bench-path; beside other VMs in make check,
+# which checks its output, not its figures.)
 #
 # The guest half of scripts/bench-path: W local workers train a 64 MiB
 # model under BSP through the module, against the user-space reference

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: --kernel test --smp 2
-# vm-alone: measures the link and the box against each other
+# (Measured alone by scripts/bench-wire; beside other VMs in make check,
+# which checks its output, not its figures.)
 #
 # The guest half of scripts/bench-wire: in one VM, over soft-RoCE on one
 # rxe device (the box and its workers loop back through it, as in

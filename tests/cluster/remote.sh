@@ -32,7 +32,10 @@ if [ "$RW_ROLE" = box ]; then
 	pushed_and_waiting() {
 		local _ n
 		for _ in $(seq 100); do
-			n=$("$RWCTL" -j listen show | jpy "sum(1 for c in d['connections'] if c['job'] == 'cs' and c['pushes'] > 0)")
+			n=$("$RWCTL" listen show | awk '/^connections:/ { on = 1; next }
+				/^[^ ]/ { on = 0 }
+				on && / job cs / && !/ pushes 0 / { n++ }
+				END { print n + 0 }')
 			[ "$n" = 2 ] && sleep 3 && return 0
 			sleep 0.5
 		done

@@ -88,10 +88,7 @@ t_eq "nothing is attached to the job after them" 0 \
 # A taken rank: one remote trainer holds rank 0 (it waits for rank 1).
 "$LOCAL" bad "$RW_OUT/token" 0 2 1 $BOX >"$RW_OUT/hold.log" 2>&1 &
 hpid=$!
-for _ in $(seq 100); do
-	[ "$("$RWCTL" -j job show bad | jpy 'd["jobs"][0]["attached"]')" = 1 ] && break
-	sleep 0.2
-done
+rw_until_attached bad 1 >/dev/null
 trainer bad 0 "$RW_OUT/bad-taken.log" $BOX
 wait $!
 t_ok "a rank already attached: refused" grep -q "^error: attach: this rank is already attached" "$RW_OUT/bad-taken.log"
