@@ -202,9 +202,10 @@ static void rw_conn_write_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	atomic64_inc(&c->writes);
-	atomic_inc(&c->sq_room);
 	rw_beat_heard(&c->beat);
-	rw_conn_kick(c);
+	/* Only an agent that stopped for want of room waits for this. */
+	if (atomic_inc_return(&c->sq_room) <= 1)
+		rw_conn_kick(c);
 }
 
 static void rw_conn_beat_done(struct ib_cq *cq, struct ib_wc *wc)
