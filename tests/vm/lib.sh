@@ -96,17 +96,9 @@ rw_modprobe() {
 # Where the modules built for the kernel this VM runs are (RW_MODDIR
 # overrides, for a build kept elsewhere).
 rw_module_dir() {
-	if [ -n "${RW_MODDIR:-}" ]; then
-		echo "$RW_MODDIR"
-	elif [ "${RW_KERNEL_KIND:-test}" = stock ]; then
-		echo "$RW_TOP/build/mod-stock"
-	elif [ "${RW_KERNEL_KIND:-test}" = kasan ]; then
-		echo "$RW_TOP/build/mod-kasan"
-	elif [ "${RW_KERNEL_KIND:-test}" = bench ]; then
-		echo "$RW_TOP/build/mod-bench"
-	else
-		echo "$RW_TOP/build/mod-test"
-	fi
+	# build/mod-KIND: scripts/check and vm-run's callers build the module
+	# there for each kernel (test, kasan, kcsan, bench, stock).
+	echo "${RW_MODDIR:-$RW_TOP/build/mod-${RW_KERNEL_KIND:-test}}"
 }
 
 rw_module_path() { echo "$(rw_module_dir)/rackweave.ko"; }
