@@ -708,10 +708,15 @@ static void op_mmap(void)
 		return;
 	}
 	judge(C_MMAP, 0);
+	/*
+	 * The buffer is the one the offset names, not the one drawn: an edge
+	 * offset (0, 4096, ...) may land in the gradients, which are writable.
+	 */
+	base = off & ~(RW_MMAP_PARAMS - 1);
 	if (base != RW_MMAP_GRAD && (prot & PROT_WRITE) && flags == MAP_SHARED)
 		fail("a shared writable mapping of read-only buffer %#llx was granted",
 		     (unsigned long long)base);
-	map_keep(p, len, prot, off & ~(RW_MMAP_PARAMS - 1));
+	map_keep(p, len, prot, base);
 }
 
 /*
