@@ -270,6 +270,8 @@ static void rw_job_unlist(struct rw_job *job, u32 *ranks_out)
 	rw_jobs_count--;
 	rw_jobs_gen++;
 	WRITE_ONCE(job->deleted, true);
+	/* deleted before the wipe: see rw_job_token_check() */
+	smp_wmb();
 	/* Nobody can attach with it any more, whoever still holds it. */
 	memzero_explicit(job->token, sizeof(job->token));
 	/* Forced: the attached workers lose their ranks (they get ENODEV). */
@@ -535,6 +537,19 @@ bool rw_job_token_ok(const struct rw_job *job, const u8 *token)
 	return !crypto_memneq(job->token, token, sizeof(job->token));
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_token_ok);
+
+int rw_job_token_check(const struct rw_job *job, const u8 *token)
+{
+	if (rw_job_token_ok(job, token))
+		return 0;
+	/*
+	 * A deletion between the caller's lookup and this check wiped the
+	 * token: the job is gone, which is ENOENT, not a wrong token.
+	 */
+	smp_rmb();	/* pairs with the smp_wmb() in rw_job_unlist() */
+	return READ_ONCE(job->deleted) ? -ENOENT : -EACCES;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_token_check);
 
 /* Module unload: the netlink family is gone, so nothing adds jobs now. */
 void rw_job_exit(void)

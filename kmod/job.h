@@ -158,6 +158,11 @@ u32 rw_job_generation(void);
 
 /* Constant-time token check. */
 bool rw_job_token_ok(const struct rw_job *job, const u8 *token);
+/*
+ * The same for an attach: 0, -EACCES for a wrong token, or -ENOENT if the
+ * job was deleted since the caller looked it up (its token is wiped).
+ */
+int rw_job_token_check(const struct rw_job *job, const u8 *token);
 
 /*
  * Change a job's settings (@mask: RW_JOB_SET_* bits of @cfg to take).

@@ -180,8 +180,8 @@ int rw_worker_attach(struct rw_worker *w, const char *name, const u8 *token,
 	job = rw_job_get(name);
 	if (!job)
 		goto out;
-	ret = -EACCES;
-	if (!rw_job_token_ok(job, token)) {
+	ret = rw_job_token_check(job, token);
+	if (ret) {
 		rw_job_put(job);
 		goto out;
 	}

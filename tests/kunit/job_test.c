@@ -178,6 +178,8 @@ static void rw_job_registry_test(struct kunit *test)
 	memcpy(other, token, sizeof(other));
 	other[RW_JOB_TOKEN_LEN - 1] ^= 1;
 	KUNIT_EXPECT_FALSE(test, rw_job_token_ok(a, other));
+	KUNIT_EXPECT_EQ(test, rw_job_token_check(a, token), 0);
+	KUNIT_EXPECT_EQ(test, rw_job_token_check(a, other), -EACCES);
 
 	/* Same name twice: refused, the first is untouched. */
 	KUNIT_EXPECT_EQ(test, rw_job_new(&c, &msg, other, &dup), -EEXIST);
@@ -198,6 +200,11 @@ static void rw_job_registry_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-a", 0), 0);
 	KUNIT_EXPECT_NULL(test, rw_job_get("kunit-a"));
 	KUNIT_EXPECT_FALSE(test, rw_job_token_ok(held, token));
+	/*
+	 * An attach that looked the job up before the deletion: gone, not a
+	 * wrong token (the storm's attach got EACCES in a forced deletion).
+	 */
+	KUNIT_EXPECT_EQ(test, rw_job_token_check(held, token), -ENOENT);
 	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-a", 0), -ENOENT);
 	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-b", 2), -EINVAL);
 	rw_job_put(held);
