@@ -410,6 +410,18 @@ static int iteration(int iter, int faults, enum step *s)
 	return ret;
 }
 
+/* After a job del (@how): the job must be gone. */
+static void expect_gone(const char *name, const char *how)
+{
+	int ret = job_name_call(RW_CMD_JOB_GET, name, 0, 0, 0);
+
+	if (ret != -ENOENT) {
+		printf("not ok - fault-cycle: %s: gone after %s (get: %d)\n",
+		       name, how, ret);
+		bad = 1;
+	}
+}
+
 static void cycle(const char *prefix, unsigned long n, int faults)
 {
 	char name[RW_JOB_NAME_MAX];
@@ -456,12 +468,7 @@ static void cycle(const char *prefix, unsigned long n, int faults)
 			       name);
 			bad = 1;
 		}
-		ret = job_name_call(RW_CMD_JOB_GET, name, 0, 0, 0);
-		if (ret != -ENOENT) {
-			printf("not ok - fault-cycle: %s: gone after job del (get: %d)\n",
-			       name, ret);
-			bad = 1;
-		}
+		expect_gone(name, "job del");
 		return;
 	}
 
@@ -482,12 +489,7 @@ static void cycle(const char *prefix, unsigned long n, int faults)
 		       name);
 		bad = 1;
 	}
-	ret = job_name_call(RW_CMD_JOB_GET, name, 0, 0, 0);
-	if (ret != -ENOENT) {
-		printf("not ok - fault-cycle: %s: gone after job del force (get: %d)\n",
-		       name, ret);
-		bad = 1;
-	}
+	expect_gone(name, "job del force");
 }
 
 static int usage(void)

@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the two fuzzers (genl-fuzz, dev-fuzz) share: a seeded generator that
+ * What the fuzzers (genl-fuzz, dev-fuzz, storm) share: a seeded generator that
  * replays a run from its seed, the options every run takes (--seed,
- * --seconds, --iterations), boundary values and a clock. Header only: each
- * fuzzer is one file.
+ * --seconds, --iterations), boundary values, a clock and a netlink socket.
+ * Header only: each fuzzer is one file.
  */
 #ifndef RW_TESTS_VM_FUZZ_COMMON_H
 #define RW_TESTS_VM_FUZZ_COMMON_H
 
 #include <errno.h>
+#include <linux/netlink.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -131,6 +136,36 @@ static inline int fz_more(const struct fz_opts *o, double start, uint64_t n)
 	if (o->seconds > 0 && fz_now() - start >= o->seconds)
 		return 0;
 	return o->iterations || o->seconds > 0 || n < 1000;
+}
+
+/*
+ * A generic netlink socket for the netlink fuzzers: bound, acks without the
+ * request echoed (and with extended acks if @ext_ack), @rcvbuf bytes of
+ * receive buffer, and a minute's receive timeout (no answer in a minute is
+ * a hang, even on a loaded TCG host). -1 with errno on failure.
+ */
+static inline int fz_nl_socket(int rcvbuf, bool ext_ack)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 60 };
+	int fd, one = 1;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (ext_ack)
+		setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
 }
 
 #endif /* RW_TESTS_VM_FUZZ_COMMON_H */

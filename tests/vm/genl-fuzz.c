@@ -226,18 +226,10 @@ static bool sane_errno(int e)
 
 static int nl_socket(void)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 60 };
-	int fd, one = 1, rcv = RECV_MAX;
+	int fd = fz_nl_socket(RECV_MAX, true);
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+	if (fd < 0)
 		die("netlink socket: %s", strerror(errno));
-	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-	/* No answer in a minute is a hang, even on a loaded TCG host. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	return fd;
 }
 

@@ -117,16 +117,10 @@ static void req_name(struct req *r, const char *name)
 
 static int nl_open(void)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 60 };
-	int fd, one = 1, rcv = 1 << 20;
+	int fd = fz_nl_socket(1 << 20, false);
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+	if (fd < 0)
 		fail("netlink socket: %s", strerror(errno));
-	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	return fd;
 }
 
