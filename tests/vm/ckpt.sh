@@ -42,11 +42,6 @@ train() {
 	return $rc
 }
 job_add() { "$RWCTL" job add "$1" workers $W chunk-size 4096 token-file "$RW_OUT/token" "${@:2}" >/dev/null; }
-# steps JOB: the job's optimizer steps so far, from rwctl's text.
-steps() {
-	"$RWCTL" stats show "$1" |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "steps") { print $(i + 1); exit } }'
-}
 
 for optim in momentum adam; do
 	case $optim in
@@ -66,7 +61,7 @@ for optim in momentum adam; do
 	# A second checkpoint from outside, as an observer, while they train.
 	for _ in $(seq 400); do
 		[ "${s:=0}" -ge 50 ] 2>/dev/null && break
-		s=$(steps "c$optim")
+		s=$(rw_steps "c$optim")
 		sleep 0.02
 	done
 	s=

@@ -170,6 +170,13 @@ rw_wire_up() {
 }
 
 # rw_until_attached JOB N: the job has N workers attached (30 s at most).
+# rw_steps JOB: the job's optimizer steps so far, from rwctl's text (a
+# guest's python3 starts too slowly for a loop that counts seconds).
+rw_steps() {
+	"$RWCTL" stats show "$1" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "steps") { print $(i + 1); exit } }'
+}
+
 rw_until_attached() {
 	local _ n
 	for _ in $(seq 150); do

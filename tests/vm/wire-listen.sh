@@ -110,17 +110,23 @@ t_ok "the job counts it as an attached worker" until_attached 1
 t_eq "rank 0 again from elsewhere: refused EADDRINUSE" "refused EADDRINUSE" \
 	"$(peer 0)"
 t_eq "one protection domain for the job on rxe0" 1 "$(box_pds)"
-# (No process substitution in the guest: no /dev/fd. $! is the peer.)
+# (No process substitution in the guest: no /dev/fd. A fifo on the
+# guest's tmpfs is the peer's stdin, held open by this shell; $! is the
+# peer alone, so waiting for it waits for nothing else.)
 req=$($REQ $JOB "$RW_OUT/token" 1)
-sleep 30 | "$PEER" $SRC $BOX $PORT "$req" stdin >"$RW_OUT/second" 2>&1 &
+fifo=/tmp/wire-listen-second
+rm -f "$fifo"
+mkfifo "$fifo"
+"$PEER" $SRC $BOX $PORT "$req" stdin <"$fifo" >"$RW_OUT/second" 2>&1 &
 second=$!
+exec {second_fd}>"$fifo"
 t_ok "a second worker of the job connects" until_attached 2
 t_eq "... and shares the job's protection domain" 1 "$(box_pds)"
 kill "$second"
 t_ok "... then goes" until_attached 1
-# Only then: waiting for the peer waits for its whole pipeline, the
-# "sleep 30" too (27 s more, while the box freed the rank in a second).
 wait "$second" 2>/dev/null
+exec {second_fd}>&-
+rm -f "$fifo"
 t_eq "listen show: connected 1" 1 "$(ls_json 'd["listeners"][0]["connected"]')"
 t_eq "listen show: the connection, its peer, job and rank" \
 	"[[\"$SRC\", \"rxe0\", \"$JOB\", 0]]" \
