@@ -84,7 +84,7 @@ static long rw_ioctl_attach(struct rw_worker *w, void __user *uarg)
 		return -EFAULT;
 	remote = a.flags & RW_ATTACH_REMOTE;
 	if (a.size != sizeof(a) || a.flags & ~RW_ATTACH_FLAGS_ALL ||
-	    !rw_mem_is_zero(a.reserved, sizeof(a.reserved)) ||
+	    a.reserved || a.nr_box_more || a.box_more ||
 	    !memchr(a.job, 0, sizeof(a.job)) ||
 	    (!remote && (a.box_family || a.box_port ||
 			 !rw_mem_is_zero(a.box_addr, sizeof(a.box_addr)))) ||
@@ -388,6 +388,8 @@ int rw_chardev_init(void)
 	BUILD_BUG_ON(offsetof(struct rw_version_info, reserved) != 24);
 	BUILD_BUG_ON(sizeof(struct rw_attach) != RW_ATTACH_SIZE);
 	BUILD_BUG_ON(offsetof(struct rw_attach, rank) != 72);
+	BUILD_BUG_ON(offsetof(struct rw_attach, box_more) != 96);
+	BUILD_BUG_ON(sizeof(struct rw_attach_addr) != RW_ATTACH_ADDR_SIZE);
 	BUILD_BUG_ON(sizeof(struct rw_tensor_desc) != RW_TENSOR_DESC_SIZE);
 	BUILD_BUG_ON(sizeof(struct rw_declare) != RW_DECLARE_SIZE);
 	BUILD_BUG_ON(offsetof(struct rw_declare, tensors) != 16);

@@ -440,8 +440,25 @@ struct rw_attach {
 	__u16 box_family;	/* AF_INET or AF_INET6 */
 	__u16 box_port;		/* host order; 0: RW_WIRE_PORT */
 	__u8 box_addr[16];	/* IPv4: the first 4 bytes, network order */
-	__u64 reserved[2];
+	/*
+	 * RW_ATTACH_REMOTE, a box with several NICs: the listeners on its
+	 * other NICs, struct rw_attach_addr[nr_box_more] at user address
+	 * box_more (0..RW_WIRE_MAX_NICS - 1 of them); otherwise 0.
+	 */
+	__u64 box_more;
+	__u32 nr_box_more;
+	__u32 reserved;
 };
+
+/* One more listener of the box (RW_ATTACH_REMOTE), as in struct rw_attach. */
+struct rw_attach_addr {
+	__u16 family;		/* AF_INET or AF_INET6 */
+	__u16 port;		/* host order; 0: RW_WIRE_PORT */
+	__u8 addr[16];		/* IPv4: the first 4 bytes, network order */
+	__u32 reserved;		/* 0 */
+};
+
+#define RW_ATTACH_ADDR_SIZE	24
 
 #define RW_ATTACH_SIZE		112
 #define RW_ATTACH_OBSERVER	(1U << 0)
@@ -898,6 +915,11 @@ enum rw_event_kind {
 #define RW_WIRE_AUTH_LEN	16
 #define RW_WIRE_MAX_SKEW_S	300	/* |time_s - the box's clock| at most */
 #define RW_LISTEN_MAX		16	/* listeners a box keeps */
+#define RW_WIRE_MAX_NICS	8	/* connections of one attachment */
+
+/* The connection of an attachment of @nr_nics (0: one) that carries @chunk. */
+#define RW_WIRE_NIC_OF(chunk, nr_nics) \
+	((nr_nics) ? (__u32)(chunk) % (__u32)(nr_nics) : 0U)
 
 struct rw_wire_req {
 	__le32 magic;		/* RW_WIRE_MAGIC */
@@ -905,7 +927,9 @@ struct rw_wire_req {
 	__u8 flags;		/* 0 */
 	__le16 rank;
 	__le32 epoch;
-	__le32 reserved;
+	__u8 nic;		/* this connection's index, below nr_nics */
+	__u8 nr_nics;		/* 0: the attachment's only connection */
+	__le16 session;		/* nr_nics > 0: the attachment's, non-zero */
 	__u8 job_tag[8];	/* RW_WIRE_TAG_LEN */
 	__le64 nonce;
 	__le64 time_s;
@@ -975,7 +999,9 @@ struct rw_wire_setup_reply {
 	__le32 nr_chunks;
 	__le64 model_bytes;
 	__le32 credits;
-	__le32 reserved;
+	__u8 nic;		/* the request's, echoed */
+	__u8 nr_nics;		/* the request's, echoed */
+	__le16 reserved;
 	__le32 seg_shift;	/* the gradient window */
 	__le32 nr_segs;
 	/* then struct rw_wire_seg[nr_segs] */
