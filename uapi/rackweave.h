@@ -917,9 +917,12 @@ enum rw_event_kind {
 #define RW_LISTEN_MAX		16	/* listeners a box keeps */
 #define RW_WIRE_MAX_NICS	8	/* connections of one attachment */
 
-/* The connection of an attachment of @nr_nics (0: one) that carries @chunk. */
+/*
+ * The connection of an attachment of @nr_nics (0: one) that carries
+ * @chunk: its pushes and its parameter writes both.
+ */
 #define RW_WIRE_NIC_OF(chunk, nr_nics) \
-	((nr_nics) ? (__u32)(chunk) % (__u32)(nr_nics) : 0U)
+	((__u32)(chunk) % ((__u32)(nr_nics) ?: 1U))
 
 struct rw_wire_req {
 	__le32 magic;		/* RW_WIRE_MAGIC */

@@ -50,9 +50,9 @@ int rw_wire_nics_check(u32 nic, u32 nr_nics, u32 session);
 /*
  * Check and decode the private data of a connect request: 0, or -EPROTO
  * with *@why saying what was wrong (too short, magic, version, flags,
- * connection fields (rw_wire_nics_check), reserved bytes). Bytes after the request (padding a transport adds) are
- * ignored. Nothing is authenticated here: the caller checks the tag and
- * the authenticator next.
+ * connection fields: rw_wire_nics_check). Bytes after the request
+ * (padding a transport adds) are ignored. Nothing is authenticated
+ * here: the caller checks the tag and the authenticator next.
  */
 int rw_wire_req_parse(const void *data, size_t len,
 		      struct rw_wire_req_info *out, const char **why);

@@ -81,6 +81,7 @@ static struct kunit_case rw_wire_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_wire_req_test, rw_wc_req_gen_params),
 	KUNIT_CASE(rw_wire_rej_test),
 	KUNIT_CASE(rw_wire_msg_test),
+	KUNIT_CASE(rw_wire_nic_of_test),
 	KUNIT_CASE(rw_wire_layout_test),
 	{}
 };
