@@ -210,8 +210,10 @@ static void rw_conn_teardown(struct rw_conn *c)
 	ib_drain_qp(c->id->qp);
 	rdma_destroy_qp(c->id);
 	rdma_destroy_id(c->id);
-	pr_info("closed %pISpc: job %s rank %u nic %u/%u\n", &c->info.peer,
-		c->info.job, c->info.rank, c->nic, c->nr_nics);
+	pr_info("closed %pISpc on %s: job %s rank %u nic %u/%u: %lld pushes, %lld writes\n",
+		&c->info.peer, c->info.dev, c->info.job, c->info.rank, c->nic,
+		c->nr_nics, atomic64_read(&c->pushes),
+		atomic64_read(&c->writes));
 	rw_listen_conn_gone(c->listener);
 	rw_conn_free(c);
 }
