@@ -74,7 +74,8 @@ for r in $(seq 0 $((W - 1))); do
 		--out "$RW_OUT/digits-params-$r.bin" >"$RW_OUT/digits-rank$r.log" 2>&1 &
 	pids+=($!)
 done
-t_ok "4 remote trainers, two connections each, train $EPOCHS epochs" rw_wait_bounded 400 "${pids[@]}"
+rw_wait_bounded 400 "${pids[@]}"
+t_eq "4 remote trainers, two connections each, train $EPOCHS epochs" 0 "$?"
 t_eq "... each rank connected to both addresses" 8 \
 	"$(dmesg | grep -c 'job digits rank [0-3]: connected to .* (link [01] of 2)')"
 t_eq "... and the box accepted each rank on rxe0 and on rxe1" 8 \
@@ -94,7 +95,8 @@ for r in 0 1 2 3; do
 		>"$RW_OUT/spread$r.log" 2>&1 &
 	pids+=($!)
 done
-t_ok "4 trainers on both NICs train $ITERS iterations" rw_wait_bounded 300 "${pids[@]}"
+rw_wait_bounded 300 "${pids[@]}"
+t_eq "4 trainers on both NICs train $ITERS iterations" 0 "$?"
 t_eq "4 trainers on both NICs: exact" \
 	"$(printf 'trained %s exact\n' $ITERS $ITERS $ITERS $ITERS)" \
 	"$(for r in 0 1 2 3; do result "$RW_OUT/spread$r.log"; done)"
@@ -143,7 +145,8 @@ for r in 0 1; do
 	"$LOCAL" hold "$RW_OUT/token" $r 2 $ITERS "$BOX,$BOX2" >"$RW_OUT/again$r.log" 2>&1 &
 	pids+=($!)
 done
-t_ok "rank 0 attaches again, with rank 1" rw_wait_bounded 200 "${pids[@]}"
+rw_wait_bounded 200 "${pids[@]}"
+t_eq "rank 0 attaches again, with rank 1" 0 "$?"
 t_eq "... and both train exactly" "trained $ITERS exact trained $ITERS exact" \
 	"$(result "$RW_OUT/again0.log") $(result "$RW_OUT/again1.log")"
 
@@ -154,7 +157,8 @@ for r in 0 1; do
 		>"$RW_OUT/one$r.log" 2>&1 &
 	pids+=($!)
 done
-t_ok "one address each (rank 0 on $BOX, rank 1 on $BOX2)" rw_wait_bounded 200 "${pids[@]}"
+rw_wait_bounded 200 "${pids[@]}"
+t_eq "one address each (rank 0 on $BOX, rank 1 on $BOX2)" 0 "$?"
 t_eq "... both train exactly" "trained $ITERS exact trained $ITERS exact" \
 	"$(result "$RW_OUT/one0.log") $(result "$RW_OUT/one1.log")"
 
