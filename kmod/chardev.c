@@ -55,27 +55,61 @@ static long rw_ioctl_version(void __user *uarg)
 	return 0;
 }
 
-/* The box's address of a remote attach: 0, -EINVAL or -EAFNOSUPPORT. */
-static int rw_attach_box(const struct rw_attach *a,
-			 struct sockaddr_storage *box)
+/* One address of the box: 0, -EINVAL or -EAFNOSUPPORT. */
+static int rw_attach_addr(const struct rw_attach_addr *a,
+			  struct sockaddr_storage *box)
 {
-	u16 port = a->box_port ?: RW_WIRE_PORT;
+	u16 port = a->port ?: RW_WIRE_PORT;
 
-	if (a->box_family == AF_INET) {
+	if (a->reserved)
+		return -EINVAL;
+	if (a->family == AF_INET) {
 		/* An IPv4 address is the first 4 bytes, the rest zero. */
-		if (!rw_mem_is_zero(a->box_addr + 4, sizeof(a->box_addr) - 4))
+		if (!rw_mem_is_zero(a->addr + 4, sizeof(a->addr) - 4))
 			return -EINVAL;
-		return rw_sockaddr_fill(box, a->box_addr, 4, port);
+		return rw_sockaddr_fill(box, a->addr, 4, port);
 	}
-	if (a->box_family == AF_INET6)
-		return rw_sockaddr_fill(box, a->box_addr, sizeof(a->box_addr),
-					port);
+	if (a->family == AF_INET6)
+		return rw_sockaddr_fill(box, a->addr, sizeof(a->addr), port);
 	return -EAFNOSUPPORT;
+}
+
+/*
+ * The box's addresses of a remote attach, the request's own and
+ * @a->nr_box_more more from user space, into @box (RW_WIRE_MAX_NICS):
+ * how many, or -EINVAL, -EAFNOSUPPORT, -EFAULT.
+ */
+static int rw_attach_boxes(const struct rw_attach *a,
+			   struct sockaddr_storage *box)
+{
+	struct rw_attach_addr more[RW_WIRE_MAX_NICS - 1];
+	struct rw_attach_addr first = {
+		.family = a->box_family,
+		.port = a->box_port,
+	};
+	u32 i;
+	int ret;
+
+	if (a->nr_box_more > ARRAY_SIZE(more) || !a->nr_box_more != !a->box_more)
+		return -EINVAL;
+	memcpy(first.addr, a->box_addr, sizeof(first.addr));
+	ret = rw_attach_addr(&first, &box[0]);
+	if (ret)
+		return ret;
+	if (copy_from_user(more, u64_to_user_ptr(a->box_more),
+			   array_size(a->nr_box_more, sizeof(more[0]))))
+		return -EFAULT;
+	for (i = 0; i < a->nr_box_more; i++) {
+		ret = rw_attach_addr(&more[i], &box[i + 1]);
+		if (ret)
+			return ret;
+	}
+	return a->nr_box_more + 1;
 }
 
 static long rw_ioctl_attach(struct rw_worker *w, void __user *uarg)
 {
-	struct sockaddr_storage box;
+	struct sockaddr_storage *box = NULL;
 	bool remote;
 	struct rw_attach a;
 	long ret;
@@ -84,24 +118,27 @@ static long rw_ioctl_attach(struct rw_worker *w, void __user *uarg)
 		return -EFAULT;
 	remote = a.flags & RW_ATTACH_REMOTE;
 	if (a.size != sizeof(a) || a.flags & ~RW_ATTACH_FLAGS_ALL ||
-	    !rw_mem_is_zero(a.reserved, sizeof(a.reserved)) ||
+	    a.reserved ||
 	    !memchr(a.job, 0, sizeof(a.job)) ||
-	    (!remote && (a.box_family || a.box_port ||
+	    (!remote && (a.box_family || a.box_port || a.box_more ||
+			 a.nr_box_more ||
 			 !rw_mem_is_zero(a.box_addr, sizeof(a.box_addr)))) ||
 	    (remote && a.flags & RW_ATTACH_OBSERVER)) {
 		ret = -EINVAL;
 		goto out;
 	}
 	if (remote) {
-		ret = rw_attach_box(&a, &box);
-		if (!ret)
+		box = kcalloc(RW_WIRE_MAX_NICS, sizeof(*box), GFP_KERNEL);
+		ret = box ? rw_attach_boxes(&a, box) : -ENOMEM;
+		if (ret > 0)
 			ret = rw_worker_attach_remote(w, a.job, a.token, a.rank,
-						      &box);
+						      box, (u32)ret);
 	} else {
 		ret = rw_worker_attach(w, a.job, a.token, a.rank, a.flags);
 	}
 out:
 	memzero_explicit(a.token, sizeof(a.token));
+	kfree(box);
 	return ret;
 }
 
@@ -388,6 +425,8 @@ int rw_chardev_init(void)
 	BUILD_BUG_ON(offsetof(struct rw_version_info, reserved) != 24);
 	BUILD_BUG_ON(sizeof(struct rw_attach) != RW_ATTACH_SIZE);
 	BUILD_BUG_ON(offsetof(struct rw_attach, rank) != 72);
+	BUILD_BUG_ON(offsetof(struct rw_attach, box_more) != 96);
+	BUILD_BUG_ON(sizeof(struct rw_attach_addr) != RW_ATTACH_ADDR_SIZE);
 	BUILD_BUG_ON(sizeof(struct rw_tensor_desc) != RW_TENSOR_DESC_SIZE);
 	BUILD_BUG_ON(sizeof(struct rw_declare) != RW_DECLARE_SIZE);
 	BUILD_BUG_ON(offsetof(struct rw_declare, tensors) != 16);

@@ -137,7 +137,7 @@ static struct rw_remote *rw_worker_remote(struct rw_worker *w)
 
 int rw_worker_attach_remote(struct rw_worker *w, const char *name,
 			    const u8 *token, u32 rank,
-			    const struct sockaddr_storage *box)
+			    const struct sockaddr_storage *box, u32 nr)
 {
 	struct rw_remote *r;
 	int ret = 0;
@@ -149,7 +149,7 @@ int rw_worker_attach_remote(struct rw_worker *w, const char *name,
 	 * under ours, and the box's accept (maybe in this very module) takes
 	 * a worker's @setup under them.
 	 */
-	r = rw_remote_attach(name, token, rank, box);
+	r = rw_remote_attach(name, token, rank, box, nr);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	mutex_lock(&w->setup);

@@ -31,10 +31,13 @@ void rw_worker_free(struct rw_worker *w);
 /* A local job's worker or observer (flags: RW_ATTACH_OBSERVER or 0). */
 int rw_worker_attach(struct rw_worker *w, const char *job, const u8 *token,
 		     u32 rank, u32 flags);
-/* The worker of rank @rank of job @job on the box listening at @box. */
+/*
+ * The worker of rank @rank of job @job on the box listening at @box: @nr
+ * addresses, one per box NIC (rdma/remote.c).
+ */
 int rw_worker_attach_remote(struct rw_worker *w, const char *job,
 			    const u8 *token, u32 rank,
-			    const struct sockaddr_storage *box);
+			    const struct sockaddr_storage *box, u32 nr);
 /* Attached to a job, here or on another host. */
 bool rw_worker_attached(struct rw_worker *w);
 int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,

@@ -39,18 +39,23 @@ static int rw_attach_fill(struct rw_attach *a, const char *job,
 
 /*
  * "ADDR", "ADDR:PORT", "[ADDR6]" or "[ADDR6]:PORT" (a bare IPv6 address
- * too): the box's listener into @a. 0 or -EINVAL.
+ * too), @box_len bytes of @box: one listener of the box into @a. 0 or
+ * -EINVAL.
  */
-static int rw_attach_parse_box(struct rw_attach *a, const char *box)
+static int rw_attach_parse_one(struct rw_attach_addr *a, const char *box,
+			       size_t box_len)
 {
-	char host[INET6_ADDRSTRLEN + 2];
+	char host[INET6_ADDRSTRLEN + 2], one[INET6_ADDRSTRLEN + 16];
 	const char *port = NULL, *close;
 	unsigned long p = 0;
 	size_t len;
 	char *end;
 
-	if (!box)
+	if (!box_len || box_len >= sizeof(one))
 		return -EINVAL;
+	memcpy(one, box, box_len);
+	one[box_len] = 0;
+	box = one;
 	if (box[0] == '[') {
 		close = strchr(box, ']');
 		if (!close || (close[1] && close[1] != ':'))
@@ -85,16 +90,56 @@ static int rw_attach_parse_box(struct rw_attach *a, const char *box)
 		if (errno || *end || p == 0 || p > 65535)
 			return -EINVAL;
 	}
-	a->box_port = (uint16_t)p;
-	if (inet_pton(AF_INET, host, a->box_addr) == 1) {
-		a->box_family = AF_INET;
+	a->port = (uint16_t)p;
+	if (inet_pton(AF_INET, host, a->addr) == 1) {
+		a->family = AF_INET;
 		return 0;
 	}
-	if (inet_pton(AF_INET6, host, a->box_addr) == 1) {
-		a->box_family = AF_INET6;
+	if (inet_pton(AF_INET6, host, a->addr) == 1) {
+		a->family = AF_INET6;
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/*
+ * The box's listeners, one per NIC, separated by commas: the first into
+ * @a, the others into @more (RW_WIRE_MAX_NICS - 1 entries), which @a
+ * then points to. 0 or -EINVAL.
+ */
+static int rw_attach_parse_box(struct rw_attach *a, const char *box,
+			       struct rw_attach_addr *more)
+{
+	struct rw_attach_addr first;
+	const char *comma;
+	uint32_t n = 0;
+	size_t len;
+	int err;
+
+	if (!box)
+		return -EINVAL;
+	memset(&first, 0, sizeof(first));
+	for (;;) {
+		comma = strchr(box, ',');
+		len = comma ? (size_t)(comma - box) : strlen(box);
+		if (n == RW_WIRE_MAX_NICS)
+			return -EINVAL;
+		err = rw_attach_parse_one(n ? &more[n - 1] : &first, box, len);
+		if (err)
+			return err;
+		n++;
+		if (!comma)
+			break;
+		box = comma + 1;
+	}
+	a->box_family = first.family;
+	a->box_port = first.port;
+	memcpy(a->box_addr, first.addr, sizeof(a->box_addr));
+	if (n > 1) {
+		a->box_more = (uintptr_t)more;
+		a->nr_box_more = n - 1;
+	}
+	return 0;
 }
 
 static int rw_attach_send(struct rw_ctx *ctx, struct rw_attach *a)
@@ -121,14 +166,16 @@ out:
 int rw_attach_remote(struct rw_ctx *ctx, const char *job,
 		     const uint8_t *token, uint32_t rank, const char *box)
 {
+	struct rw_attach_addr more[RW_WIRE_MAX_NICS - 1];
 	struct rw_attach a;
 	int err;
 
 	if (!ctx)
 		return -EINVAL;
+	memset(more, 0, sizeof(more));
 	err = rw_attach_fill(&a, job, token, rank, RW_ATTACH_REMOTE);
 	if (!err)
-		err = rw_attach_parse_box(&a, box);
+		err = rw_attach_parse_box(&a, box, more);
 	if (err) {
 		explicit_bzero(&a, sizeof(a));
 		return err;

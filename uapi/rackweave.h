@@ -45,6 +45,16 @@
  *   apart; ERANGE, EADDRINUSE, ETIMEDOUT for a clock too far off).
  *   Once attached, a lost connection makes every later call fail with
  *   ECONNRESET; the file may be closed and a new one attached.
+ *   A box with several NICs listens on each: @box_more points to
+ *   @nr_box_more (at most RW_WIRE_MAX_NICS - 1) more struct
+ *   rw_attach_addr, the box's other listeners, and the module opens one
+ *   connection per address (each from the device that routes there),
+ *   chunk c travelling on connection RW_WIRE_NIC_OF(c, count) only. The
+ *   attachment is one worker of the box: any connection's loss breaks it
+ *   whole. More errors: EINVAL (a count above the limit, a pointer
+ *   without a count or the reverse, a non-zero reserved field), EFAULT
+ *   (the array), EADDRINUSE also when two addresses reach the same box
+ *   device.
  *
  * RW_IOC_DECLARE (struct rw_declare, in) gives the model's tensor layout:
  *   @nr_tensors entries of struct rw_tensor_desc at @tensors, in the order
@@ -300,7 +310,20 @@
  *   (the name and an authenticator do not both fit): the tag and @auth are
  *   derived from the job's token, so only a holder of the token can name
  *   the job or connect to it; the box checks both in constant time before
- *   it creates anything for the peer. @rank is the worker's rank, @epoch
+ *   it creates anything for the peer. @nic, @nr_nics and @session say
+ *   which connection of its attachment this is: all 0 for an attachment
+ *   of one connection; otherwise @nr_nics (2..RW_WIRE_MAX_NICS) is the
+ *   number of connections the worker opens, one per box address, @nic
+ *   this one's index (below @nr_nics) and @session a non-zero value the
+ *   same on all of them and new for each attachment. The box makes the
+ *   connections of one (job, rank, session) one worker, attached once,
+ *   and refuses with EADDRINUSE a second connection of an index, two on
+ *   one box device, or a rank held by another attachment; the first of
+ *   them to close closes the others. Chunk c travels, pushes and
+ *   parameter writes both, on connection RW_WIRE_NIC_OF(c, @nr_nics)
+ *   only (c % nr_nics; every chunk on the one connection without it).
+ *   A box older than these fields refuses a request with them (EPROTO).
+ *   @rank is the worker's rank, @epoch
  *   the membership epoch it last knew (0: first attach), @nonce a random
  *   value never reused, @time_s the sender's CLOCK_REALTIME in seconds (a
  *   request far from the box's clock is refused, and a nonce seen within
@@ -345,13 +368,17 @@
  *   answer; EINVAL for a window that does not fit the model, EFBIG for a
  *   model too large for the wire's windows). On 0, the run's geometry (as
  *   struct rw_setup reports it), @credits (gradients the box takes before
- *   it answers any) and the box's gradient window for this rank: chunk c's
+ *   it answers any, on this connection), @nic and @nr_nics (the
+ *   request's, echoed: the chunks this connection carries) and the box's
+ *   gradient window for this rank: chunk c's
  *   gradient goes to bytes [c * chunk_size, c * chunk_size + its length).
  *   After a refusal the box disconnects.
  *   Then the box writes every chunk's current parameters (RW_IMM_PARAMS,
  *   the clock field the version's low bits) and from then on answers each
  *   pushed chunk (RW_IMM_PUSH) with its parameters as soon as they are
- *   fresh for the worker (as RW_IOC_PULL defines it). The worker pushes
+ *   fresh for the worker (as RW_IOC_PULL defines it); each connection
+ *   writes, and takes pushes of, its own chunks only, and a push of
+ *   another connection's chunk ends the rank. The worker pushes
  *   every chunk once per iteration, pushes a chunk again only after its
  *   answer has arrived, and keeps at most @credits pushes unanswered; a
  *   push into a gradient still being summed, or twice in one iteration,
@@ -440,8 +467,25 @@ struct rw_attach {
 	__u16 box_family;	/* AF_INET or AF_INET6 */
 	__u16 box_port;		/* host order; 0: RW_WIRE_PORT */
 	__u8 box_addr[16];	/* IPv4: the first 4 bytes, network order */
-	__u64 reserved[2];
+	/*
+	 * RW_ATTACH_REMOTE, a box with several NICs: the listeners on its
+	 * other NICs, struct rw_attach_addr[nr_box_more] at user address
+	 * box_more (0..RW_WIRE_MAX_NICS - 1 of them); otherwise 0.
+	 */
+	__u64 box_more;
+	__u32 nr_box_more;
+	__u32 reserved;
 };
+
+/* One more listener of the box (RW_ATTACH_REMOTE), as in struct rw_attach. */
+struct rw_attach_addr {
+	__u16 family;		/* AF_INET or AF_INET6 */
+	__u16 port;		/* host order; 0: RW_WIRE_PORT */
+	__u8 addr[16];		/* IPv4: the first 4 bytes, network order */
+	__u32 reserved;		/* 0 */
+};
+
+#define RW_ATTACH_ADDR_SIZE	24
 
 #define RW_ATTACH_SIZE		112
 #define RW_ATTACH_OBSERVER	(1U << 0)
@@ -898,6 +942,14 @@ enum rw_event_kind {
 #define RW_WIRE_AUTH_LEN	16
 #define RW_WIRE_MAX_SKEW_S	300	/* |time_s - the box's clock| at most */
 #define RW_LISTEN_MAX		16	/* listeners a box keeps */
+#define RW_WIRE_MAX_NICS	8	/* connections of one attachment */
+
+/*
+ * The connection of an attachment of @nr_nics (0: one) that carries
+ * @chunk: its pushes and its parameter writes both.
+ */
+#define RW_WIRE_NIC_OF(chunk, nr_nics) \
+	((__u32)(chunk) % ((__u32)(nr_nics) ?: 1U))
 
 struct rw_wire_req {
 	__le32 magic;		/* RW_WIRE_MAGIC */
@@ -905,7 +957,9 @@ struct rw_wire_req {
 	__u8 flags;		/* 0 */
 	__le16 rank;
 	__le32 epoch;
-	__le32 reserved;
+	__u8 nic;		/* this connection's index, below nr_nics */
+	__u8 nr_nics;		/* 0: the attachment's only connection */
+	__le16 session;		/* nr_nics > 0: the attachment's, non-zero */
 	__u8 job_tag[8];	/* RW_WIRE_TAG_LEN */
 	__le64 nonce;
 	__le64 time_s;
@@ -975,7 +1029,9 @@ struct rw_wire_setup_reply {
 	__le32 nr_chunks;
 	__le64 model_bytes;
 	__le32 credits;
-	__le32 reserved;
+	__u8 nic;		/* the request's, echoed */
+	__u8 nr_nics;		/* the request's, echoed */
+	__le16 reserved;
 	__le32 seg_shift;	/* the gradient window */
 	__le32 nr_segs;
 	/* then struct rw_wire_seg[nr_segs] */

@@ -14,6 +14,8 @@
 RW_PIN_(sizeof(struct rw_version_info) == RW_VERSION_INFO_SIZE, "version");
 RW_PIN_(sizeof(struct rw_attach) == RW_ATTACH_SIZE, "attach");
 RW_PIN_(offsetof(struct rw_attach, rank) == 72, "attach.rank");
+RW_PIN_(offsetof(struct rw_attach, box_more) == 96, "attach.box_more");
+RW_PIN_(sizeof(struct rw_attach_addr) == RW_ATTACH_ADDR_SIZE, "attach addr");
 RW_PIN_(sizeof(struct rw_tensor_desc) == RW_TENSOR_DESC_SIZE, "tensor");
 RW_PIN_(sizeof(struct rw_declare) == RW_DECLARE_SIZE, "declare");
 RW_PIN_(offsetof(struct rw_declare, tensors) == 16, "declare.tensors");
@@ -33,6 +35,7 @@ RW_PIN_(offsetof(struct rw_ckpt_head, params_len) == 64, "ckpt head.params_len")
 RW_PIN_(sizeof(struct rw_checkpoint) == RW_CHECKPOINT_SIZE, "checkpoint");
 RW_PIN_(_IOC_SIZE(RW_IOC_CHECKPOINT) == RW_CHECKPOINT_SIZE, "ioc checkpoint");
 RW_PIN_(sizeof(struct rw_wire_req) == RW_WIRE_REQ_SIZE, "wire req");
+RW_PIN_(offsetof(struct rw_wire_req, nic) == 12, "wire req.nic");
 RW_PIN_(offsetof(struct rw_wire_req, job_tag) == 16, "wire req.job_tag");
 RW_PIN_(offsetof(struct rw_wire_req, auth) == 40, "wire req.auth");
 RW_PIN_(sizeof(struct rw_wire_rej) == RW_WIRE_REJ_SIZE, "wire rej");
@@ -42,6 +45,7 @@ RW_PIN_(sizeof(struct rw_wire_tensor) == RW_WIRE_TENSOR_SIZE, "wire tensor");
 RW_PIN_(sizeof(struct rw_wire_setup) == RW_WIRE_SETUP_SIZE, "wire setup");
 RW_PIN_(sizeof(struct rw_wire_setup_reply) == RW_WIRE_REPLY_SIZE,
 	"wire setup reply");
+RW_PIN_(offsetof(struct rw_wire_setup_reply, nic) == 52, "wire reply.nic");
 
 #undef RW_PIN_
 

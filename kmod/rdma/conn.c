@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The box's connections: one per remote worker, accepted by a listener
- * after rdma/admit.c let the request in.
+ * The box's connections: one per remote worker and box NIC it asked for,
+ * accepted by a listener after rdma/admit.c let the request in.
+ *
+ * A worker with several box addresses opens one connection per address,
+ * each naming its index, the count and a session of the attachment (uapi
+ * "RDMA wire"): the connections of one (job, rank, session) form one
+ * struct rw_peer and share its worker, attached once, and chunk c travels
+ * on connection RW_WIRE_NIC_OF(c, count) only (rdma/data.c). Each index
+ * comes once and each on its own box device, or the connection is
+ * refused EADDRINUSE, as a second worker for the rank is. A connection
+ * that closes, for whatever reason, closes its siblings too, so the rank
+ * goes as a whole and comes back whole with the worker's next attach.
  *
  * A connection owns a reliable connected QP and its completion queue, uses
  * its job's protection domain on the device (ibdev.c), and owns a struct
@@ -21,6 +31,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -36,6 +47,141 @@
 static DEFINE_SPINLOCK(rw_conns_lock);
 static LIST_HEAD(rw_conns);
 static struct workqueue_struct *rw_conn_wq;
+/*
+ * Protects rw_peers and the peers' fields marked so. Taken by the accept
+ * (under rdma_cm's handler lock, around the worker's attach) and by
+ * teardown with no rdma_cm lock held; nothing is destroyed under it.
+ */
+static DEFINE_MUTEX(rw_peers_lock);
+static LIST_HEAD(rw_peers);
+
+/* Whether @p has a connection on @dev already. */
+static bool rw_peer_has_dev(const struct rw_peer *p,
+			    const struct ib_device *dev)
+{
+	u32 i;
+
+	lockdep_assert_held(&rw_peers_lock);
+	for (i = 0; i < RW_WIRE_MAX_NICS; i++)
+		if (test_bit(i, &p->nics) && p->devs[i] == dev)
+			return true;
+	return false;
+}
+
+/*
+ * Join the live peer of @req's session on @dev: the peer, NULL if the
+ * rank has none (it is made next), or -EADDRINUSE: the rank belongs to
+ * another attachment, or this index or device is taken.
+ */
+static struct rw_peer *rw_peer_join(struct rw_job *job,
+				    const struct rw_wire_req_info *req,
+				    struct ib_device *dev)
+{
+	struct rw_peer *p;
+
+	lockdep_assert_held(&rw_peers_lock);
+	list_for_each_entry(p, &rw_peers, link) {
+		if (p->job != job || p->rank != req->rank)
+			continue;
+		if (p->dead || !req->nr_nics || p->nr_nics != req->nr_nics ||
+		    p->session != req->session || test_bit(req->nic, &p->nics) ||
+		    rw_peer_has_dev(p, dev))
+			return ERR_PTR(-EADDRINUSE);
+		__set_bit(req->nic, &p->nics);
+		p->devs[req->nic] = dev;
+		p->ref++;
+		return p;
+	}
+	return NULL;
+}
+
+/*
+ * The peer a connection on @dev admitted by @adm belongs to: joined, or
+ * made and its worker attached at the request's rank. An ERR_PTR is the
+ * refusal.
+ */
+static struct rw_peer *rw_peer_get(const struct rw_admit *adm,
+				   struct ib_device *dev)
+{
+	const struct rw_wire_req_info *req = &adm->req;
+	struct rw_job *job = adm->job;
+	struct rw_peer *p;
+	int ret;
+
+	mutex_lock(&rw_peers_lock);
+	p = rw_peer_join(job, req, dev);
+	if (p)
+		goto out;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p) {
+		p = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	p->w = rw_worker_new();
+	ret = p->w ? 0 : -ENOMEM;
+	/* The peer proved it holds the token; attach as a local file does. */
+	if (!ret)
+		ret = rw_worker_attach(p->w, job->cfg.name, job->token,
+				       req->rank, 0);
+	if (ret) {
+		if (p->w)
+			rw_worker_free(p->w);
+		kfree(p);
+		p = ERR_PTR(ret);
+		goto out;
+	}
+	/* Attached: the worker holds a reference to the job it found. */
+	p->job = rw_worker_job(p->w);
+	p->rank = req->rank;
+	p->nr_nics = req->nr_nics;
+	p->session = req->session;
+	p->ref = 1;
+	__set_bit(req->nic, &p->nics);
+	p->devs[req->nic] = dev;
+	list_add_tail(&p->link, &rw_peers);
+out:
+	mutex_unlock(&rw_peers_lock);
+	return p;
+}
+
+/* One connection of @p is gone; the last one detaches its worker. */
+static void rw_peer_put(struct rw_peer *p)
+{
+	bool last;
+
+	mutex_lock(&rw_peers_lock);
+	last = !--p->ref;
+	if (last)
+		list_del(&p->link);
+	mutex_unlock(&rw_peers_lock);
+	if (!last)
+		return;
+	rw_worker_free(p->w);
+	kfree(p);
+}
+
+/*
+ * @c is closing: no connection joins its peer any more, and its siblings
+ * close too (the rank goes as a whole).
+ */
+static void rw_peer_close(struct rw_conn *c)
+{
+	struct rw_conn *o;
+	unsigned long flags;
+
+	if (!c->owner)
+		return;
+	mutex_lock(&rw_peers_lock);
+	c->owner->dead = true;
+	mutex_unlock(&rw_peers_lock);
+	if (!c->nr_nics)
+		return;
+	spin_lock_irqsave(&rw_conns_lock, flags);
+	list_for_each_entry(o, &rw_conns, link)
+		if (o->owner == c->owner && !o->closing)
+			queue_work(rw_conn_wq, &o->close_work);
+	spin_unlock_irqrestore(&rw_conns_lock, flags);
+}
 
 /* Completion entries a connection claims on its device's shared queue. */
 static u32 rw_conn_nr_cqe(const struct rw_conn *c)
@@ -50,20 +196,24 @@ static void rw_conn_free(struct rw_conn *c)
 		ib_cq_pool_put(c->cq, rw_conn_nr_cqe(c));
 	if (c->pd)
 		rw_ibdev_pd_put(c->dev, c->job);
-	rw_worker_free(c->w);
+	if (c->owner)
+		rw_peer_put(c->owner);
 	kfree(c);
 }
 
 /* @c is off rw_conns and its close work cannot be queued again. */
 static void rw_conn_teardown(struct rw_conn *c)
 {
+	rw_peer_close(c);
 	rw_conn_data_stop(c);
 	rdma_disconnect(c->id);
 	ib_drain_qp(c->id->qp);
 	rdma_destroy_qp(c->id);
 	rdma_destroy_id(c->id);
-	pr_info("closed %pISpc: job %s rank %u\n", &c->info.peer, c->info.job,
-		c->info.rank);
+	pr_info("closed %pISpc on %s: job %s rank %u nic %u/%u: %lld pushes, %lld writes\n",
+		&c->info.peer, c->info.dev, c->info.job, c->info.rank, c->nic,
+		c->nr_nics, atomic64_read(&c->pushes),
+		atomic64_read(&c->writes));
 	rw_listen_conn_gone(c->listener);
 	rw_conn_free(c);
 }
@@ -183,19 +333,17 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	strscpy(c->info.job, job->cfg.name, sizeof(c->info.job));
 	strscpy(c->info.dev, dev_name(&id->device->dev), sizeof(c->info.dev));
 
-	ret = -ENOMEM;
-	c->w = rw_worker_new();
-	if (!c->w)
+	c->nic = adm->req.nic;
+	c->nr_nics = adm->req.nr_nics;
+	c->owner = rw_peer_get(adm, id->device);
+	if (IS_ERR(c->owner)) {
+		ret = PTR_ERR(c->owner);
+		c->owner = NULL;
 		goto err_free;
-	/* The peer proved it holds the token; attach as a local file does. */
-	ret = rw_worker_attach(c->w, job->cfg.name, job->token, c->info.rank,
-			       0);
-	if (ret)
-		goto err_free;
-
+	}
+	c->w = c->owner->w;
 	c->dev = id->device;
-	/* Attached: the worker holds a reference to the job it found. */
-	c->job = rw_worker_job(c->w);
+	c->job = c->owner->job;
 	c->pd = rw_ibdev_pd_get(id->device, c->job);
 	if (IS_ERR(c->pd)) {
 		ret = PTR_ERR(c->pd);
@@ -248,8 +396,9 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	list_add_tail(&c->link, &rw_conns);
 	c->closing = false;
 	spin_unlock_irq(&rw_conns_lock);
-	pr_info("accepted %pISpc on %s: job %s rank %u\n", &c->info.peer,
-		c->info.dev, c->info.job, c->info.rank);
+	pr_info("accepted %pISpc on %s: job %s rank %u nic %u/%u\n",
+		&c->info.peer, c->info.dev, c->info.job, c->info.rank, c->nic,
+		c->nr_nics);
 	return 0;
 
 err_free:

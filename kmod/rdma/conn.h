@@ -33,13 +33,36 @@ static inline void rw_beat_heard(struct rw_beat *b)
 	WRITE_ONCE(b->heard, jiffies);
 }
 
+/*
+ * A remote rank on the box: its connections, one per box NIC its worker
+ * opened (uapi "RDMA wire": nic, nr_nics, session), share one worker,
+ * attached once. The rank is held until the last of them is torn down;
+ * the first to close takes the others with it (rdma/conn.c).
+ */
+struct rw_peer {
+	struct list_head link;		/* rw_peers */
+	struct rw_worker *w;
+	struct rw_job *job;		/* the worker's, while it is attached */
+	u32 rank;
+	u32 nr_nics;			/* 0: one connection, no others join */
+	u32 session;
+	/* Under rw_peers_lock (rdma/conn.c): */
+	u32 ref;			/* connections holding it */
+	bool dead;			/* one closed: no connection joins */
+	unsigned long nics;		/* indexes taken */
+	struct ib_device *devs[RW_WIRE_MAX_NICS];	/* ... and their devices */
+};
+
 struct rw_conn {
 	struct rw_cm_ctx ctx;
 	struct list_head link;		/* in rw_conns until closing */
 	bool closing;			/* taken off rw_conns to be closed */
 	struct rdma_cm_id *id;
 	struct rw_listener *listener;
-	struct rw_worker *w;
+	struct rw_peer *owner;		/* the rank it is a connection of */
+	struct rw_worker *w;		/* the peer's */
+	u32 nic;			/* this connection's index ... */
+	u32 nr_nics;			/* ... of its peer's (0: the only one) */
 	struct ib_device *dev;
 	struct rw_job *job;		/* the worker's, while it is attached */
 	struct ib_pd *pd;		/* the job's on this device (ibdev.c) */

@@ -10,6 +10,12 @@
  * parameters, the source of the box's writes), posts one receive per
  * credit and answers. Then the connection's agent starts.
  *
+ * A rank may have several connections, one per box NIC (rdma/conn.c):
+ * each one's setup declares the same model for the one worker they share,
+ * and each carries the chunks RW_WIRE_NIC_OF gives it, its pushes and its
+ * parameter writes; a push of another connection's chunk ends the rank.
+ * Their agents go through the worker, whose lock serialises them.
+ *
  * Push: the worker writes a chunk's gradient straight into its slot with
  * an immediate naming the chunk; the completion handler checks the
  * immediate and the length, posts the receive again and marks the chunk
@@ -144,6 +150,10 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), c->nr_chunks,
 			      &imm) || imm.type != RW_IMM_PUSH) {
 		rw_conn_protocol_error(c, "bad immediate");
+		return;
+	}
+	if (RW_WIRE_NIC_OF(imm.chunk, c->nr_nics) != c->nic) {
+		rw_conn_protocol_error(c, "a chunk of another connection");
 		return;
 	}
 	if (wc->byte_len != rw_engine_chunk_len(c->e, imm.chunk)) {
@@ -519,6 +529,8 @@ static int rw_conn_setup(struct rw_conn *c)
 	ri.nr_chunks = s.nr_chunks;
 	ri.model_bytes = s.model_bytes;
 	ri.credits = min(s.nr_chunks, c->depth);
+	ri.nic = c->nic;
+	ri.nr_nics = c->nr_nics;
 	ri.win.seg_shift = shift;
 	ri.win.nr_segs = c->grad.nr_segs;
 	segs = kvcalloc(ri.win.nr_segs, sizeof(*segs), GFP_KERNEL);
@@ -545,7 +557,10 @@ static int rw_conn_setup(struct rw_conn *c)
 	c->nr_regs = regs;
 	/* What is left once the registrations and the reply are posted. */
 	atomic_set(&c->sq_room, c->depth - regs - 1);
-	bitmap_fill(c->to_send, s.nr_chunks);
+	/* This connection's chunks only: its siblings carry the others. */
+	for (i = 0; i < s.nr_chunks; i++)
+		if (RW_WIRE_NIC_OF(i, c->nr_nics) == c->nic)
+			__set_bit(i, c->to_send);
 	return 0;
 }
 
@@ -567,15 +582,16 @@ static void rw_conn_setup_work(struct work_struct *work)
 		add_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
 		c->engine_waiting = true;
 		rw_beat_heard(&c->beat);
-		c->agent = kthread_run(rw_conn_agent, c, "rw_conn/%s/%u",
-				       c->info.job, c->info.rank);
+		c->agent = kthread_run(rw_conn_agent, c, "rw_conn/%s/%u.%u",
+				       c->info.job, c->info.rank, c->nic);
 		if (IS_ERR(c->agent)) {
 			c->agent = NULL;
 			rw_conn_close_later(c);
 			return;
 		}
-		pr_info("%pISpc: job %s rank %u set up: %u chunks\n",
-			&c->info.peer, c->info.job, c->info.rank, c->nr_chunks);
+		pr_info("%pISpc: job %s rank %u nic %u/%u set up: %u chunks\n",
+			&c->info.peer, c->info.job, c->info.rank, c->nic,
+			c->nr_nics, c->nr_chunks);
 		return;
 	}
 	/* A refusal: say why, then the reply's completion closes. */

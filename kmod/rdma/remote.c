@@ -33,6 +33,15 @@
  * or the device's removal (ib_client .remove, before rdma_cm's) destroys
  * the queue pair, the registrations and the id. The buffers stay until the
  * file goes, so mappings never lose their pages.
+ *
+ * A box with several NICs is reached on several addresses, one link each
+ * (a connection of its own: id, PD, CQ, QP, registrations, credits and
+ * heartbeats), all of one attachment: the requests name the link's index,
+ * the count and a random session, and chunk c travels on link
+ * RW_WIRE_NIC_OF(c, count) only, its push and its parameters both. The
+ * links connect one after the other at attach, each sends the setup at
+ * declare, and any link's failure breaks the whole attachment, as the box
+ * closes the whole rank when any of its connections goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -71,18 +80,13 @@
 static DEFINE_MUTEX(rw_remotes_lock);
 static LIST_HEAD(rw_remotes);
 
-/*
- * Locks: @setup (declare) and @xfer (transfers) come first and may be held
- * while sleeping for the box; @rdma guards the RDMA objects' lives and is
- * held only to post, to call rdma_cm or to tear down, never while waiting.
- * rdma_cm takes its handler locks under @rdma, and the box's accept takes
- * a worker's locks under those: nothing of rw_worker's is held here.
- */
-struct rw_remote {
-	struct list_head link;		/* rw_remotes */
-	struct mutex setup;		/* declare */
-	struct mutex rdma;		/* the RDMA objects (below) */
-	struct mutex xfer;		/* transfers */
+struct rw_remote;
+
+/* One connection of an attachment, to one of the box's addresses. */
+struct rw_remote_link {
+	struct rw_remote *r;
+	u32 nic;			/* its index, RW_WIRE_NIC_OF's */
+	struct sockaddr_storage box;
 	struct rdma_cm_id *id;		/* NULL once torn down */
 	struct ib_pd *pd;
 	struct ib_cq *cq;
@@ -91,11 +95,6 @@ struct rw_remote {
 	u32 depth;
 	struct completion cm_done;
 	int cm_status;
-	int error;			/* -ECONNRESET once broken */
-	wait_queue_head_t wq;
-	char job[RW_JOB_NAME_MAX];
-	u32 rank;
-	struct sockaddr_storage box;
 
 	/* Control: the setup sent, the reply received. */
 	void *msg;			/* RW_WIRE_MSG_MAX, received into */
@@ -105,12 +104,39 @@ struct rw_remote {
 	size_t out_len;
 	u32 nr_regs;
 	bool got_reply;
+	u32 nr_chunks;			/* the reply's, set with @got_reply */
 	struct rw_wire_reply_info rep;
 	struct rw_wire_seg *box_segs;	/* the box's gradient window */
 	struct ib_cqe ctl_cqe, setup_cqe, reg_cqe, data_cqe, push_cqe;
 	atomic_t sq_room;
-	struct delayed_work beat_work;	/* heartbeats (rdma/conn.h) */
+	atomic_t in_flight;		/* pushes the box has not answered */
 	struct rw_beat beat;
+	struct rw_win wgrad, wparams;	/* the buffers, on this link's device */
+	atomic64_t pushes, writes;	/* for rw_remote_for_each() */
+};
+
+/*
+ * Locks: @setup (declare) and @xfer (transfers) come first and may be held
+ * while sleeping for the box; @rdma guards every link's RDMA objects and
+ * is held only to post, to call rdma_cm or to tear down, never while
+ * waiting. rdma_cm takes its handler locks under @rdma, and the box's
+ * accept takes a worker's locks under those: nothing of rw_worker's is
+ * held here.
+ */
+struct rw_remote {
+	struct list_head link;		/* rw_remotes */
+	struct mutex setup;		/* declare */
+	struct mutex rdma;		/* the links' RDMA objects */
+	struct mutex xfer;		/* transfers */
+	int error;			/* -ECONNRESET once broken */
+	wait_queue_head_t wq;
+	char job[RW_JOB_NAME_MAX];
+	u32 rank;
+	u32 nr_links;			/* 1..RW_WIRE_MAX_NICS */
+	u32 nr_nics;			/* on the wire: 0 for a single link */
+	u32 session;			/* with @nr_nics */
+	struct rw_remote_link links[RW_WIRE_MAX_NICS];
+	struct delayed_work beat_work;	/* heartbeats (rdma/conn.h) */
 
 	/* The run, once declared. */
 	bool declared;
@@ -123,26 +149,32 @@ struct rw_remote {
 	void *grad;
 	void *params;
 	u64 *versions;
-	struct rw_win wgrad, wparams;
-	u32 nr_chunks;			/* the box's, set with @got_reply */
+	u32 nr_chunks;			/* the box's, set at declare */
 	u32 max_chunks;			/* at the smallest chunk size */
-	atomic_t in_flight;		/* pushes the box has not answered */
 	unsigned long *have;		/* parameters received at least once */
 	unsigned long *busy;		/* pushed, parameters not yet back */
 	unsigned long *sel;		/* the current transfer's chunks */
 	u8 clock;			/* iterations pushed, for immediates */
 	u32 npushed;
-	atomic64_t pushes, writes;	/* for rw_remote_for_each() */
 };
+
+/* The link that carries chunk @c. */
+static struct rw_remote_link *rw_remote_link_of(struct rw_remote *r, u32 c)
+{
+	return &r->links[RW_WIRE_NIC_OF(c, r->nr_nics)];
+}
 
 static void rw_remote_break(struct rw_remote *r, const char *why)
 {
+	u32 i;
+
 	if (!READ_ONCE(r->error)) {
 		WRITE_ONCE(r->error, -ECONNRESET);
 		pr_warn_ratelimited("job %s rank %u at %pISpc: %s\n", r->job,
-				    r->rank, &r->box, why);
+				    r->rank, &r->links[0].box, why);
 	}
-	complete(&r->cm_done);
+	for (i = 0; i < r->nr_links; i++)
+		complete(&r->links[i].cm_done);
 	wake_up_all(&r->wq);
 }
 
@@ -163,124 +195,138 @@ static int rw_remote_rejected(struct rdma_cm_id *id,
 static int rw_remote_cm_handler(struct rdma_cm_id *id,
 				struct rdma_cm_event *ev)
 {
-	struct rw_remote *r = id->context;
+	struct rw_remote_link *lk = id->context;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 	case RDMA_CM_EVENT_ESTABLISHED:
-		r->cm_status = 0;
+		lk->cm_status = 0;
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		r->cm_status = ev->status < 0 ? ev->status : -EHOSTUNREACH;
+		lk->cm_status = ev->status < 0 ? ev->status : -EHOSTUNREACH;
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
-		r->cm_status = -EHOSTUNREACH;
+		lk->cm_status = -EHOSTUNREACH;
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		r->cm_status = rw_remote_rejected(id, ev);
+		lk->cm_status = rw_remote_rejected(id, ev);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		rw_remote_break(r, "the box ended the connection");
+		rw_remote_break(lk->r, "the box ended the connection");
 		return 0;
 	default:
 		return 0;
 	}
-	complete(&r->cm_done);
+	complete(&lk->cm_done);
 	return 0;
 }
 
-/* Wait for the step begun last: 0 or its errno. */
-static int rw_remote_cm_wait(struct rw_remote *r, unsigned int ms)
+/* Wait for the step begun last on @lk: 0 or its errno. */
+static int rw_remote_cm_wait(struct rw_remote_link *lk, unsigned int ms)
 {
 	long left;
 
-	left = wait_for_completion_interruptible_timeout(&r->cm_done,
+	left = wait_for_completion_interruptible_timeout(&lk->cm_done,
 							 msecs_to_jiffies(ms));
 	if (left < 0)
 		return -EINTR;
 	if (!left)
 		return -ETIMEDOUT;
-	return READ_ONCE(r->error) ?: r->cm_status;
+	return READ_ONCE(lk->r->error) ?: lk->cm_status;
 }
 
 /* ---- completions ---- */
 
-static void rw_remote_wc_error(struct rw_remote *r, struct ib_wc *wc,
+static void rw_remote_wc_error(struct rw_remote_link *lk, struct ib_wc *wc,
 			       const char *what)
 {
+	struct rw_remote *r = lk->r;
+
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_warn_ratelimited("job %s rank %u: %s: %s\n", r->job, r->rank,
-				    what, ib_wc_status_msg(wc->status));
+		pr_warn_ratelimited("job %s rank %u link %u: %s: %s\n", r->job,
+				    r->rank, lk->nic, what,
+				    ib_wc_status_msg(wc->status));
 	rw_remote_break(r, "completion error");
 }
 
-static int rw_remote_post_data_recv(struct rw_remote *r)
+static int rw_remote_post_data_recv(struct rw_remote_link *lk)
 {
-	struct ib_recv_wr wr = { .wr_cqe = &r->data_cqe };
+	struct ib_recv_wr wr = { .wr_cqe = &lk->data_cqe };
 
-	return ib_post_recv(r->id->qp, &wr, NULL);
+	return ib_post_recv(lk->id->qp, &wr, NULL);
 }
 
 static void rw_remote_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
-					   ctl_cqe);
+	struct rw_remote_link *lk = container_of(wc->wr_cqe,
+						 struct rw_remote_link,
+						 ctl_cqe);
+	struct rw_remote *r = lk->r;
 	const char *why = "";
 
 	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(r, wc, "reply receive");
+		rw_remote_wc_error(lk, wc, "reply receive");
 		return;
 	}
-	ib_dma_sync_single_for_cpu(r->id->device, r->msg_dma, RW_WIRE_MSG_MAX,
-				   DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_cpu(lk->id->device, lk->msg_dma,
+				   RW_WIRE_MSG_MAX, DMA_FROM_DEVICE);
 	if (wc->opcode != IB_WC_RECV || wc->wc_flags & IB_WC_WITH_IMM ||
-	    rw_wire_reply_parse(r->msg, wc->byte_len, &r->rep, &why)) {
+	    rw_wire_reply_parse(lk->msg, wc->byte_len, &lk->rep, &why)) {
 		rw_remote_break(r, "a malformed setup reply");
 		return;
 	}
-	if (!r->rep.status && r->rep.nr_chunks > r->max_chunks) {
+	if (!lk->rep.status && lk->rep.nr_chunks > r->max_chunks) {
 		rw_remote_break(r, "a reply with more chunks than the model");
 		return;
 	}
-	r->nr_chunks = r->rep.status ? 0 : r->rep.nr_chunks;
+	if (!lk->rep.status &&
+	    (lk->rep.nic != (r->nr_nics ? lk->nic : 0) ||
+	     lk->rep.nr_nics != r->nr_nics)) {
+		rw_remote_break(r, "a reply for another connection");
+		return;
+	}
+	lk->nr_chunks = lk->rep.status ? 0 : lk->rep.nr_chunks;
 	/* Keep the box's window: the receive buffer is freed later. */
-	if (!r->rep.status) {
-		r->box_segs = kmemdup(r->rep.win.segs, r->rep.win.nr_segs *
-				      sizeof(*r->box_segs), GFP_ATOMIC);
-		if (!r->box_segs) {
+	if (!lk->rep.status) {
+		lk->box_segs = kmemdup(lk->rep.win.segs, lk->rep.win.nr_segs *
+				       sizeof(*lk->box_segs), GFP_ATOMIC);
+		if (!lk->box_segs) {
 			rw_remote_break(r, "no memory for the box's window");
 			return;
 		}
-		r->rep.win.segs = r->box_segs;
+		lk->rep.win.segs = lk->box_segs;
 	}
-	rw_beat_heard(&r->beat);
+	rw_beat_heard(&lk->beat);
 	/* Pairs with the acquires in rw_remote_declare() and data_done. */
-	smp_store_release(&r->got_reply, true);
+	smp_store_release(&lk->got_reply, true);
 	wake_up_all(&r->wq);
 }
 
 /* The box wrote a chunk's parameters. */
 static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
-					   data_cqe);
+	struct rw_remote_link *lk = container_of(wc->wr_cqe,
+						 struct rw_remote_link,
+						 data_cqe);
+	struct rw_remote *r = lk->r;
 	struct rw_wire_imm imm;
 	u64 v;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(r, wc, "parameter write");
+		rw_remote_wc_error(lk, wc, "parameter write");
 		return;
 	}
 	/* Pairs with the release in rw_remote_ctl_done(). */
-	if (!smp_load_acquire(&r->got_reply) ||
+	if (!smp_load_acquire(&lk->got_reply) ||
 	    wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
-	    rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), r->nr_chunks,
-			      &imm) || imm.type != RW_IMM_PARAMS) {
+	    rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), lk->nr_chunks,
+			      &imm) || imm.type != RW_IMM_PARAMS ||
+	    rw_remote_link_of(r, imm.chunk) != lk) {
 		rw_remote_break(r, "a bad write from the box");
 		return;
 	}
@@ -288,14 +334,14 @@ static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 	v = READ_ONCE(r->versions[imm.chunk]);
 	v += (imm.clock - v) & RW_IMM_CLOCK_MASK;
 	WRITE_ONCE(r->versions[imm.chunk], v);
-	atomic64_inc(&r->writes);
-	rw_beat_heard(&r->beat);
+	atomic64_inc(&lk->writes);
+	rw_beat_heard(&lk->beat);
 	set_bit(imm.chunk, r->have);
 	/* A puller that sees the chunk idle sees it had parameters too. */
 	smp_mb__before_atomic();
 	if (test_and_clear_bit(imm.chunk, r->busy))
-		atomic_dec(&r->in_flight);
-	if (rw_remote_post_data_recv(r)) {
+		atomic_dec(&lk->in_flight);
+	if (rw_remote_post_data_recv(lk)) {
 		rw_remote_break(r, "cannot post a receive");
 		return;
 	}
@@ -304,79 +350,89 @@ static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void rw_remote_setup_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
-					   setup_cqe);
+	struct rw_remote_link *lk = container_of(wc->wr_cqe,
+						 struct rw_remote_link,
+						 setup_cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(r, wc, "setup send");
+		rw_remote_wc_error(lk, wc, "setup send");
 		return;
 	}
 	/* The registrations before it are done with as well. */
-	atomic_add(r->nr_regs + 1, &r->sq_room);
-	wake_up_all(&r->wq);
+	atomic_add(lk->nr_regs + 1, &lk->sq_room);
+	wake_up_all(&lk->r->wq);
 }
 
 /* Registrations are unsignaled: only a failed one completes. */
 static void rw_remote_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
-					   reg_cqe);
+	struct rw_remote_link *lk = container_of(wc->wr_cqe,
+						 struct rw_remote_link,
+						 reg_cqe);
 
-	rw_remote_wc_error(r, wc, "registration");
+	rw_remote_wc_error(lk, wc, "registration");
 }
 
 static void rw_remote_push_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
-					   push_cqe);
+	struct rw_remote_link *lk = container_of(wc->wr_cqe,
+						 struct rw_remote_link,
+						 push_cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(r, wc, "push");
+		rw_remote_wc_error(lk, wc, "push");
 		return;
 	}
-	atomic_inc(&r->sq_room);
-	rw_beat_heard(&r->beat);
-	wake_up_all(&r->wq);
+	atomic_inc(&lk->sq_room);
+	rw_beat_heard(&lk->beat);
+	wake_up_all(&lk->r->wq);
 }
 
 static void rw_remote_beat_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rw_remote *r = container_of(wc->wr_cqe, struct rw_remote,
-					   beat.cqe);
+	struct rw_remote_link *lk = container_of(wc->wr_cqe,
+						 struct rw_remote_link,
+						 beat.cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(r, wc, "heartbeat");
+		rw_remote_wc_error(lk, wc, "heartbeat");
 		return;
 	}
-	rw_beat_done(&r->beat, &r->sq_room);
+	rw_beat_done(&lk->beat, &lk->sq_room);
 }
 
 /*
- * Once the box has answered the setup, a heartbeat whenever it has been
- * silent. It only tries @rdma: a teardown holding it may be waiting for
- * this work, and the next run sees the connection gone and stops.
+ * Once the box has answered a link's setup, a heartbeat whenever it has
+ * been silent on that link. It only tries @rdma: a teardown holding it
+ * may be waiting for this work, and the next run sees the links gone and
+ * stops.
  */
 static void rw_remote_beat_work(struct work_struct *work)
 {
 	struct rw_remote *r = container_of(to_delayed_work(work),
 					   struct rw_remote, beat_work);
+	struct rw_remote_link *lk;
+	u32 i;
 
 	if (!mutex_trylock(&r->rdma))
 		goto again;
-	if (!r->id || READ_ONCE(r->error)) {
+	if (!r->links[0].id || READ_ONCE(r->error)) {
 		mutex_unlock(&r->rdma);
 		return;
 	}
-	/* Pairs with the release in rw_remote_ctl_done(). */
-	if (!smp_load_acquire(&r->got_reply) || r->rep.status)
-		goto unlock;
-	if (rw_beat_tick(&r->beat, r->id->qp, &r->sq_room, &r->rep.win) ==
-	    -ETIMEDOUT) {
-		rw_remote_break(r, "the box went silent despite heartbeats");
-		mutex_unlock(&r->rdma);
-		return;
+	for (i = 0; i < r->nr_links; i++) {
+		lk = &r->links[i];
+		/* Pairs with the release in rw_remote_ctl_done(). */
+		if (!lk->id || !smp_load_acquire(&lk->got_reply) ||
+		    lk->rep.status)
+			continue;
+		if (rw_beat_tick(&lk->beat, lk->id->qp, &lk->sq_room,
+				 &lk->rep.win) == -ETIMEDOUT) {
+			rw_remote_break(r, "the box went silent despite heartbeats");
+			mutex_unlock(&r->rdma);
+			return;
+		}
 	}
-unlock:
 	mutex_unlock(&r->rdma);
 again:
 	queue_delayed_work(system_wq, &r->beat_work,
@@ -385,89 +441,105 @@ again:
 
 /* ---- life ---- */
 
-/* Tear the RDMA side down (@r->rdma held): the buffers stay. */
-static void rw_remote_teardown(struct rw_remote *r)
+/* Tear one link's RDMA side down (@r->rdma held). */
+static void rw_remote_link_teardown(struct rw_remote_link *lk)
 {
 	struct ib_device *dev;
 
-	lockdep_assert_held(&r->rdma);
-	if (!r->id)
+	if (!lk->id)
 		return;
-	dev = r->id->device;
-	WRITE_ONCE(r->error, r->error ?: -ECONNRESET);
-	if (r->has_qp) {
-		if (r->connected) {
-			rdma_disconnect(r->id);
-			ib_drain_qp(r->id->qp);
+	dev = lk->id->device;
+	if (lk->has_qp) {
+		if (lk->connected) {
+			rdma_disconnect(lk->id);
+			ib_drain_qp(lk->id->qp);
 		}
-		rdma_destroy_qp(r->id);
-		r->has_qp = false;
-		r->connected = false;
+		rdma_destroy_qp(lk->id);
+		lk->has_qp = false;
+		lk->connected = false;
 	}
-	rw_win_unmap(&r->wgrad);
-	rw_win_unmap(&r->wparams);
-	if (r->msg)
-		ib_dma_unmap_single(dev, r->msg_dma, RW_WIRE_MSG_MAX,
+	rw_win_unmap(&lk->wgrad);
+	rw_win_unmap(&lk->wparams);
+	if (lk->msg)
+		ib_dma_unmap_single(dev, lk->msg_dma, RW_WIRE_MSG_MAX,
 				    DMA_FROM_DEVICE);
-	if (r->out)
-		ib_dma_unmap_single(dev, r->out_dma, RW_WIRE_MSG_MAX,
+	if (lk->out)
+		ib_dma_unmap_single(dev, lk->out_dma, RW_WIRE_MSG_MAX,
 				    DMA_TO_DEVICE);
-	kfree(r->msg);
-	kfree(r->out);
-	r->msg = NULL;
-	r->out = NULL;
-	if (r->cq)
-		ib_free_cq(r->cq);
-	r->cq = NULL;
-	if (r->pd)
-		ib_dealloc_pd(r->pd);
-	r->pd = NULL;
-	rdma_destroy_id(r->id);
-	r->id = NULL;
+	kfree(lk->msg);
+	kfree(lk->out);
+	lk->msg = NULL;
+	lk->out = NULL;
+	if (lk->cq)
+		ib_free_cq(lk->cq);
+	lk->cq = NULL;
+	if (lk->pd)
+		ib_dealloc_pd(lk->pd);
+	lk->pd = NULL;
+	rdma_destroy_id(lk->id);
+	lk->id = NULL;
+}
+
+/* Tear every link's RDMA side down (@r->rdma held): the buffers stay. */
+static void rw_remote_teardown(struct rw_remote *r)
+{
+	u32 i;
+
+	lockdep_assert_held(&r->rdma);
+	WRITE_ONCE(r->error, r->error ?: -ECONNRESET);
+	for (i = 0; i < r->nr_links; i++)
+		rw_remote_link_teardown(&r->links[i]);
 	wake_up_all(&r->wq);
 }
 
-static int rw_remote_qp(struct rw_remote *r)
+static int rw_remote_qp(struct rw_remote_link *lk)
 {
-	struct ib_device *dev = r->id->device;
+	struct ib_device *dev = lk->id->device;
 	struct ib_qp_init_attr qpa = {};
 	int ret;
 
-	r->depth = rw_conn_depth(dev);
-	r->pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(r->pd)) {
-		ret = PTR_ERR(r->pd);
-		r->pd = NULL;
+	lk->depth = rw_conn_depth(dev);
+	lk->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(lk->pd)) {
+		ret = PTR_ERR(lk->pd);
+		lk->pd = NULL;
 		return ret;
 	}
-	r->cq = ib_alloc_cq_any(dev, r, 2 * (r->depth + 1), IB_POLL_SOFTIRQ);
-	if (IS_ERR(r->cq)) {
-		ret = PTR_ERR(r->cq);
-		r->cq = NULL;
+	lk->cq = ib_alloc_cq_any(dev, lk, 2 * (lk->depth + 1),
+				 IB_POLL_SOFTIRQ);
+	if (IS_ERR(lk->cq)) {
+		ret = PTR_ERR(lk->cq);
+		lk->cq = NULL;
 		return ret;
 	}
-	rw_conn_qp_attr(&qpa, r->cq, r->depth);
-	ret = rdma_create_qp(r->id, r->pd, &qpa);
+	rw_conn_qp_attr(&qpa, lk->cq, lk->depth);
+	ret = rdma_create_qp(lk->id, lk->pd, &qpa);
 	if (ret)
 		return ret;
-	r->has_qp = true;
-	r->ctl_cqe.done = rw_remote_ctl_done;
-	r->data_cqe.done = rw_remote_data_done;
-	r->setup_cqe.done = rw_remote_setup_done;
-	r->reg_cqe.done = rw_remote_reg_done;
-	r->push_cqe.done = rw_remote_push_done;
-	r->beat.cqe.done = rw_remote_beat_done;
+	lk->has_qp = true;
+	lk->ctl_cqe.done = rw_remote_ctl_done;
+	lk->data_cqe.done = rw_remote_data_done;
+	lk->setup_cqe.done = rw_remote_setup_done;
+	lk->reg_cqe.done = rw_remote_reg_done;
+	lk->push_cqe.done = rw_remote_push_done;
+	lk->beat.cqe.done = rw_remote_beat_done;
 	return 0;
 }
 
-static int rw_remote_connect(struct rw_remote *r, const u8 *token)
+static int rw_remote_connect(struct rw_remote_link *lk, const u8 *token)
 {
+	struct rw_remote *r = lk->r;
 	struct rw_wire_req_info ri = {};
 	struct rdma_conn_param param = {};
 	struct rw_wire_req req;
 	int ret;
 
 	ri.rank = r->rank;
+	if (r->nr_nics) {
+		ri.nic = lk->nic;
+		ri.nr_nics = r->nr_nics;
+		ri.session = r->session;
+	}
 	rw_auth_job_tag(token, r->job, ri.job_tag);
 	ri.nonce = get_random_u64();
 	ri.time_s = (u64)ktime_get_real_seconds();
@@ -478,9 +550,9 @@ static int rw_remote_connect(struct rw_remote *r, const u8 *token)
 	param.private_data_len = sizeof(req);
 	param.retry_count = RW_CONN_RETRIES;
 	param.rnr_retry_count = 7;
-	ret = rdma_set_ack_timeout(r->id, RW_CONN_ACK_TIMEOUT);
+	ret = rdma_set_ack_timeout(lk->id, RW_CONN_ACK_TIMEOUT);
 	if (!ret)
-		ret = rdma_connect(r->id, &param);
+		ret = rdma_connect(lk->id, &param);
 	memzero_explicit(&req, sizeof(req));
 	return ret;
 }
@@ -492,93 +564,109 @@ enum rw_remote_step {
 };
 
 /*
- * Begin one step of the connection under @rdma, then wait for its event
- * without it (a device removal meanwhile must be able to tear down).
+ * Begin one step of a link's connection under @rdma, then wait for its
+ * event without it (a device removal meanwhile must be able to tear down).
  */
-static int rw_remote_step(struct rw_remote *r, enum rw_remote_step step,
+static int rw_remote_step(struct rw_remote_link *lk, enum rw_remote_step step,
 			  const u8 *token)
 {
 	unsigned int ms = 2 * RW_REMOTE_RESOLVE_MS;
+	struct rw_remote *r = lk->r;
 	int ret = -ECONNRESET;
 
 	mutex_lock(&r->rdma);
-	if (r->id) {
-		reinit_completion(&r->cm_done);
+	if (lk->id && !READ_ONCE(r->error)) {
+		reinit_completion(&lk->cm_done);
 		switch (step) {
 		case RW_STEP_ADDR:
-			ret = rdma_resolve_addr(r->id, NULL,
-						(struct sockaddr *)&r->box,
+			ret = rdma_resolve_addr(lk->id, NULL,
+						(struct sockaddr *)&lk->box,
 						RW_REMOTE_RESOLVE_MS);
 			break;
 		case RW_STEP_ROUTE:
-			ret = rdma_resolve_route(r->id, RW_REMOTE_RESOLVE_MS);
+			ret = rdma_resolve_route(lk->id, RW_REMOTE_RESOLVE_MS);
 			break;
 		case RW_STEP_CONNECT:
-			ret = rw_remote_qp(r);
+			ret = rw_remote_qp(lk);
 			if (!ret)
-				ret = rw_remote_connect(r, token);
+				ret = rw_remote_connect(lk, token);
 			/* From here a teardown disconnects and drains. */
-			r->connected = !ret;
+			lk->connected = !ret;
 			ms = RW_REMOTE_CONNECT_MS;
 			break;
 		}
 	}
 	mutex_unlock(&r->rdma);
-	return ret ?: rw_remote_cm_wait(r, ms);
+	return ret ?: rw_remote_cm_wait(lk, ms);
 }
 
-static int rw_remote_open(struct rw_remote *r, const u8 *token)
+static int rw_remote_open(struct rw_remote_link *lk, const u8 *token)
 {
 	struct rdma_cm_id *id;
 	int ret;
 
-	id = rdma_create_id(&init_net, rw_remote_cm_handler, r, RDMA_PS_TCP,
+	id = rdma_create_id(&init_net, rw_remote_cm_handler, lk, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	mutex_lock(&r->rdma);
-	r->id = id;
-	mutex_unlock(&r->rdma);
-	ret = rw_remote_step(r, RW_STEP_ADDR, token);
+	mutex_lock(&lk->r->rdma);
+	lk->id = id;
+	mutex_unlock(&lk->r->rdma);
+	ret = rw_remote_step(lk, RW_STEP_ADDR, token);
 	if (!ret)
-		ret = rw_remote_step(r, RW_STEP_ROUTE, token);
+		ret = rw_remote_step(lk, RW_STEP_ROUTE, token);
 	if (!ret)
-		ret = rw_remote_step(r, RW_STEP_CONNECT, token);
+		ret = rw_remote_step(lk, RW_STEP_CONNECT, token);
 	return ret;
 }
 
 struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
-				   const struct sockaddr_storage *box)
+				   const struct sockaddr_storage *box, u32 nr)
 {
 	struct rw_remote *r;
-	int ret;
+	int ret = 0;
+	u32 i;
 
 	if (rank > U16_MAX)
 		return ERR_PTR(-ERANGE);
+	if (!nr || nr > RW_WIRE_MAX_NICS)
+		return ERR_PTR(-EINVAL);
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&r->setup);
 	mutex_init(&r->rdma);
 	mutex_init(&r->xfer);
-	init_completion(&r->cm_done);
 	init_waitqueue_head(&r->wq);
 	INIT_DELAYED_WORK(&r->beat_work, rw_remote_beat_work);
 	strscpy(r->job, job, sizeof(r->job));
 	r->rank = rank;
-	r->box = *box;
+	r->nr_links = nr;
+	if (nr > 1) {
+		r->nr_nics = nr;
+		r->session = get_random_u32_below(U16_MAX) + 1;
+	}
+	for (i = 0; i < nr; i++) {
+		r->links[i].r = r;
+		r->links[i].nic = i;
+		r->links[i].box = box[i];
+		init_completion(&r->links[i].cm_done);
+	}
 	mutex_lock(&rw_remotes_lock);
 	list_add_tail(&r->link, &rw_remotes);
 	mutex_unlock(&rw_remotes_lock);
 
-	ret = rw_remote_open(r, token);
+	for (i = 0; !ret && i < nr; i++)
+		ret = rw_remote_open(&r->links[i], token);
 	if (ret) {
 		rw_remote_free(r);
 		return ERR_PTR(ret == -EINTR ? -ERESTARTSYS : ret);
 	}
-	pr_info("job %s rank %u: connected to %pISpc\n", r->job, r->rank,
-		&r->box);
-	rw_beat_heard(&r->beat);
+	for (i = 0; i < nr; i++) {
+		pr_info("job %s rank %u: connected to %pISpc (link %u of %u)\n",
+			r->job, r->rank, &r->links[i].box, i, nr);
+		rw_beat_heard(&r->links[i].beat);
+	}
 	queue_delayed_work(system_wq, &r->beat_work,
 			   msecs_to_jiffies(RW_CONN_BEAT_MS));
 	return r;
@@ -586,6 +674,8 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 
 void rw_remote_free(struct rw_remote *r)
 {
+	u32 i;
+
 	mutex_lock(&rw_remotes_lock);
 	list_del(&r->link);
 	mutex_unlock(&rw_remotes_lock);
@@ -593,7 +683,8 @@ void rw_remote_free(struct rw_remote *r)
 	mutex_lock(&r->rdma);
 	rw_remote_teardown(r);
 	mutex_unlock(&r->rdma);
-	kfree(r->box_segs);
+	for (i = 0; i < r->nr_links; i++)
+		kfree(r->links[i].box_segs);
 	bitmap_free(r->have);
 	bitmap_free(r->busy);
 	bitmap_free(r->sel);
@@ -606,6 +697,18 @@ void rw_remote_free(struct rw_remote *r)
 	kfree(r);
 }
 
+/* Whether a link of @r is on @dev (@r->rdma held). */
+static bool rw_remote_on(struct rw_remote *r, struct ib_device *dev)
+{
+	u32 i;
+
+	lockdep_assert_held(&r->rdma);
+	for (i = 0; i < r->nr_links; i++)
+		if (r->links[i].id && r->links[i].id->device == dev)
+			return true;
+	return false;
+}
+
 void rw_remote_dev_gone(struct ib_device *dev)
 {
 	struct rw_remote *r;
@@ -614,7 +717,7 @@ void rw_remote_dev_gone(struct ib_device *dev)
 	list_for_each_entry(r, &rw_remotes, link) {
 		/* Nobody holds @rdma while waiting for the box. */
 		mutex_lock(&r->rdma);
-		if (r->id && r->id->device == dev) {
+		if (rw_remote_on(r, dev)) {
 			rw_remote_break(r, "the RDMA device went");
 			rw_remote_teardown(r);
 		}
@@ -626,32 +729,37 @@ void rw_remote_dev_gone(struct ib_device *dev)
 int rw_remote_for_each(int (*fn)(const struct rw_conn_info *info,
 				 bool broken, void *arg), void *arg)
 {
+	struct rw_remote_link *lk;
 	struct rw_conn_info *info;
 	struct rw_remote *r;
 	bool replied;
 	int ret = 0;
+	u32 i;
 
 	info = kmalloc(sizeof(*info), GFP_KERNEL);
 	if (!info)
 		return -ENOMEM;
 	mutex_lock(&rw_remotes_lock);
 	list_for_each_entry(r, &rw_remotes, link) {
-		memset(info, 0, sizeof(*info));
-		memcpy(&info->peer, &r->box, sizeof(info->peer));
-		strscpy(info->job, r->job, sizeof(info->job));
-		info->rank = r->rank;
-		info->pushes = atomic64_read(&r->pushes);
-		info->writes = atomic64_read(&r->writes);
-		/* Pairs with the release in rw_remote_ctl_done(). */
-		replied = smp_load_acquire(&r->got_reply);
-		/* The setup out, and its reply in once it came. */
-		info->messages = (r->out_len ? 1 : 0) + (replied ? 1 : 0);
-		mutex_lock(&r->rdma);
-		if (r->id && r->id->device)
-			strscpy(info->dev, dev_name(&r->id->device->dev),
-				sizeof(info->dev));
-		mutex_unlock(&r->rdma);
-		ret = fn(info, READ_ONCE(r->error), arg);
+		for (i = 0; !ret && i < r->nr_links; i++) {
+			lk = &r->links[i];
+			memset(info, 0, sizeof(*info));
+			memcpy(&info->peer, &lk->box, sizeof(info->peer));
+			strscpy(info->job, r->job, sizeof(info->job));
+			info->rank = r->rank;
+			info->pushes = atomic64_read(&lk->pushes);
+			info->writes = atomic64_read(&lk->writes);
+			/* Pairs with the release in rw_remote_ctl_done(). */
+			replied = smp_load_acquire(&lk->got_reply);
+			/* The setup out, and its reply in once it came. */
+			info->messages = (lk->out_len ? 1 : 0) + (replied ? 1 : 0);
+			mutex_lock(&r->rdma);
+			if (lk->id && lk->id->device)
+				strscpy(info->dev, dev_name(&lk->id->device->dev),
+					sizeof(info->dev));
+			mutex_unlock(&r->rdma);
+			ret = fn(info, READ_ONCE(r->error), arg);
+		}
 		if (ret)
 			break;
 	}
@@ -693,12 +801,13 @@ static int rw_remote_map_buf(struct ib_device *dev, void **buf, u64 *dma,
 	return 0;
 }
 
-/* Buffers, registrations, receives and the setup (@r->rdma held). */
-static int rw_remote_send_setup(struct rw_remote *r,
+/* A link's registrations, receives and setup (@r->rdma held). */
+static int rw_remote_send_setup(struct rw_remote_link *lk,
 				const struct rw_tensor_desc *t, u32 n,
 				u32 flags)
 {
-	struct ib_device *dev = r->id->device;
+	struct ib_device *dev = lk->id->device;
+	struct rw_remote *r = lk->r;
 	struct rw_wire_setup_info si = {};
 	struct rw_wire_seg_info *segs;
 	struct rw_win_pages src;
@@ -706,12 +815,12 @@ static int rw_remote_send_setup(struct rw_remote *r,
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
-		.wr_cqe = &r->setup_cqe,
+		.wr_cqe = &lk->setup_cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
 	struct ib_recv_wr rwr = {
-		.wr_cqe = &r->ctl_cqe,
+		.wr_cqe = &lk->ctl_cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
@@ -725,91 +834,140 @@ static int rw_remote_send_setup(struct rw_remote *r,
 	src.arg = r;
 	src.len = r->l.geom.total_bytes;
 	src.page = rw_remote_grad_page;
-	ret = rw_win_map(&r->wgrad, r->pd, &src, shift);
+	ret = rw_win_map(&lk->wgrad, lk->pd, &src, shift);
 	if (ret)
 		return ret;
 	src.page = rw_remote_params_page;
-	ret = rw_win_map(&r->wparams, r->pd, &src, shift);
+	ret = rw_win_map(&lk->wparams, lk->pd, &src, shift);
 	if (ret)
 		return ret;
-	r->nr_regs = r->wgrad.nr_segs + r->wparams.nr_segs;
-	if (r->nr_regs + 1 > r->depth ||
-	    !rw_wire_setup_size(r->wparams.nr_segs, n))
+	lk->nr_regs = lk->wgrad.nr_segs + lk->wparams.nr_segs;
+	if (lk->nr_regs + 1 > lk->depth ||
+	    !rw_wire_setup_size(lk->wparams.nr_segs, n))
 		return -EFBIG;
-	segs = kvcalloc(r->wparams.nr_segs, sizeof(*segs), GFP_KERNEL);
+	segs = kvcalloc(lk->wparams.nr_segs, sizeof(*segs), GFP_KERNEL);
 	if (!segs)
 		return -ENOMEM;
-	ret = rw_remote_map_buf(dev, &r->msg, &r->msg_dma, DMA_FROM_DEVICE);
+	ret = rw_remote_map_buf(dev, &lk->msg, &lk->msg_dma, DMA_FROM_DEVICE);
 	if (!ret)
-		ret = rw_remote_map_buf(dev, &r->out, &r->out_dma,
+		ret = rw_remote_map_buf(dev, &lk->out, &lk->out_dma,
 					DMA_TO_DEVICE);
 	if (ret)
 		goto out;
 
 	/* The reply lands in the first receive; parameter writes after. */
-	sge.addr = r->msg_dma;
+	sge.addr = lk->msg_dma;
 	sge.length = RW_WIRE_MSG_MAX;
-	sge.lkey = r->pd->local_dma_lkey;
-	ret = ib_post_recv(r->id->qp, &rwr, NULL);
-	for (i = 1; !ret && i < r->depth; i++)
-		ret = rw_remote_post_data_recv(r);
+	sge.lkey = lk->pd->local_dma_lkey;
+	ret = ib_post_recv(lk->id->qp, &rwr, NULL);
+	for (i = 1; !ret && i < lk->depth; i++)
+		ret = rw_remote_post_data_recv(lk);
 	if (ret)
 		goto out;
 	/* The setup's slot and the registrations' come back with its send. */
-	atomic_set(&r->sq_room, r->depth - r->nr_regs - 1);
-	ret = rw_win_post_reg(&r->wgrad, r->id->qp, &r->reg_cqe, 0);
+	atomic_set(&lk->sq_room, lk->depth - lk->nr_regs - 1);
+	ret = rw_win_post_reg(&lk->wgrad, lk->id->qp, &lk->reg_cqe, 0);
 	if (!ret)
-		ret = rw_win_post_reg(&r->wparams, r->id->qp, &r->reg_cqe,
+		ret = rw_win_post_reg(&lk->wparams, lk->id->qp, &lk->reg_cqe,
 				      IB_ACCESS_LOCAL_WRITE |
 				      IB_ACCESS_REMOTE_WRITE);
 	if (ret)
 		goto out;
 
 	/* The keys are the registrations' (each bumps its key). */
-	rw_win_describe(&r->wparams, segs);
+	rw_win_describe(&lk->wparams, segs);
 	si.flags = flags;
 	si.nr_tensors = n;
 	si.win.seg_shift = shift;
-	si.win.nr_segs = r->wparams.nr_segs;
-	ret = rw_wire_setup_pack(r->out, RW_WIRE_MSG_MAX, &si, segs, t);
+	si.win.nr_segs = lk->wparams.nr_segs;
+	ret = rw_wire_setup_pack(lk->out, RW_WIRE_MSG_MAX, &si, segs, t);
 	if (ret < 0)
 		goto out;
-	sge.addr = r->out_dma;
+	sge.addr = lk->out_dma;
 	sge.length = ret;
-	ib_dma_sync_single_for_device(dev, r->out_dma, sge.length,
+	ib_dma_sync_single_for_device(dev, lk->out_dma, sge.length,
 				      DMA_TO_DEVICE);
-	ret = ib_post_send(r->id->qp, &wr, NULL);
+	ret = ib_post_send(lk->id->qp, &wr, NULL);
 	if (!ret)
-		r->out_len = sge.length;
+		lk->out_len = sge.length;
 out:
 	kvfree(segs);
 	return ret;
 }
 
-/* The box's answer arrived, or the connection broke. */
-static bool rw_remote_answered(struct rw_remote *r)
+/* Every link's setup (@r->rdma held). */
+static int rw_remote_send_setups(struct rw_remote *r,
+				 const struct rw_tensor_desc *t, u32 n,
+				 u32 flags)
 {
-	/* Pairs with the release in rw_remote_ctl_done(). */
-	return smp_load_acquire(&r->got_reply) || READ_ONCE(r->error);
+	int ret = 0;
+	u32 i;
+
+	lockdep_assert_held(&r->rdma);
+	for (i = 0; !ret && i < r->nr_links; i++)
+		ret = r->links[i].id ?
+		      rw_remote_send_setup(&r->links[i], t, n, flags) :
+		      -ECONNRESET;
+	return ret;
+}
+
+/* The box answered every link's setup, or the connection broke. */
+static bool rw_remote_answered(struct rw_remote *r, void *arg)
+{
+	u32 i;
+
+	if (READ_ONCE(r->error))
+		return true;
+	for (i = 0; i < r->nr_links; i++)
+		/* Pairs with the release in rw_remote_ctl_done(). */
+		if (!smp_load_acquire(&r->links[i].got_reply))
+			return false;
+	return true;
+}
+
+/* The first refusal among the links' replies, as a positive errno. */
+static u32 rw_remote_refusal(struct rw_remote *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->nr_links; i++)
+		/* Pairs with the release in rw_remote_ctl_done(). */
+		if (smp_load_acquire(&r->links[i].got_reply) &&
+		    r->links[i].rep.status)
+			return r->links[i].rep.status;
+	return 0;
 }
 
 /* Every chunk's first parameters arrived, or the connection broke. */
-static bool rw_remote_all_in(struct rw_remote *r)
+static bool rw_remote_all_in(struct rw_remote *r, void *arg)
 {
 	return bitmap_full(r->have, r->nr_chunks) || READ_ONCE(r->error);
 }
 
-/* The layout as the reply's chunk size cuts it; the geometry agrees. */
+/*
+ * The layout as the replies' chunk size cuts it; the geometry agrees
+ * with the model and every link's reply agrees with the first one's.
+ */
 static int rw_remote_start(struct rw_remote *r)
 {
-	const struct rw_wire_reply_info *rep = &r->rep;
-	u32 n = r->l.nr_tensors;
+	const struct rw_wire_reply_info *rep = &r->links[0].rep, *o;
+	u32 n = r->l.nr_tensors, i;
 
+	for (i = 1; i < r->nr_links; i++) {
+		o = &r->links[i].rep;
+		if (o->rank != rep->rank || o->nr_workers != rep->nr_workers ||
+		    o->sync != rep->sync || o->epoch != rep->epoch ||
+		    o->chunk_size != rep->chunk_size ||
+		    o->nr_chunks != rep->nr_chunks ||
+		    o->model_bytes != rep->model_bytes)
+			return -EPROTO;
+	}
 	if (rep->model_bytes != r->l.geom.total_bytes || rep->rank != r->rank ||
 	    rw_layout_init(&r->l, r->lt, n, rep->chunk_size, r->offsets,
 			   r->by_key) ||
 	    r->l.geom.nr_chunks != rep->nr_chunks)
 		return -EPROTO;
+	r->nr_chunks = rep->nr_chunks;
 	r->versions_len = PAGE_ALIGN((u64)rep->nr_chunks * sizeof(u64));
 	return 0;
 }
@@ -863,6 +1021,7 @@ static int rw_remote_declare_locked(struct rw_remote *r,
 				    u32 flags)
 {
 	long left;
+	u32 refusal;
 	int ret;
 
 	if (flags & ~RW_DECLARE_FLAGS_ALL || !n)
@@ -880,19 +1039,21 @@ static int rw_remote_declare_locked(struct rw_remote *r,
 		return ret;
 
 	mutex_lock(&r->rdma);
-	ret = r->id ? rw_remote_send_setup(r, t, n, flags) : -ECONNRESET;
+	ret = rw_remote_send_setups(r, t, n, flags);
 	mutex_unlock(&r->rdma);
 	if (ret)
 		return ret;
-	left = wait_event_interruptible_timeout(r->wq, rw_remote_answered(r),
+	left = wait_event_interruptible_timeout(r->wq,
+						rw_remote_answered(r, NULL),
 						msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
 	if (left < 0)
 		return -ERESTARTSYS;
 	if (!left)
 		return -ETIMEDOUT;
 	/* A refusal is the answer, though the box hangs up after it. */
-	if (smp_load_acquire(&r->got_reply) && r->rep.status)
-		return -(int)r->rep.status;
+	refusal = rw_remote_refusal(r);
+	if (refusal)
+		return -(int)refusal;
 	ret = READ_ONCE(r->error);
 	if (ret)
 		return ret;
@@ -903,7 +1064,7 @@ static int rw_remote_declare_locked(struct rw_remote *r,
 	 * The box writes every chunk's parameters first: wait for them, or
 	 * one of them could pass for the answer to this worker's first push.
 	 */
-	left = wait_event_interruptible_timeout(r->wq, rw_remote_all_in(r),
+	left = wait_event_interruptible_timeout(r->wq, rw_remote_all_in(r, NULL),
 						msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
 	if (left < 0)
 		return -ERESTARTSYS;
@@ -945,11 +1106,11 @@ int rw_remote_setup(struct rw_remote *r, struct rw_setup *out)
 	if (ret)
 		return ret;
 	out->rank = r->rank;
-	out->nr_workers = r->rep.nr_workers;
-	out->chunk_size = r->rep.chunk_size;
+	out->nr_workers = r->links[0].rep.nr_workers;
+	out->chunk_size = r->links[0].rep.chunk_size;
 	out->nr_chunks = r->nr_chunks;
 	out->nr_tensors = r->l.nr_tensors;
-	out->sync = r->rep.sync;
+	out->sync = r->links[0].rep.sync;
 	out->model_bytes = r->l.geom.total_bytes;
 	out->grad_offset = RW_MMAP_GRAD;
 	out->grad_len = r->buf_len;
@@ -959,37 +1120,37 @@ int rw_remote_setup(struct rw_remote *r, struct rw_setup *out)
 	out->versions_len = r->versions_len;
 	out->features = RW_FEATURES;
 	out->node = NUMA_NO_NODE;
-	out->epoch = r->rep.epoch;
+	out->epoch = r->links[0].rep.epoch;
 	return 0;
 }
 
 /* ---- transfers ---- */
 
-static bool rw_remote_sel_idle(struct rw_remote *r)
+static bool rw_remote_sel_idle(struct rw_remote *r, void *arg)
 {
 	return !bitmap_intersects(r->busy, r->sel, r->nr_chunks);
 }
 
-static bool rw_remote_sel_fresh(struct rw_remote *r)
+static bool rw_remote_sel_fresh(struct rw_remote *r, void *arg)
 {
-	return rw_remote_sel_idle(r) &&
+	return rw_remote_sel_idle(r, arg) &&
 	       bitmap_subset(r->sel, r->have, r->nr_chunks);
 }
 
-/* Wait until @cond holds or the connection breaks: 0 or an errno. */
+/* Wait until @cond(@r, @arg) holds or the connection breaks: 0 or an errno. */
 static int rw_remote_wait(struct rw_remote *r,
-			  bool (*cond)(struct rw_remote *r), bool nonblock,
-			  long tmo)
+			  bool (*cond)(struct rw_remote *r, void *arg),
+			  void *arg, bool nonblock, long tmo)
 {
 	long left;
 
-	if (cond(r))
+	if (cond(r, arg))
 		return 0;
 	if (READ_ONCE(r->error))
 		return r->error;
 	if (nonblock)
 		return -EAGAIN;
-	left = wait_event_interruptible_timeout(r->wq, cond(r) ||
+	left = wait_event_interruptible_timeout(r->wq, cond(r, arg) ||
 						READ_ONCE(r->error), tmo);
 	if (left < 0)
 		return -ERESTARTSYS;
@@ -998,22 +1159,28 @@ static int rw_remote_wait(struct rw_remote *r,
 	return READ_ONCE(r->error) ?: 0;
 }
 
-/* Room on the send queue, and a credit: the box takes the push. */
-static bool rw_remote_sq_ready(struct rw_remote *r)
+/* Room on link @arg's send queue, and a credit: the box takes the push. */
+static bool rw_remote_sq_ready(struct rw_remote *r, void *arg)
 {
-	return atomic_read(&r->sq_room) > 0 &&
-	       atomic_read(&r->in_flight) < (int)r->rep.credits;
+	struct rw_remote_link *lk = arg;
+
+	return atomic_read(&lk->sq_room) > 0 &&
+	       atomic_read(&lk->in_flight) < (int)lk->rep.credits;
 }
 
-/* Write chunk @c of the gradient into this rank's slot on the box. */
-static int rw_remote_push_chunk(struct rw_remote *r, u32 c)
+/*
+ * Write chunk @c of the gradient into this rank's slot on the box, on the
+ * chunk's link @lk.
+ */
+static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
+				u32 c)
 {
 	struct rw_wire_seg_info at;
 	struct ib_sge sge;
 	struct ib_rdma_wr wr = {
 		.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM,
 		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.wr_cqe = &r->push_cqe,
+		.wr.wr_cqe = &lk->push_cqe,
 		.wr.sg_list = &sge,
 		.wr.num_sge = 1,
 		.wr.ex.imm_data = cpu_to_be32(RW_IMM(RW_IMM_PUSH, r->clock, c)),
@@ -1027,22 +1194,22 @@ static int rw_remote_push_chunk(struct rw_remote *r, u32 c)
 		return ret;
 	mutex_lock(&r->rdma);
 	ret = -ECONNRESET;
-	if (r->id && !READ_ONCE(r->error)) {
-		rw_win_at(&r->wgrad, off, &sge.addr, &sge.lkey);
+	if (lk->id && !READ_ONCE(r->error)) {
+		rw_win_at(&lk->wgrad, off, &sge.addr, &sge.lkey);
 		sge.length = len;
-		rw_wire_win_at(&r->rep.win, off, &at);
+		rw_wire_win_at(&lk->rep.win, off, &at);
 		wr.remote_addr = at.addr;
 		wr.rkey = at.rkey;
 		set_bit(c, r->busy);
-		atomic_inc(&r->in_flight);
-		atomic_dec(&r->sq_room);
-		ret = ib_post_send(r->id->qp, &wr.wr, NULL);
+		atomic_inc(&lk->in_flight);
+		atomic_dec(&lk->sq_room);
+		ret = ib_post_send(lk->id->qp, &wr.wr, NULL);
 		if (ret) {
-			atomic_inc(&r->sq_room);
-			atomic_dec(&r->in_flight);
+			atomic_inc(&lk->sq_room);
+			atomic_dec(&lk->in_flight);
 			clear_bit(c, r->busy);
 		} else {
-			atomic64_inc(&r->pushes);
+			atomic64_inc(&lk->pushes);
 		}
 	}
 	mutex_unlock(&r->rdma);
@@ -1051,17 +1218,19 @@ static int rw_remote_push_chunk(struct rw_remote *r, u32 c)
 
 static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo)
 {
+	struct rw_remote_link *lk;
 	u32 c;
 	int ret;
 
 	/* A chunk goes again only once the box has answered it. */
-	ret = rw_remote_wait(r, rw_remote_sel_idle, nonblock, tmo);
+	ret = rw_remote_wait(r, rw_remote_sel_idle, NULL, nonblock, tmo);
 	if (ret)
 		return ret;
 	for_each_set_bit(c, r->sel, r->nr_chunks) {
-		ret = rw_remote_wait(r, rw_remote_sq_ready, false, tmo);
+		lk = rw_remote_link_of(r, c);
+		ret = rw_remote_wait(r, rw_remote_sq_ready, lk, false, tmo);
 		if (!ret)
-			ret = rw_remote_push_chunk(r, c);
+			ret = rw_remote_push_chunk(r, lk, c);
 		if (ret)
 			return ret;
 		if (++r->npushed == r->nr_chunks) {
@@ -1093,7 +1262,8 @@ int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,
 	if (!ret && op & RW_XFER_PUSH)
 		ret = rw_remote_push(r, nonblock, tmo);
 	if (!ret && op & RW_XFER_PULL)
-		ret = rw_remote_wait(r, rw_remote_sel_fresh, nonblock, tmo);
+		ret = rw_remote_wait(r, rw_remote_sel_fresh, NULL, nonblock,
+				     tmo);
 	mutex_unlock(&r->xfer);
 	return ret;
 }

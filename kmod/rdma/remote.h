@@ -18,13 +18,14 @@ struct ib_device;
 struct rw_remote;
 
 /*
- * Connect to the box listening at @box as rank @rank of job @job, signing
- * the request with @token: the attachment, or an ERR_PTR (the box's
- * refusal, or what kept the connection from being made). May sleep for
- * the resolution and the connect (RW_REMOTE_CONNECT_MS at most).
+ * Connect to the box listening at @box (@nr addresses, one per box NIC,
+ * 1..RW_WIRE_MAX_NICS) as rank @rank of job @job, signing the requests
+ * with @token: the attachment, or an ERR_PTR (the box's refusal, or what
+ * kept a connection from being made). May sleep for the resolutions and
+ * the connects (RW_REMOTE_CONNECT_MS at most each).
  */
 struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
-				   const struct sockaddr_storage *box);
+				   const struct sockaddr_storage *box, u32 nr);
 /* Disconnect (if still connected) and free; no mapping is left. */
 void rw_remote_free(struct rw_remote *r);
 

@@ -54,12 +54,26 @@ void rw_wire_req_pack(struct rw_wire_req *w, const struct rw_wire_req_info *in)
 	w->version = RW_WIRE_VERSION;
 	w->rank = cpu_to_le16((u16)in->rank);
 	w->epoch = cpu_to_le32(in->epoch);
+	w->nic = (u8)in->nic;
+	w->nr_nics = (u8)in->nr_nics;
+	w->session = cpu_to_le16((u16)in->session);
 	memcpy(w->job_tag, in->job_tag, sizeof(w->job_tag));
 	w->nonce = cpu_to_le64(in->nonce);
 	w->time_s = cpu_to_le64(in->time_s);
 	memcpy(w->auth, in->auth, sizeof(w->auth));
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_req_pack);
+
+int rw_wire_nics_check(u32 nic, u32 nr_nics, u32 session)
+{
+	if (!nr_nics)
+		return nic || session ? -EPROTO : 0;
+	if (nr_nics < 2 || nr_nics > RW_WIRE_MAX_NICS || nic >= nr_nics ||
+	    !session || session > U16_MAX)
+		return -EPROTO;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_nics_check);
 
 /* Magic and version, the framing every handshake message starts with. */
 static int rw_wire_check_frame(__le32 magic, u8 version, const char **why)
@@ -89,12 +103,19 @@ int rw_wire_req_parse(const void *data, size_t len,
 	ret = rw_wire_check_frame(w.magic, w.version, why);
 	if (ret)
 		return ret;
-	if (w.flags || w.reserved) {
-		*why = "unknown flags or non-zero reserved bytes";
+	if (w.flags) {
+		*why = "unknown flags";
+		return -EPROTO;
+	}
+	if (rw_wire_nics_check(w.nic, w.nr_nics, le16_to_cpu(w.session))) {
+		*why = "bad connection index, count or session";
 		return -EPROTO;
 	}
 	out->rank = le16_to_cpu(w.rank);
 	out->epoch = le32_to_cpu(w.epoch);
+	out->nic = w.nic;
+	out->nr_nics = w.nr_nics;
+	out->session = le16_to_cpu(w.session);
 	memcpy(out->job_tag, w.job_tag, sizeof(out->job_tag));
 	out->nonce = le64_to_cpu(w.nonce);
 	out->time_s = le64_to_cpu(w.time_s);
@@ -363,6 +384,8 @@ int rw_wire_reply_pack(void *buf, size_t len,
 		h.nr_chunks = cpu_to_le32(in->nr_chunks);
 		h.model_bytes = cpu_to_le64(in->model_bytes);
 		h.credits = cpu_to_le32(in->credits);
+		h.nic = (u8)in->nic;
+		h.nr_nics = (u8)in->nr_nics;
 		h.seg_shift = cpu_to_le32(in->win.seg_shift);
 		h.nr_segs = cpu_to_le32(nr_segs);
 	}
@@ -395,6 +418,8 @@ int rw_wire_reply_parse(const void *data, size_t len,
 	out->nr_chunks = le32_to_cpu(h.nr_chunks);
 	out->model_bytes = le64_to_cpu(h.model_bytes);
 	out->credits = le32_to_cpu(h.credits);
+	out->nic = h.nic;
+	out->nr_nics = h.nr_nics;
 	out->win.seg_shift = le32_to_cpu(h.seg_shift);
 	out->win.nr_segs = le32_to_cpu(h.nr_segs);
 	out->win.segs = (const void *)((const u8 *)data + sizeof(h));
@@ -403,8 +428,14 @@ int rw_wire_reply_parse(const void *data, size_t len,
 		*why = "reply length does not match its counts";
 		return -EPROTO;
 	}
-	if (out->status && out->win.nr_segs) {
-		*why = "a refusal with a window";
+	if (out->status && (out->win.nr_segs || h.nic || h.nr_nics)) {
+		*why = "a refusal with a window or a connection index";
+		return -EPROTO;
+	}
+	/* The session stays the worker's: any non-zero one passes here. */
+	if (rw_wire_nics_check(out->nic, out->nr_nics, 1) &&
+	    rw_wire_nics_check(out->nic, out->nr_nics, 0)) {
+		*why = "bad connection index or count";
 		return -EPROTO;
 	}
 	if (out->status)

@@ -29,6 +29,9 @@ int rw_wire_imm_parse(u32 imm, u32 nr_chunks, struct rw_wire_imm *out);
 struct rw_wire_req_info {
 	u32 rank;
 	u32 epoch;
+	u32 nic;			/* below @nr_nics, or 0 */
+	u32 nr_nics;			/* 0: the only connection */
+	u32 session;			/* with @nr_nics, non-zero */
 	u8 job_tag[RW_WIRE_TAG_LEN];
 	u64 nonce;
 	u64 time_s;
@@ -38,11 +41,18 @@ struct rw_wire_req_info {
 void rw_wire_req_pack(struct rw_wire_req *w, const struct rw_wire_req_info *in);
 
 /*
+ * Whether an attachment's connection fields hold together: @nr_nics 0
+ * (one connection) with @nic and @session 0, or 2..RW_WIRE_MAX_NICS with
+ * @nic below it and a non-zero @session. 0 or -EPROTO.
+ */
+int rw_wire_nics_check(u32 nic, u32 nr_nics, u32 session);
+
+/*
  * Check and decode the private data of a connect request: 0, or -EPROTO
  * with *@why saying what was wrong (too short, magic, version, flags,
- * reserved bytes). Bytes after the request (padding a transport adds) are
- * ignored. Nothing is authenticated here: the caller checks the tag and
- * the authenticator next.
+ * connection fields: rw_wire_nics_check). Bytes after the request
+ * (padding a transport adds) are ignored. Nothing is authenticated
+ * here: the caller checks the tag and the authenticator next.
  */
 int rw_wire_req_parse(const void *data, size_t len,
 		      struct rw_wire_req_info *out, const char **why);
@@ -124,6 +134,8 @@ struct rw_wire_reply_info {
 	u32 nr_chunks;
 	u64 model_bytes;
 	u32 credits;
+	u32 nic;			/* the request's, echoed */
+	u32 nr_nics;
 	struct rw_wire_win win;		/* the gradient window */
 };
 

@@ -94,7 +94,9 @@ int rw_attach(struct rw_ctx *ctx, const char *job, const uint8_t *token,
  * Bind @ctx to job @job on the box at @box ("ADDR", "ADDR:PORT",
  * "[ADDR6]:PORT"; the port defaults to RW_WIRE_PORT) as the worker of
  * rank @rank: the module here connects to the box over RDMA
- * (RW_ATTACH_REMOTE). Everything after works as for a local job, with this
+ * (RW_ATTACH_REMOTE). A box with several NICs: one address per NIC,
+ * separated by commas, one connection each, chunk c on connection
+ * c % count. Everything after works as for a local job, with this
  * host's memory behind the mappings. -EINVAL for an address that does not
  * parse; the box's refusal (-EACCES for an unknown job or a wrong token,
  * -ERANGE, -EADDRINUSE); -EHOSTUNREACH, -ETIMEDOUT or -ECONNREFUSED when

@@ -219,7 +219,8 @@ class Worker:
 
     ``Worker("digits", token, rank=0)`` attaches on this host;
     ``box="10.88.0.1"`` attaches to a job on another host over RDMA
-    (rw_attach_remote(3)); ``observer=True`` maps a running job read-only.
+    (rw_attach_remote(3); ``box="10.88.0.1,10.89.0.1"`` for a box with
+    two NICs: one connection each); ``observer=True`` maps a running job read-only.
     Use as a context manager or call close().
     """
 

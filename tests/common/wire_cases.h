@@ -78,6 +78,13 @@ enum rw_wc_spoil {
 	RW_WC_FLAGS,
 	RW_WC_RESERVED,
 	RW_WC_NULL,
+	RW_WC_MULTI,		/* connection 1 of 2: fine */
+	RW_WC_MULTI_LAST,	/* connection 7 of RW_WIRE_MAX_NICS: fine */
+	RW_WC_NIC_BEYOND,	/* connection 2 of 2 */
+	RW_WC_ONE_NIC,		/* a count of 1 (one connection says 0) */
+	RW_WC_TOO_MANY,		/* RW_WIRE_MAX_NICS + 1 connections */
+	RW_WC_NO_SESSION,	/* a count without a session */
+	RW_WC_NIC_ALONE,	/* an index without a count */
 };
 
 struct rw_wc_req {
@@ -95,7 +102,76 @@ static const struct rw_wc_req rw_wc_reqs[] = {
 	{ "a flag set", RW_WC_FLAGS, -EPROTO },
 	{ "reserved bytes set", RW_WC_RESERVED, -EPROTO },
 	{ "no private data", RW_WC_NULL, -EPROTO },
+	{ "connection 1 of 2", RW_WC_MULTI, 0 },
+	{ "the last of the most connections", RW_WC_MULTI_LAST, 0 },
+	{ "connection index beyond the count", RW_WC_NIC_BEYOND, -EPROTO },
+	{ "a count of one connection", RW_WC_ONE_NIC, -EPROTO },
+	{ "more connections than allowed", RW_WC_TOO_MANY, -EPROTO },
+	{ "several connections without a session", RW_WC_NO_SESSION, -EPROTO },
+	{ "an index without a count", RW_WC_NIC_ALONE, -EPROTO },
 };
+
+/* The connection fields a spoil packs into the request (not a pack error). */
+static void rw_wc_req_nics(enum rw_wc_spoil spoil, struct rw_wire_req_info *in)
+{
+	static const struct { enum rw_wc_spoil spoil; u32 nic, nr, session; }
+	nics[] = {
+		{ RW_WC_MULTI, 1, 2, 0xbeef },
+		{ RW_WC_MULTI_LAST, RW_WIRE_MAX_NICS - 1, RW_WIRE_MAX_NICS, 1 },
+		{ RW_WC_NIC_BEYOND, 2, 2, 0xbeef },
+		{ RW_WC_ONE_NIC, 0, 1, 0xbeef },
+		{ RW_WC_TOO_MANY, 0, RW_WIRE_MAX_NICS + 1, 0xbeef },
+		{ RW_WC_NO_SESSION, 1, 2, 0 },
+		{ RW_WC_NIC_ALONE, 1, 0, 0 },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(nics); i++) {
+		if (nics[i].spoil != spoil)
+			continue;
+		in->nic = nics[i].nic;
+		in->nr_nics = nics[i].nr;
+		in->session = nics[i].session;
+	}
+}
+
+/*
+ * The chunk -> connection rule (RW_WIRE_NIC_OF): every chunk on exactly
+ * one connection below the count, one connection for them all without
+ * one, and no connection more than one chunk ahead of another.
+ */
+static const char *rw_wc_nic_of_run(void)
+{
+	u32 count[RW_WIRE_MAX_NICS];
+	u32 nr, c, i, lo, hi, nic;
+
+	for (c = 0; c < 1000; c++)
+		if (RW_WIRE_NIC_OF(c, 0) != 0)
+			return "one connection: a chunk elsewhere";
+	for (nr = 2; nr <= RW_WIRE_MAX_NICS; nr++) {
+		for (c = 1; c <= 37; c++) {
+			memset(count, 0, sizeof(count));
+			for (i = 0; i < c; i++) {
+				nic = RW_WIRE_NIC_OF(i, nr);
+				if (nic >= nr)
+					return "a chunk on no connection";
+				count[nic]++;
+			}
+			lo = count[0];
+			hi = count[0];
+			for (i = 1; i < nr; i++) {
+				lo = count[i] < lo ? count[i] : lo;
+				hi = count[i] > hi ? count[i] : hi;
+			}
+			if (hi - lo > 1)
+				return "connections unevenly loaded";
+		}
+	}
+	/* The wire's largest chunk id, on the last connection of 8. */
+	if (RW_WIRE_NIC_OF(RW_IMM_CHUNK_MASK, 8) != RW_IMM_CHUNK_MASK % 8)
+		return "the largest chunk id";
+	return NULL;
+}
 
 static void rw_wc_req_info(struct rw_wire_req_info *in)
 {
@@ -127,12 +203,16 @@ static const char *rw_wc_req_run(const struct rw_wc_req *c)
 
 	memset(&u, 0, sizeof(u));
 	rw_wc_req_info(&in);
+	rw_wc_req_nics(c->spoil, &in);
 	rw_wire_req_pack(w, &in);
 	/* Little-endian on the wire, whatever the host. */
 	if (buf[0] != 0x52 || buf[1] != 0x57 || buf[2] != 0x57 ||
 	    buf[3] != 0x31 || buf[8] != 0x04 || buf[11] != 0x01 ||
 	    buf[6] != 255 || buf[7] != 0 || buf[24] != 0x88 || buf[31] != 0x11)
 		return "packed bytes are not little-endian as documented";
+	if (c->spoil == RW_WC_MULTI &&
+	    (buf[12] != 1 || buf[13] != 2 || buf[14] != 0xef || buf[15] != 0xbe))
+		return "connection fields not where documented";
 	switch (c->spoil) {
 	case RW_WC_SHORT:
 		len--;
@@ -164,7 +244,9 @@ static const char *rw_wc_req_run(const struct rw_wc_req *c)
 	if (out.rank != in.rank || out.epoch != in.epoch ||
 	    out.nonce != in.nonce || out.time_s != in.time_s ||
 	    memcmp(out.job_tag, in.job_tag, sizeof(in.job_tag)) ||
-	    memcmp(out.auth, in.auth, sizeof(in.auth)))
+	    memcmp(out.auth, in.auth, sizeof(in.auth)) ||
+	    out.nic != in.nic || out.nr_nics != in.nr_nics ||
+	    out.session != in.session)
 		return "fields changed on the way";
 	return NULL;
 }
@@ -339,8 +421,28 @@ static const char *rw_wc_reply_run(void)
 	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
 	    out.status || out.rank != 1 || out.nr_chunks != 3 ||
 	    out.model_bytes != 8200 || out.credits != 16 || out.epoch != 3 ||
-	    out.win.nr_segs != 2)
+	    out.win.nr_segs != 2 || out.nic || out.nr_nics)
 		return "reply: parsed back";
+	/* Connection 1 of 3 is echoed; 3 of 3 and 1 of 1 are refused. */
+	in.nic = 1;
+	in.nr_nics = 3;
+	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+			       rw_wc_segs);
+	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.nic != 1 || out.nr_nics != 3 || rw_wc_msg_buf[52] != 1 ||
+	    rw_wc_msg_buf[53] != 3)
+		return "reply: a connection index";
+	rw_wc_msg_buf[52] = 3;
+	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) != -EPROTO)
+		return "reply: an index beyond the count";
+	rw_wc_msg_buf[52] = 1;
+	rw_wc_msg_buf[53] = 1;
+	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) != -EPROTO)
+		return "reply: a count of one";
+	in.nic = 0;
+	in.nr_nics = 0;
+	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+			       rw_wc_segs);
 	for (i = 0; i < (int)ARRAY_SIZE(rw_wc_reply_breaks); i++) {
 		const struct rw_wc_break *b = &rw_wc_reply_breaks[i];
 		size_t len = b->xor ? (size_t)n : b->off;

@@ -55,10 +55,19 @@ static void rw_wire_msg_test(struct kunit *test)
 	KUNIT_EXPECT_NULL_MSG(test, fail, "reply broken by %s", fail);
 }
 
+static void rw_wire_nic_of_test(struct kunit *test)
+{
+	const char *fail = rw_wc_nic_of_run();
+
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
+}
+
 static void rw_wire_layout_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, sizeof(struct rw_wire_req), RW_WIRE_REQ_SIZE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rw_wire_req, nic), 12);
 	KUNIT_EXPECT_EQ(test, offsetof(struct rw_wire_req, job_tag), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rw_wire_setup_reply, nic), 52);
 	KUNIT_EXPECT_EQ(test, offsetof(struct rw_wire_req, auth), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct rw_wire_rej), RW_WIRE_REJ_SIZE);
 	/* On the wire and in peers already built: never renumbered. */
@@ -72,6 +81,7 @@ static struct kunit_case rw_wire_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_wire_req_test, rw_wc_req_gen_params),
 	KUNIT_CASE(rw_wire_rej_test),
 	KUNIT_CASE(rw_wire_msg_test),
+	KUNIT_CASE(rw_wire_nic_of_test),
 	KUNIT_CASE(rw_wire_layout_test),
 	{}
 };

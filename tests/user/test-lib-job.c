@@ -45,7 +45,8 @@ static void rwt_attach_request(void **state)
 	assert_int_equal(a->box_family, 0);
 	assert_int_equal(a->box_port, 0);
 	assert_true(rwm_zero(a->box_addr, sizeof(a->box_addr)));
-	assert_true(rwm_zero(a->reserved, sizeof(a->reserved)));
+	assert_true(rwm_zero(&a->reserved, sizeof(a->reserved)));
+	assert_true(!a->box_more && !a->nr_box_more);
 }
 
 static void rwt_attach_observer(void **state)
@@ -124,10 +125,48 @@ static void rwt_attach_remote_request(void **state)
 		assert_int_equal(a->box_family, ok[i].family);
 		assert_int_equal(a->box_port, ok[i].port);
 		assert_memory_equal(a->box_addr, ok[i].addr, 16);
-		assert_true(rwm_zero(a->reserved, sizeof(a->reserved)));
+		assert_int_equal(a->box_more, 0);
+		assert_int_equal(a->nr_box_more, 0);
+		assert_int_equal(a->reserved, 0);
 		assert_true(rwm_done());
 		rw_ctx_close(ctx);
 	}
+	(void)state;
+}
+
+/* A box with several NICs: one listener each, the first in the request. */
+static void rwt_attach_remote_nics(void **state)
+{
+	const struct rwm_call *call;
+	const struct rw_attach *a;
+	struct rw_ctx *ctx;
+
+	rwm_reset();
+	assert_int_equal(rw_ctx_open(&ctx, "/dev/null"), 0);
+	rwm_expect(RW_IOC_ATTACH, 0, NULL);
+	assert_int_equal(rw_attach_remote(ctx, "far", rwt_token, 3,
+					  "10.0.0.1,10.0.1.1:9000,[::1]:7"), 0);
+	call = rwm_call(0);
+	a = &call->arg.attach;
+	assert_int_equal(a->flags, RW_ATTACH_REMOTE);
+	assert_int_equal(a->rank, 3);
+	assert_int_equal(a->box_family, AF_INET);
+	assert_int_equal(a->box_port, 0);
+	assert_memory_equal(a->box_addr, ((uint8_t[16]){ 10, 0, 0, 1 }), 16);
+	assert_int_equal(a->nr_box_more, 2);
+	assert_true(a->box_more != 0);
+	assert_int_equal(a->reserved, 0);
+	assert_int_equal(call->box_more[0].family, AF_INET);
+	assert_int_equal(call->box_more[0].port, 9000);
+	assert_memory_equal(call->box_more[0].addr,
+			    ((uint8_t[16]){ 10, 0, 1, 1 }), 16);
+	assert_int_equal(call->box_more[0].reserved, 0);
+	assert_int_equal(call->box_more[1].family, AF_INET6);
+	assert_int_equal(call->box_more[1].port, 7);
+	assert_memory_equal(call->box_more[1].addr,
+			    ((uint8_t[16]){ [15] = 1 }), 16);
+	assert_true(rwm_done());
+	rw_ctx_close(ctx);
 	(void)state;
 }
 
@@ -139,6 +178,9 @@ static void rwt_attach_remote_bad(void **state)
 		"10.0.0.1:-1", "10.0.0.1:+5", "10.0.0.1:80x", "10.0.0.256",
 		"[::1", "[::1]x", "[::1]:", "[10.0.0.1]x", "1.2.3.4:5:6",
 		"[0123456789abcdef0123456789abcdef0123456789abcdef]",
+		"10.0.0.1,", ",10.0.0.1", "10.0.0.1,,10.0.0.2",
+		"10.0.0.1,box.example", "10.0.0.1,10.0.0.2:0",
+		"1.1.1.1,1.1.1.2,1.1.1.3,1.1.1.4,1.1.1.5,1.1.1.6,1.1.1.7,1.1.1.8,1.1.1.9",
 	};
 	struct rw_ctx *ctx = *state;
 	size_t i;
@@ -311,6 +353,7 @@ int main(void)
 		T(rwt_attach_name_limits),
 		T(rwt_attach_bad_args),
 		T(rwt_attach_remote_request),
+		T(rwt_attach_remote_nics),
 		T(rwt_attach_remote_bad),
 		T(rwt_attach_errors),
 		T(rwt_attach_eintr),

@@ -80,6 +80,8 @@ struct rwm_call {
 	/* The array arg.declare.tensors or arg.xfer.ranges points to. */
 	struct rw_tensor_desc tensors[RWM_MAX_ARRAY];
 	struct rw_range ranges[RWM_MAX_ARRAY];
+	/* The array arg.attach.box_more points to. */
+	struct rw_attach_addr box_more[RW_WIRE_MAX_NICS];
 };
 
 struct rwm_map {
@@ -372,6 +374,16 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		if (d->tensors)
 			memcpy(call->tensors, (const void *)(uintptr_t)d->tensors,
 			       n * sizeof(call->tensors[0]));
+	}
+	if (call && req == RW_IOC_ATTACH) {
+		const struct rw_attach *a = arg;
+
+		n = a->nr_box_more < RW_WIRE_MAX_NICS ? a->nr_box_more :
+		    RW_WIRE_MAX_NICS;
+		if (a->box_more)
+			memcpy(call->box_more,
+			       (const void *)(uintptr_t)a->box_more,
+			       n * sizeof(call->box_more[0]));
 	}
 	if (call && (req == RW_IOC_PUSH || req == RW_IOC_PULL ||
 		     req == RW_IOC_PUSHPULL)) {

@@ -47,6 +47,15 @@ static void wire_msgs(void **state)
 		fail_msg("reply broken by %s: not refused", fail);
 }
 
+static void wire_nic_of(void **state)
+{
+	const char *fail = rw_wc_nic_of_run();
+
+	(void)state;
+	if (fail)
+		fail_msg("chunk -> connection: %s", fail);
+}
+
 static void wire_layout(void **state)
 {
 	(void)state;
@@ -62,6 +71,7 @@ int main(void)
 		cmocka_unit_test(wire_tables),
 		cmocka_unit_test(wire_rej),
 		cmocka_unit_test(wire_msgs),
+		cmocka_unit_test(wire_nic_of),
 		cmocka_unit_test(wire_layout),
 	};
 

@@ -57,7 +57,6 @@ static void bad_attach(int fd, struct rw_attach *a, int want, const char *what)
 static void attach_cases(int fa, int fb, int fo)
 {
 	struct rw_attach a;
-	char what[64];
 
 	attach_init(&a, job, 0, 0);
 	a.token[7] ^= 0x20;
@@ -96,12 +95,29 @@ static void attach_cases(int fa, int fb, int fo)
 	attach_init(&a, job, 0, RW_ATTACH_REMOTE | RW_ATTACH_OBSERVER);
 	a.box_family = AF_INET;
 	bad_attach(fa, &a, -EINVAL, "a remote observer");
-	for (int i = 0; i < 2; i++) {
-		attach_init(&a, job, 0, 0);
-		a.reserved[i] = 1ULL << (i * 16 + 3);
-		snprintf(what, sizeof(what), "non-zero reserved[%d]", i);
-		bad_attach(fa, &a, -EINVAL, what);
-	}
+	attach_init(&a, job, 0, 0);
+	a.reserved = 1U << 3;
+	bad_attach(fa, &a, -EINVAL, "non-zero reserved");
+	attach_init(&a, job, 0, 0);
+	a.box_more = 1ULL << 19;
+	bad_attach(fa, &a, -EINVAL, "more box addresses without RW_ATTACH_REMOTE");
+	attach_init(&a, job, 0, 0);
+	a.nr_box_more = 1;
+	bad_attach(fa, &a, -EINVAL, "a count of box addresses without RW_ATTACH_REMOTE");
+	attach_init(&a, job, 0, RW_ATTACH_REMOTE);
+	a.box_family = AF_INET;
+	a.box_more = 1ULL << 19;
+	bad_attach(fa, &a, -EINVAL, "more box addresses without a count");
+	attach_init(&a, job, 0, RW_ATTACH_REMOTE);
+	a.box_family = AF_INET;
+	a.nr_box_more = RW_WIRE_MAX_NICS;
+	a.box_more = 1ULL << 19;
+	bad_attach(fa, &a, -EINVAL, "more box addresses than RW_WIRE_MAX_NICS");
+	attach_init(&a, job, 0, RW_ATTACH_REMOTE);
+	a.box_family = AF_INET;
+	a.nr_box_more = 1;
+	a.box_more = 8;
+	bad_attach(fa, &a, -EFAULT, "more box addresses at a bad pointer");
 	attach_init(&a, job, 0, 1U << 2);
 	bad_attach(fa, &a, -EINVAL, "unknown flag bit 2");
 	attach_init(&a, job, 0, 1U << 31);

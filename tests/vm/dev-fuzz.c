@@ -348,7 +348,7 @@ static void op_attach(void)
 	} else if (fz_pct(&rng, 2)) {
 		a.box_port = 1;		/* box fields without REMOTE */
 	}
-	gen_reserved(a.reserved, sizeof(a.reserved));
+	gen_reserved(&a.reserved, sizeof(a.reserved));
 	ret = sys_ioctl(fd, RW_IOC_ATTACH, fz_pct(&rng, 97) ? (void *)&a :
 			(void *)(uintptr_t)gen_ptr(NULL));
 	if (ret == 0 && opt.victim && !strcmp(a.job, opt.victim))
