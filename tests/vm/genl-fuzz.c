@@ -832,6 +832,7 @@ static unsigned int cleanup(void)
 	unsigned int nr = 0, i;
 	struct nlmsghdr *nh;
 	bool done = false;
+	__u32 seq;
 	ssize_t n;
 	int len, rem;
 
@@ -839,6 +840,7 @@ static unsigned int cleanup(void)
 	nh = msg_start(family, NLM_F_REQUEST | NLM_F_DUMP, RW_CMD_JOB_GET,
 		       RW_GENL_VERSION);
 	out_len = nh->nlmsg_len;
+	seq = nh->nlmsg_seq;
 	if (send(nl, out, out_len, 0) < 0)
 		die("send: %s", strerror(errno));
 	while (!done) {
@@ -850,6 +852,14 @@ static unsigned int cleanup(void)
 		     nh = NLMSG_NEXT(nh, len)) {
 			const struct nlattr *a;
 
+			/*
+			 * The socket is the fuzzer's: an event of the
+			 * group it joined, or a late answer to one of
+			 * its messages, may come first. Only the dump's
+			 * own parts count.
+			 */
+			if (nh->nlmsg_seq != seq)
+				continue;
 			if (nh->nlmsg_type == NLMSG_DONE ||
 			    nh->nlmsg_type == NLMSG_ERROR) {
 				done = true;
