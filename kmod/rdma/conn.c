@@ -231,8 +231,16 @@ static void rw_conn_close_work(struct work_struct *work)
 		list_del_init(&c->link);
 	}
 	spin_unlock_irqrestore(&rw_conns_lock, flags);
-	if (mine)
-		rw_conn_teardown(c);
+	if (!mine)
+		return;
+	/*
+	 * A second reason to close (a QP event beside a failed heartbeat)
+	 * may have queued this work again between its start and the lock
+	 * above; nothing can queue it now (closing, off rw_conns), so take
+	 * that back before @c is freed under it.
+	 */
+	cancel_work(&c->close_work);
+	rw_conn_teardown(c);
 }
 
 bool rw_conn_close_later(struct rw_conn *c)

@@ -140,27 +140,25 @@ kill -9 $hpid
 wait $hpid 2>/dev/null
 t_ok "kill -9 of the holder: the box frees rank 0" rw_until_attached hold 0
 t_ok "... and closes both its connections" rw_until_conns hold '[]'
-pids=()
-for r in 0 1; do
-	"$LOCAL" hold "$RW_OUT/token" $r 2 $ITERS "$BOX,$BOX2" >"$RW_OUT/again$r.log" 2>&1 &
-	pids+=($!)
-done
-rw_wait_bounded 200 "${pids[@]}"
-t_eq "rank 0 attaches again, with rank 1" 0 "$?"
-t_eq "... and both train exactly" "trained $ITERS exact trained $ITERS exact" \
-	"$(result "$RW_OUT/again0.log") $(result "$RW_OUT/again1.log")"
+# pair TAG DESC ADDRS0 ADDRS1: ranks 0 and 1 of job hold, each with its
+# box addresses, train $ITERS iterations; both must end exact.
+pair() {
+	local tag=$1 desc=$2 r pids=()
+	shift 2
+	for r in 0 1; do
+		"$LOCAL" hold "$RW_OUT/token" $r 2 $ITERS "$1" >"$RW_OUT/$tag$r.log" 2>&1 &
+		pids+=($!)
+		shift
+	done
+	rw_wait_bounded 200 "${pids[@]}"
+	t_eq "$desc" 0 "$?"
+	t_eq "... both train exactly" "trained $ITERS exact trained $ITERS exact" \
+		"$(result "$RW_OUT/${tag}0.log") $(result "$RW_OUT/${tag}1.log")"
+}
+pair again "rank 0 attaches again, with rank 1" "$BOX,$BOX2" "$BOX,$BOX2"
 
 # ---- one address still works on the two-NIC box ----
-pids=()
-for r in 0 1; do
-	"$LOCAL" hold "$RW_OUT/token" $r 2 $ITERS "$([ $r = 0 ] && echo $BOX || echo $BOX2)" \
-		>"$RW_OUT/one$r.log" 2>&1 &
-	pids+=($!)
-done
-rw_wait_bounded 200 "${pids[@]}"
-t_eq "one address each (rank 0 on $BOX, rank 1 on $BOX2)" 0 "$?"
-t_eq "... both train exactly" "trained $ITERS exact trained $ITERS exact" \
-	"$(result "$RW_OUT/one0.log") $(result "$RW_OUT/one1.log")"
+pair one "one address each (rank 0 on $BOX, rank 1 on $BOX2)" $BOX $BOX2
 
 t_ok "job del digits spread hold" sh -c \
 	"'$RWCTL' job del digits && '$RWCTL' job del spread && '$RWCTL' job del hold"
