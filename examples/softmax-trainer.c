@@ -59,7 +59,8 @@
  *                    it before its first pull ("rank 0: restored step S
  *                    from FILE"), the others wait for it with
  *                    rw_params_wait(), and everyone numbers its steps from
- *                    the versions buffer (--follow), so the run goes on
+ *                    the versions buffer (--follow; each says "rank R:
+ *                    continuing at step S"), so the run goes on
  *                    with the batches it would have had. Under BSP the
  *                    final parameters equal those of a run never stopped,
  *                    bit for bit.
@@ -764,6 +765,9 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 		step = versions[0];
 		if (o->join && !o->quiet)
 			fprintf(stderr, "rank %" PRIu32 ": joining at step %"
+				PRIu64 "\n", o->rank, step);
+		if (o->restore && !o->quiet)
+			fprintf(stderr, "rank %" PRIu32 ": continuing at step %"
 				PRIu64 "\n", o->rank, step);
 	}
 	for (; !err; step++) {

@@ -88,6 +88,13 @@ for optim in momentum adam; do
 		train "r$optim$f" "r$optim$f" --restore "$RW_OUT/$optim-$f.ckpt"
 		t_eq "$optim: the run restored from checkpoint $f" 0 "$?"
 		t_ok "$optim: rank 0 restored it" grep -q "restored step" "$RW_OUT/r$optim$f-rank0.log"
+		# Every rank's first step is the checkpoint's (one run in
+		# some twenty once ended off the straight run with a correct
+		# checkpoint: this says whether a rank started elsewhere).
+		st=$(sed -n 's/.*restored step \([0-9]*\) .*/\1/p' "$RW_OUT/r$optim$f-rank0.log")
+		t_eq "$optim: every rank continues at the restored step (${st:-none})" \
+			"$(printf 'at %s\n' "$st" "$st" "$st" "$st")" \
+			"$(for r in 0 1 2 3; do sed -n 's/.*continuing at step \([0-9]*\)$/at \1/p' "$RW_OUT/r$optim$f-rank$r.log"; done)"
 		t_ok "$optim: bit-identical to the straight run after restoring $f" \
 			sh -c "for r in 0 1 2 3; do cmp '$RW_OUT/s$optim-params-0.bin' \"$RW_OUT/r$optim$f-params-\$r.bin\" || exit 1; done"
 		"$RWCTL" job del "r$optim$f" >/dev/null
