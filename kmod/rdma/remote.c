@@ -133,8 +133,7 @@ struct rw_remote {
 	char job[RW_JOB_NAME_MAX];
 	u32 rank;
 	u32 nr_links;			/* 1..RW_WIRE_MAX_NICS */
-	u32 nr_nics;			/* on the wire: 0 for a single link */
-	u32 session;			/* with @nr_nics */
+	u32 session;			/* with several links */
 	struct rw_remote_link links[RW_WIRE_MAX_NICS];
 	struct delayed_work beat_work;	/* heartbeats (rdma/conn.h) */
 
@@ -161,7 +160,13 @@ struct rw_remote {
 /* The link that carries chunk @c. */
 static struct rw_remote_link *rw_remote_link_of(struct rw_remote *r, u32 c)
 {
-	return &r->links[RW_WIRE_NIC_OF(c, r->nr_nics)];
+	return &r->links[RW_WIRE_NIC_OF(c, r->nr_links)];
+}
+
+/* The link count the wire names: 0 for an attachment of one (uapi). */
+static u32 rw_remote_nr_nics(const struct rw_remote *r)
+{
+	return r->nr_links > 1 ? r->nr_links : 0;
 }
 
 static void rw_remote_break(struct rw_remote *r, const char *why)
@@ -285,8 +290,8 @@ static void rw_remote_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (!lk->rep.status &&
-	    (lk->rep.nic != (r->nr_nics ? lk->nic : 0) ||
-	     lk->rep.nr_nics != r->nr_nics)) {
+	    (lk->rep.nic != lk->nic ||
+	     lk->rep.nr_nics != rw_remote_nr_nics(r))) {
 		rw_remote_break(r, "a reply for another connection");
 		return;
 	}
@@ -535,9 +540,9 @@ static int rw_remote_connect(struct rw_remote_link *lk, const u8 *token)
 	int ret;
 
 	ri.rank = r->rank;
-	if (r->nr_nics) {
+	if (r->nr_links > 1) {
 		ri.nic = lk->nic;
-		ri.nr_nics = r->nr_nics;
+		ri.nr_nics = r->nr_links;
 		ri.session = r->session;
 	}
 	rw_auth_job_tag(token, r->job, ri.job_tag);
@@ -642,10 +647,8 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	strscpy(r->job, job, sizeof(r->job));
 	r->rank = rank;
 	r->nr_links = nr;
-	if (nr > 1) {
-		r->nr_nics = nr;
+	if (nr > 1)
 		r->session = get_random_u32_below(U16_MAX) + 1;
-	}
 	for (i = 0; i < nr; i++) {
 		r->links[i].r = r;
 		r->links[i].nic = i;

@@ -432,9 +432,8 @@ int rw_wire_reply_parse(const void *data, size_t len,
 		*why = "a refusal with a window or a connection index";
 		return -EPROTO;
 	}
-	/* The session stays the worker's: any non-zero one passes here. */
-	if (rw_wire_nics_check(out->nic, out->nr_nics, 1) &&
-	    rw_wire_nics_check(out->nic, out->nr_nics, 0)) {
+	/* The session stays the worker's: the one the count asks for. */
+	if (rw_wire_nics_check(out->nic, out->nr_nics, !!out->nr_nics)) {
 		*why = "bad connection index or count";
 		return -EPROTO;
 	}

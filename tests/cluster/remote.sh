@@ -79,8 +79,6 @@ else
 	trainer() {
 		"$LOCAL" $JOB "$TOKEN" "$2" 2 "$3" $BOX >"$RW_OUT/$1-$2.log" 2>&1 &
 	}
-	result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
-	hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
 
 	# probe LOG: attach to a job the box does not have until it answers
 	# (its ARP entry may take a moment), the answer in LOG.
@@ -105,8 +103,8 @@ else
 	wait $p0 $p1
 	t_eq "two trainers on this host trained the box's job: exact" \
 		"trained $ITERS exact trained $ITERS exact" \
-		"$(result "$RW_OUT/a-0.log") $(result "$RW_OUT/a-1.log")"
-	t_eq "... the same bytes" "$(hash_of "$RW_OUT/a-0.log")" "$(hash_of "$RW_OUT/a-1.log")"
+		"$(rw_wire_result "$RW_OUT/a-0.log") $(rw_wire_result "$RW_OUT/a-1.log")"
+	t_eq "... the same bytes" "$(rw_wire_hash "$RW_OUT/a-0.log")" "$(rw_wire_hash "$RW_OUT/a-1.log")"
 
 	trainer long 0 $LONG
 	p0=$!
@@ -133,7 +131,7 @@ else
 	wait $p0 $p1
 	t_eq "a new pair trains the next run: exact" \
 		"trained $ITERS exact trained $ITERS exact" \
-		"$(result "$RW_OUT/b-0.log") $(result "$RW_OUT/b-1.log")"
+		"$(rw_wire_result "$RW_OUT/b-0.log") $(rw_wire_result "$RW_OUT/b-1.log")"
 
 	# waiting NAME: ranks 0 and 1 of cs (3 workers) push iteration 0 and
 	# wait for rank 2, which never comes, with no timeout of their own;

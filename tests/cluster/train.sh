@@ -65,15 +65,13 @@ else
 		cat "$RW_OUT/$1"-[01].log
 		return 1
 	}
-	result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
-	hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
 
 	mkfifo /tmp/hold-a-0 /tmp/hold-a-1 /tmp/hold-b-0 /tmp/hold-b-1
 	pair a
 	t_ok "ranks 0 and 1 trained across hosts" trained a
-	t_eq "rank 0: exact" "trained $ITERS exact" "$(result "$RW_OUT/a-0.log")"
-	t_eq "rank 1: exact" "trained $ITERS exact" "$(result "$RW_OUT/a-1.log")"
-	t_eq "... the same bytes" "$(hash_of "$RW_OUT/a-0.log")" "$(hash_of "$RW_OUT/a-1.log")"
+	t_eq "rank 0: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/a-0.log")"
+	t_eq "rank 1: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/a-1.log")"
+	t_eq "... the same bytes" "$(rw_wire_hash "$RW_OUT/a-0.log")" "$(rw_wire_hash "$RW_OUT/a-1.log")"
 	sed -n 's/^set up \([0-9]*\) chunks$/\1/p' "$RW_OUT/a-0.log" |
 		awk -v i=$ITERS '{print $1 * i}' >"$RW_OUT/chunks"
 	touch "$RW_OUT/holding"
@@ -88,7 +86,7 @@ else
 	pair b
 	t_ok "a new pair trained the next run" trained b
 	t_eq "both exact again" "trained $ITERS exact trained $ITERS exact" \
-		"$(result "$RW_OUT/b-0.log") $(result "$RW_OUT/b-1.log")"
+		"$(rw_wire_result "$RW_OUT/b-0.log") $(rw_wire_result "$RW_OUT/b-1.log")"
 	exec 8>&- 9>&-
 	wait
 	touch "$RW_OUT/done"

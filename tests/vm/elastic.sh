@@ -59,12 +59,11 @@ wait_all() {
 	return $rc
 }
 
-steps() { rw_steps "$1"; }
 # until_steps JOB N: wait (20 s at most) until the job has stepped N times.
 until_steps() {
 	local i
 	for i in $(seq 200); do
-		[ "$(steps "$1")" -ge "$2" ] && return 0
+		[ "$(rw_steps "$1")" -ge "$2" ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -94,10 +93,10 @@ same_params() {
 rate() {
 	local a b t0 t1
 	until_steps "$1" 5 || return 1
-	a=$(steps "$1")
+	a=$(rw_steps "$1")
 	t0=$(date +%s%N)
 	sleep 2
-	b=$(steps "$1")
+	b=$(rw_steps "$1")
 	t1=$(date +%s%N)
 	awk -v a="$a" -v b="$b" -v t="$((t1 - t0))" \
 		'BEGIN { printf "%.1f\n", (b >= a ? (b - a) * 1e9 / t : -1) }'
@@ -175,17 +174,17 @@ if [ $part = main ]; then
 	on_within() {
 		local end=$(($(date +%s%N) + $3 * 1000000000))
 		while [ "$(date +%s%N)" -lt $end ]; do
-			[ "$(steps "$1")" -gt "$2" ] && return 0
+			[ "$(rw_steps "$1")" -gt "$2" ] && return 0
 			sleep 0.05
 		done
 		return 1
 	}
 	kill -9 $victim
-	s0=$(steps kill4)
+	s0=$(rw_steps kill4)
 	echo "# $(date +%T.%N) killed rank 2 at step $s0"
 	on_within kill4 $((s0 + 5)) 3
 	t_eq "after kill -9 of rank 2 the others step on within 3 s" 0 "$?"
-	echo "# $(date +%T.%N) at step $(steps kill4)"
+	echo "# $(date +%T.%N) at step $(rw_steps kill4)"
 	wait $victim 2>/dev/null
 	t_eq "rank 2 is no longer live" false \
 		"$("$RWCTL" -j stats show kill4 | jpy 'bool(d["workers"][2]["live"])')"

@@ -179,6 +179,11 @@ rw_steps() {
 		awk '{ for (i = 1; i < NF; i++) if ($i == "steps") { print $(i + 1); exit } }'
 }
 
+# rw_wire_result LOG: a wire trainer's outcome, its log's last line
+# without the parameter hash that ends it; rw_wire_hash LOG: that hash.
+rw_wire_result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
+rw_wire_hash() { tail -n 1 "$1" | awk '{print $NF}'; }
+
 rw_until_attached() {
 	local _ n
 	for _ in $(seq 150); do

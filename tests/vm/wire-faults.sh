@@ -67,8 +67,6 @@ cut() {
 	return 1
 }
 
-result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
-
 # --- the box's device goes mid-run ---
 t_ok "job add dev" job dev
 pair dev $LONG dev
@@ -90,7 +88,7 @@ pair dev $ITERS dev-again
 wait "$pid0" "$pid1"
 t_eq "a new pair trains the job from the start, exactly" \
 	"trained $ITERS exact trained $ITERS exact" \
-	"$(result "$RW_OUT/dev-again-0.log") $(result "$RW_OUT/dev-again-1.log")"
+	"$(rw_wire_result "$RW_OUT/dev-again-0.log") $(rw_wire_result "$RW_OUT/dev-again-1.log")"
 
 # --- the module goes mid-run ---
 t_ok "job add mod" job mod
@@ -108,7 +106,7 @@ pair mod $ITERS mod-again
 wait "$pid0" "$pid1"
 t_eq "a new pair trains a new job, exactly" \
 	"trained $ITERS exact trained $ITERS exact" \
-	"$(result "$RW_OUT/mod-again-0.log") $(result "$RW_OUT/mod-again-1.log")"
+	"$(rw_wire_result "$RW_OUT/mod-again-0.log") $(rw_wire_result "$RW_OUT/mod-again-1.log")"
 t_ok "job del mod" "$RWCTL" job del mod
 t_ok "rmmod rackweave" rmmod rackweave
 t_done

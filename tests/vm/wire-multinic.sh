@@ -43,9 +43,9 @@ data=$RW_OUT/digits.bin
 t_ok "the digits data set" cp "$RW_TOP/build/examples/digits.bin" "$data"
 impl=$("$RWCTL" -j status | jpy 'd["agg_impl"]')
 
-# rw_until_conns JOB EXPECTED [EXPR]: the job's connections, each as
+# until_conns JOB EXPECTED [EXPR]: the job's connections, each as
 # EXPR (default: [rank, device]), are EXPECTED (30 s at most).
-rw_until_conns() {
+until_conns() {
 	local _ now
 	for _ in $(seq 150); do
 		now=$(conns "$1" "${3:-[c['rank'], c['device']]}")
@@ -56,8 +56,6 @@ rw_until_conns() {
 	return 1
 }
 
-result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
-hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
 # conns JOB EXPR: a Python expression over the job's connections (c).
 conns() {
 	"$RWCTL" -j listen show |
@@ -99,9 +97,9 @@ rw_wait_bounded 300 "${pids[@]}"
 t_eq "4 trainers on both NICs train $ITERS iterations" 0 "$?"
 t_eq "4 trainers on both NICs: exact" \
 	"$(printf 'trained %s exact\n' $ITERS $ITERS $ITERS $ITERS)" \
-	"$(for r in 0 1 2 3; do result "$RW_OUT/spread$r.log"; done)"
+	"$(for r in 0 1 2 3; do rw_wire_result "$RW_OUT/spread$r.log"; done)"
 t_eq "... all four hold the same parameter bytes" 1 \
-	"$(for r in 0 1 2 3; do hash_of "$RW_OUT/spread$r.log"; done | sort -u | wc -l)"
+	"$(for r in 0 1 2 3; do rw_wire_hash "$RW_OUT/spread$r.log"; done | sort -u | wc -l)"
 chunks=$(dmesg | sed -n 's/.*job spread rank 0 nic 0\/2 set up: \([0-9]*\) chunks$/\1/p' | head -n 1)
 t_ok "the model has chunks for both NICs (${chunks:-none})" test "${chunks:-0}" -ge 2
 # What each connection of the box moved, as the module counted it (its
@@ -123,13 +121,13 @@ t_ok "job add hold: 2 workers" "$RWCTL" job add hold workers 2 chunk-size 4096 \
 "$LOCAL" hold "$RW_OUT/token" 0 2 $ITERS "$BOX,$BOX2" >"$RW_OUT/hold0.log" 2>&1 &
 hpid=$!
 t_ok "rank 0 attached with two connections" rw_until_attached hold 1
-t_ok "... on rxe0 and on rxe1" rw_until_conns hold '[[0, "rxe0"], [0, "rxe1"]]'
+t_ok "... on rxe0 and on rxe1" until_conns hold '[[0, "rxe0"], [0, "rxe1"]]'
 # Its first iteration is out, waiting for rank 1: listen show counts
 # each connection's own chunks, pushed once and written once (the first
 # parameters).
 hc=$(dmesg | sed -n 's/.*job hold rank 0 nic 0\/2 set up: \([0-9]*\) chunks$/\1/p' | tail -n 1)
 t_ok "listen show: rxe0 pushed and got chunks 0, 2, 4..., rxe1 chunks 1, 3, 5..." \
-	rw_until_conns hold "[[0, \"rxe0\", $(( (hc + 1) / 2 )), $(( (hc + 1) / 2 ))], [0, \"rxe1\", $((hc / 2)), $((hc / 2))]]" \
+	until_conns hold "[[0, \"rxe0\", $(( (hc + 1) / 2 )), $(( (hc + 1) / 2 ))], [0, \"rxe1\", $((hc / 2)), $((hc / 2))]]" \
 	"[c['rank'], c['device'], c['pushes'], c['writes']]"
 "$LOCAL" hold "$RW_OUT/token" 0 2 $ITERS "$BOX,$BOX2" >"$RW_OUT/taken.log" 2>&1
 t_ok "a second attachment of rank 0: refused" \
@@ -139,7 +137,7 @@ t_eq "... and the holder's two connections stay" '[[0, "rxe0"], [0, "rxe1"]]' \
 kill -9 $hpid
 wait $hpid 2>/dev/null
 t_ok "kill -9 of the holder: the box frees rank 0" rw_until_attached hold 0
-t_ok "... and closes both its connections" rw_until_conns hold '[]'
+t_ok "... and closes both its connections" until_conns hold '[]'
 # pair TAG DESC ADDRS0 ADDRS1: ranks 0 and 1 of job hold, each with its
 # box addresses, train $ITERS iterations; both must end exact.
 pair() {
@@ -153,7 +151,7 @@ pair() {
 	rw_wait_bounded 200 "${pids[@]}"
 	t_eq "$desc" 0 "$?"
 	t_eq "... both train exactly" "trained $ITERS exact trained $ITERS exact" \
-		"$(result "$RW_OUT/${tag}0.log") $(result "$RW_OUT/${tag}1.log")"
+		"$(rw_wire_result "$RW_OUT/${tag}0.log") $(rw_wire_result "$RW_OUT/${tag}1.log")"
 }
 pair again "rank 0 attaches again, with rank 1" "$BOX,$BOX2" "$BOX,$BOX2"
 

@@ -34,9 +34,6 @@ trainer() {
 	"$LOCAL" "$1" "${5:-$RW_OUT/token}" "$2" 2 $ITERS $4 >"$3" 2>&1 &
 }
 
-result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
-hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
-
 # --- a remote trainer and a local one ---
 t_ok "job add mix" job mix
 trainer mix 1 "$RW_OUT/mix-remote.log" $BOX
@@ -45,11 +42,11 @@ trainer mix 0 "$RW_OUT/mix-local.log"
 lpid=$!
 wait $lpid
 wait $rpid
-t_eq "local trainer: exact" "trained $ITERS exact" "$(result "$RW_OUT/mix-local.log")"
+t_eq "local trainer: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/mix-local.log")"
 t_eq "remote trainer (rw_attach_remote): exact" "trained $ITERS exact" \
-	"$(result "$RW_OUT/mix-remote.log")"
-t_eq "both hold the same parameter bytes" "$(hash_of "$RW_OUT/mix-local.log")" \
-	"$(hash_of "$RW_OUT/mix-remote.log")"
+	"$(rw_wire_result "$RW_OUT/mix-remote.log")"
+t_eq "both hold the same parameter bytes" "$(rw_wire_hash "$RW_OUT/mix-local.log")" \
+	"$(rw_wire_hash "$RW_OUT/mix-remote.log")"
 t_ok "the box logged the remote rank's connection" \
 	sh -c "dmesg | grep -q 'job mix rank 1: connected to $BOX'"
 
@@ -62,8 +59,8 @@ p1=$!
 wait $p0
 wait $p1
 t_eq "two remote trainers: exact" "trained $ITERS exact trained $ITERS exact" \
-	"$(result "$RW_OUT/far0.log") $(result "$RW_OUT/far1.log")"
-t_eq "... the same bytes" "$(hash_of "$RW_OUT/far0.log")" "$(hash_of "$RW_OUT/far1.log")"
+	"$(rw_wire_result "$RW_OUT/far0.log") $(rw_wire_result "$RW_OUT/far1.log")"
+t_eq "... the same bytes" "$(rw_wire_hash "$RW_OUT/far0.log")" "$(rw_wire_hash "$RW_OUT/far1.log")"
 
 # --- refusals ---
 t_ok "job add bad" job bad

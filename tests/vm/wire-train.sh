@@ -39,10 +39,6 @@ remote() {
 		>"$3" 2>&1 &
 }
 
-# result LOG: the trainer's last line, without its hash.
-result() { tail -n 1 "$1" | sed 's/ [0-9a-f]\{16\}$//'; }
-hash_of() { tail -n 1 "$1" | awk '{print $NF}'; }
-
 # --- a local and a remote worker ---
 t_ok "job add mix" job mix
 remote mix 1 "$RW_OUT/mix-remote.log"
@@ -52,11 +48,11 @@ lpid=$!
 wait $lpid
 wait $rpid
 t_eq "local worker: exact after $ITERS iterations" "trained $ITERS exact" \
-	"$(result "$RW_OUT/mix-local.log")"
+	"$(rw_wire_result "$RW_OUT/mix-local.log")"
 t_eq "remote worker: accepted, exact" "accepted trained $ITERS exact" \
-	"$(head -n 1 "$RW_OUT/mix-remote.log") $(result "$RW_OUT/mix-remote.log")"
-t_eq "both hold the same parameter bytes" "$(hash_of "$RW_OUT/mix-local.log")" \
-	"$(hash_of "$RW_OUT/mix-remote.log")"
+	"$(head -n 1 "$RW_OUT/mix-remote.log") $(rw_wire_result "$RW_OUT/mix-remote.log")"
+t_eq "both hold the same parameter bytes" "$(rw_wire_hash "$RW_OUT/mix-local.log")" \
+	"$(rw_wire_hash "$RW_OUT/mix-remote.log")"
 chunks=$(sed -n 's/^set up \([0-9]*\) chunks$/\1/p' "$RW_OUT/mix-remote.log")
 t_eq "the remote rank pushed every chunk every iteration" $((chunks * ITERS)) \
 	"$("$RWCTL" -j stats show mix | jpy '[w["chunks"] for w in d["workers"] if w["rank"] == 1][0]')"
@@ -72,7 +68,7 @@ for _ in $(seq 100); do
 	grep -q trained "$RW_OUT/count-remote.log" && break
 	sleep 0.1
 done
-t_eq "held remote worker: exact" "trained $ITERS exact" "$(result "$RW_OUT/count-remote.log")"
+t_eq "held remote worker: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/count-remote.log")"
 t_eq "listen show: pushes, parameter writes and control messages of the connection" \
 	"[$((chunks * ITERS)), $((chunks * (ITERS + 1))), 2]" \
 	"$("$RWCTL" -j listen show | jpy '[[c["pushes"], c["writes"], c["messages"]] for c in d["connections"]][0]')"
@@ -87,9 +83,9 @@ remote far 1 "$RW_OUT/far1.log"
 p1=$!
 wait $p0
 wait $p1
-t_eq "rank 0 remote: exact" "trained $ITERS exact" "$(result "$RW_OUT/far0.log")"
-t_eq "rank 1 remote: exact" "trained $ITERS exact" "$(result "$RW_OUT/far1.log")"
-t_eq "... the same bytes" "$(hash_of "$RW_OUT/far0.log")" "$(hash_of "$RW_OUT/far1.log")"
+t_eq "rank 0 remote: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/far0.log")"
+t_eq "rank 1 remote: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/far1.log")"
+t_eq "... the same bytes" "$(rw_wire_hash "$RW_OUT/far0.log")" "$(rw_wire_hash "$RW_OUT/far1.log")"
 
 # --- four remote workers, and four local ones: the same bytes ---
 t_ok "job add four (4 workers)" job four 4
@@ -105,12 +101,12 @@ done
 wait $pids
 t_eq "four remote workers: exact" \
 	"$(printf 'trained %s exact\n' $ITERS $ITERS $ITERS $ITERS)" \
-	"$(for r in 0 1 2 3; do result "$RW_OUT/four$r.log"; done)"
+	"$(for r in 0 1 2 3; do rw_wire_result "$RW_OUT/four$r.log"; done)"
 t_eq "four local workers: exact" \
 	"$(printf 'trained %s exact\n' $ITERS $ITERS $ITERS $ITERS)" \
-	"$(for r in 0 1 2 3; do result "$RW_OUT/four-local$r.log"; done)"
+	"$(for r in 0 1 2 3; do rw_wire_result "$RW_OUT/four-local$r.log"; done)"
 t_eq "all eight hold the same parameter bytes" 1 \
-	"$(for r in 0 1 2 3; do hash_of "$RW_OUT/four$r.log"; hash_of "$RW_OUT/four-local$r.log"; done | sort -u | wc -l)"
+	"$(for r in 0 1 2 3; do rw_wire_hash "$RW_OUT/four$r.log"; rw_wire_hash "$RW_OUT/four-local$r.log"; done | sort -u | wc -l)"
 
 # --- peers that break the protocol, each alone ---
 t_ok "job add bad" job bad
@@ -132,7 +128,7 @@ wait $lpid
 wait $rpid
 t_eq "after them, a good peer and a local worker train exactly" \
 	"trained $ITERS exact trained $ITERS exact" \
-	"$(result "$RW_OUT/bad-after.log") $(result "$RW_OUT/bad-local.log")"
+	"$(rw_wire_result "$RW_OUT/bad-after.log") $(rw_wire_result "$RW_OUT/bad-local.log")"
 
 # A chunk pushed twice lands in a slot still being summed: a job of its
 # own, since under BSP that gradient stays in the step (issue of elastic
