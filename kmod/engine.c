@@ -112,8 +112,9 @@ static void rw_engine_release(struct rw_engine *e, u32 chunk, u32 w)
 
 /*
  * Run one step of @ch on @nsrc sources scaled by 1/@scale_n and publish
- * the new version; the slots are released by the caller inside the
- * section, so a reader that sees its slot free sees the new parameters.
+ * the new version. The slots are released inside the section, so a
+ * reader that sees its slot free sees the new parameters, and, once the
+ * section is over, the new version (rw_engine_fresh() waits for that).
  */
 static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 			      struct rw_chunk *ch, u32 chunk,
@@ -750,7 +751,8 @@ void rw_engine_init_end(struct rw_engine *e, bool set)
 	if (set)
 		WRITE_ONCE(e->initialized, true);
 	mutex_unlock(&e->init_lock);
-	if (set && wq_has_sleeper(&e->wq))
+	/* Even if not set: a pull may wait for a chunk's section to end. */
+	if (wq_has_sleeper(&e->wq))
 		wake_up_all(&e->wq);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_end);
@@ -962,21 +964,38 @@ EXPORT_SYMBOL_IF_KUNIT(rw_engine_posted);
 bool rw_engine_fresh(const struct rw_engine *e, u32 worker, u32 chunk,
 		     u64 posted)
 {
+	const struct rw_chunk *ch;
+
 	if (rw_engine_slot_busy(e, worker, chunk))
 		return false;
+	ch = &e->chunks[chunk];
 	/*
 	 * Synchronous rounds: its own gradient used (or dropped) means the
-	 * round it belonged to is done. Otherwise every gradient queued
-	 * before the pull must have been settled as well: applied if the
-	 * rule applies it alone. Not "used": after a switch from rounds to
-	 * a step per gradient, rounds below the switch still hold other
-	 * ranks' gradients until their quorum is in, and that may need this
-	 * very worker's next push.
+	 * round it belonged to is done, once the step that used it is
+	 * published. The owner frees the slots inside the step's write
+	 * section but stores the version (in-kernel and in the mapped
+	 * versions buffer) after them: while the section is open, a pull
+	 * that returned would let the worker read the version of the step
+	 * before, and one that numbers its steps by the versions buffer
+	 * would compute its next gradient on the batch it has just done.
+	 * Otherwise every gradient queued before the pull must have been
+	 * settled as well: applied if the rule applies it alone. Not
+	 * "used": after a switch from rounds to a step per gradient, rounds
+	 * below the switch still hold other ranks' gradients until their
+	 * quorum is in, and that may need this very worker's next push.
 	 */
-	if (!READ_ONCE(e->view->rule.each))
-		return true;
+	if (!READ_ONCE(e->view->rule.each)) {
+		/*
+		 * The slot, then the sequence: pairs with the release in
+		 * rw_engine_release() (the section began before it); an even
+		 * sequence then is the section's end, which orders the
+		 * version before it.
+		 */
+		smp_rmb();
+		return !(raw_read_seqcount(&ch->seq) & 1);
+	}
 	/* Pairs with the release of seen in rw_engine_arrive(). */
-	return smp_load_acquire(&e->chunks[chunk].seen) >= posted;
+	return smp_load_acquire(&ch->seen) >= posted;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_fresh);
 

@@ -104,7 +104,8 @@
  *   summed, or dropped as late); otherwise, this worker's own gradients
  *   and every gradient pushed before the pull began (except, after a
  *   switch from BSP, gradients a BSP round of an earlier iteration still
- *   holds for its quorum).
+ *   holds for its quorum). When a pull returns, the versions buffer
+ *   counts the steps it waited for.
  *   What a BSP step computes: a chunk's step for iteration i sums, in rank
  *   order, the gradients of iteration i of the job's members of the moment
  *   (every live rank attached by then) and scales the sum by 1/(number

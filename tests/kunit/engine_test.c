@@ -8,8 +8,10 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -534,6 +536,71 @@ static void rw_engine_rebalance_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, rw_engine_rebalance_loads(e, load, NULL), 0);
 }
 
+/*
+ * Under BSP a worker whose chunk is fresh reads the step's version in the
+ * versions buffer: a trainer that numbers its steps by that buffer right
+ * after its pull (--follow, every restored run) must not see the version
+ * of the step before, or it computes its next gradient on the batch it
+ * has just done. The owner frees worker 0's slot first and publishes the
+ * version after the last worker's, so with RW_AGG_MAX_SRCS workers the
+ * gap is widest; worker 0 pushes last and watches from another CPU than
+ * the owner's, as a puller woken by the gate does.
+ */
+#define RW_T_FRESH_WORKERS	RW_AGG_MAX_SRCS
+#define RW_T_FRESH_ROUNDS	300
+
+static void rw_engine_fresh_version_test(struct kunit *test)
+{
+	static const struct rw_layout_tensor t = {
+		.key = 1, .nelems = 16, .dtype = RW_DTYPE_F32,
+	};
+	int owner = cpumask_first(cpu_online_mask);
+	int me = cpumask_next(owner, cpu_online_mask);
+	u32 *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	u32 len, w, k, stale = 0, first = 0;
+	const u64 *versions;
+	struct rw_engine_config cfg;
+	struct rw_engine *e;
+	unsigned long end;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	if (me >= nr_cpu_ids)
+		kunit_skip(test, "needs two CPUs");
+	rw_t_config(&cfg, RW_AGG_SGD);
+	cfg.tensors = &t;
+	cfg.nr_tensors = 1;
+	cfg.nr_workers = RW_T_FRESH_WORKERS;
+	cfg.cpus = cpumask_of(owner);
+	e = rw_kt_engine(test, &cfg);
+	len = rw_engine_chunk_len(e, 0);
+	versions = page_address(rw_engine_page(e, RW_BUF_VERSIONS, 0, 0));
+	/* This case's own thread: the affinity ends with it. */
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(me)), 0);
+
+	for (k = 0; k < RW_T_FRESH_ROUNDS; k++) {
+		for (w = RW_T_FRESH_WORKERS - 1; w > 0; w--) {
+			rw_kt_grad(buf, len, k, w, 0);
+			KUNIT_ASSERT_EQ(test, rw_engine_push(e, w, 0, buf, len), 0);
+		}
+		rw_kt_grad(buf, len, k, 0, 0);
+		KUNIT_ASSERT_EQ(test, rw_engine_push(e, 0, 0, buf, len), 0);
+		end = jiffies + RW_T_TIMEOUT;
+		while (!rw_engine_fresh(e, 0, 0, 0)) {
+			KUNIT_ASSERT_TRUE_MSG(test, time_before(jiffies, end),
+					      "round %u never fresh", k);
+			cpu_relax();
+		}
+		if (READ_ONCE(versions[0]) != k + 1 && !stale++)
+			first = k;
+		/* Every slot is free once the version is out. */
+		KUNIT_ASSERT_EQ(test, rw_engine_wait(e, 0, k + 1, RW_T_TIMEOUT),
+				0);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, stale, 0,
+			    "fresh before its version in %u of %u rounds (first: %u)",
+			    stale, RW_T_FRESH_ROUNDS, first);
+}
+
 static struct kunit_case rw_engine_test_cases[] = {
 	KUNIT_CASE(rw_engine_threads_bound_test),
 	KUNIT_CASE(rw_engine_bad_config_test),
@@ -544,6 +611,7 @@ static struct kunit_case rw_engine_test_cases[] = {
 	KUNIT_CASE(rw_engine_order_independence_test),
 	KUNIT_CASE(rw_engine_push_storm_test),
 	KUNIT_CASE(rw_engine_rebalance_test),
+	KUNIT_CASE(rw_engine_fresh_version_test),
 	{}
 };
 
