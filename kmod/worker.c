@@ -916,6 +916,15 @@ int rw_worker_push_chunk(struct rw_worker *w, u32 chunk, long tmo)
 	ret = -EINVAL;
 	if (chunk >= w->nr_chunks)
 		goto out;
+	/*
+	 * The next iteration's push of a chunk answered already, queued
+	 * before a push of this one: no error, the caller retries it once
+	 * the iteration is complete.
+	 */
+	if (test_bit(chunk, w->pushed)) {
+		mutex_unlock(&w->lock);
+		return -EALREADY;
+	}
 	/* The gradient is in the slot already: the slot had to be free. */
 	ret = -EBUSY;
 	if (rw_engine_slot_busy(w->engine, w->rank, chunk))

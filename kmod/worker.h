@@ -69,7 +69,9 @@ __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
  * queue it as a push of that chunk alone would (the gate admits the
  * iteration first, which may sleep up to @tmo). 0, -EBUSY if the slot was
  * still being summed (the data arrived too early), -EALREADY if the chunk
- * was pushed in this iteration, or what a push answers.
+ * was pushed in this iteration (a push of the next one, which may come
+ * once the chunk is answered: queue it when this iteration is complete),
+ * or what a push answers.
  * rw_worker_pull_admit: the last push ended an iteration; before the
  * answers of that push go out the gate admits the next one (a pull would
  * wait there). 0 or what the gate answers (-ETIMEDOUT after @tmo).

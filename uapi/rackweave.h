@@ -381,9 +381,11 @@
  *   writes, and takes pushes of, its own chunks only, and a push of
  *   another connection's chunk ends the rank. The worker pushes
  *   every chunk once per iteration, pushes a chunk again only after its
- *   answer has arrived, and keeps at most @credits pushes unanswered; a
- *   push into a gradient still being summed, or twice in one iteration,
- *   ends the connection.
+ *   answer has arrived, and keeps at most @credits pushes unanswered. A
+ *   chunk pushed again (once answered) may come before the last pushes
+ *   of its iteration: the box counts it in the next and takes it once
+ *   those are in. A push before the chunk's answer, or into a gradient
+ *   still being summed, ends the connection.
  *
  * Heartbeats: an end that has heard nothing from the other for a second
  *   RDMA WRITEs zero bytes, without an immediate, at the start of the

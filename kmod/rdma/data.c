@@ -20,6 +20,9 @@
  * an immediate naming the chunk; the completion handler checks the
  * immediate and the length, posts the receive again and marks the chunk
  * arrived. Nothing is copied: the slot is the one a local worker maps.
+ * Once answered, a chunk may come again for the next iteration before the
+ * last push of this one is queued (arrivals are a set, and a sibling
+ * connection carries other chunks): it waits for the iteration's end.
  *
  * The agent (a kthread per connection, since the gate may make it wait)
  * queues arrived chunks through the worker exactly as a local push of
@@ -32,7 +35,8 @@
  * fails it, and its connection closes, which frees its rank.
  *
  * Any error in a completion, a malformed or unexpected immediate, a push
- * into a slot still being summed, or an eviction closes this connection
+ * of a chunk again before its answer or into a slot still being summed,
+ * or an eviction closes this connection
  * alone; rdma/conn.c tears it down outside every handler.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -160,7 +164,9 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		rw_conn_protocol_error(c, "push of the wrong length");
 		return;
 	}
-	if (test_and_set_bit(imm.chunk, c->arrived)) {
+	/* Not yet taken, or taken and not yet answered (the agent's order). */
+	if (test_and_set_bit(imm.chunk, c->arrived) ||
+	    test_bit(imm.chunk, c->awaiting)) {
 		rw_conn_protocol_error(c, "chunk pushed twice before its answer");
 		return;
 	}
@@ -281,16 +287,28 @@ static int rw_conn_agent_round(struct rw_conn *c)
 		return ret;
 
 	for_each_set_bit(chunk, c->arrived, n) {
+		/* From here on, another push of it comes before its answer. */
+		set_bit(chunk, c->awaiting);
+		smp_mb__before_atomic();	/* pairs with rw_conn_push_done */
 		clear_bit(chunk, c->arrived);
 		ret = rw_worker_push_chunk(c->w, chunk, tmo);
-		if (ret == -ETIMEDOUT) {
-			/* Parked in the gate: keep it, look around, retry. */
+		if (ret == -ETIMEDOUT || ret == -EALREADY) {
 			set_bit(chunk, c->arrived);
-			return 1;
+			clear_bit(chunk, c->awaiting);
 		}
+		/* Parked in the gate: keep it, look around, retry. */
+		if (ret == -ETIMEDOUT)
+			return 1;
+		/*
+		 * Answered, and pushed again for the next iteration before
+		 * this one's last push is queued (arrivals are a set, not a
+		 * queue, and a sibling connection carries others): it waits
+		 * for that push.
+		 */
+		if (ret == -EALREADY)
+			continue;
 		if (ret)
 			return ret;
-		__set_bit(chunk, c->awaiting);
 		did = 1;
 	}
 	if (!bitmap_empty(c->awaiting, n) && !rw_worker_admitted(c->w)) {
@@ -315,10 +333,15 @@ static int rw_conn_agent_round(struct rw_conn *c)
 			return did;
 		if (!rw_worker_chunk_fresh(c->w, chunk))
 			continue;
+		/*
+		 * Before the answer can arrive and the chunk come again:
+		 * rw_conn_push_done must see it cleared by then.
+		 */
+		clear_bit(chunk, c->awaiting);
+		smp_mb__after_atomic();	/* the clear before the post */
 		ret = rw_conn_send_params(c, chunk);
 		if (ret)
 			return ret;
-		__clear_bit(chunk, c->awaiting);
 		did = 1;
 	}
 	return did;
@@ -329,8 +352,6 @@ static const char *rw_conn_agent_why(int err)
 	switch (err) {
 	case -EBUSY:
 		return "pushed into a gradient still being summed";
-	case -EALREADY:
-		return "pushed a chunk twice in one iteration";
 	case -ESTALE:
 		return "evicted";
 	case -ENODEV:

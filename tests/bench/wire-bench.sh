@@ -137,12 +137,17 @@ for (w, cs), ranks in sorted(runs.items()):
                         "push_goodput_gbps": g("push_s", it),
                         "pull_goodput_gbps": g("pull_s", 1),
                         "pushpull_goodput_gbps": g("pushpull_s", it),
+                        "stream_push_goodput_gbps":
+                            g("stream_push_s", int(ranks[0]["stream_iters"])),
+                        "stream_pushpull_goodput_gbps":
+                            g("stream_pushpull_s", int(ranks[0]["stream_iters"])),
                         "connections": n, "pushes": pushes, "messages": msgs,
                         "metadata_messages_per_chunk": m})
 head = [r for r in out["runs"] if r["workers"] == 1 and r["chunk_size"] == 32768]
 if head and ibw:
     h = head[0]
-    for k in ("push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps"):
+    for k in ("push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps",
+              "stream_push_goodput_gbps", "stream_pushpull_goodput_gbps"):
         out[k] = h[k]
     out["push_ratio_to_ib_write_bw_32k"] = h["push_goodput_gbps"] / ibw
     out["pull_ratio_to_ib_write_bw_32k"] = h["pull_goodput_gbps"] / ibw
@@ -152,7 +157,7 @@ print("BENCH-JSON " + json.dumps(out))
 PY
 bj() { sed 's/^BENCH-JSON //' "$RW_OUT/bench.json" | jpy "$1"; }
 t_eq "every headline field is there and positive" true \
-	"$(bj 'all(d.get(k, 0) > 0 for k in ("ib_write_bw_gbps", "push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps", "push_ratio_to_ib_write_bw_32k", "pushpull_ratio_to_ib_write_bw_32k"))')"
+	"$(bj 'all(d.get(k, 0) > 0 for k in ("ib_write_bw_gbps", "push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps", "stream_push_goodput_gbps", "stream_pushpull_goodput_gbps", "push_ratio_to_ib_write_bw_32k", "pushpull_ratio_to_ib_write_bw_32k"))')"
 t_eq "the box sent and received no message per chunk" 0.0 \
 	"$(bj 'd["metadata_messages_per_chunk"]')"
 t_ok "rmmod rackweave" rmmod rackweave

@@ -15,14 +15,20 @@
  *   trained ITERS exact HASH | trained ITERS mismatch N HASH
  *   refused ERRNO            the box refused the setup
  *
- * FAULT "hold" keeps the connection after the result until stdin ends.
+ * FAULT "hold" keeps the connection after the result until stdin ends;
+ * "stream" trains as bench's stream goes (below): each chunk's gradient of
+ * the next iteration written and pushed as soon as its answer is in, so
+ * the box sees a chunk's next push before the last ones of its iteration.
  *
  *   wire-peer SRC DST PORT REQUEST_HEX bench RANK NELEMS ITERS [hold]
  *
  * declares one tensor of NELEMS floats, times the initial parameters (a
  * pull of the model), then ITERS iterations of pushing every chunk and
- * waiting for every answer, and prints
+ * waiting for every answer, then a stream of BENCH_STREAM_ITERS
+ * iterations (each chunk pushed again as soon as its answer is in, as
+ * ib_write_bw streams), and prints
  *   bench bytes B chunks N iters I pull_s P push_s S pushpull_s T
+ *         stream_iters J stream_push_s U stream_pushpull_s V
  * (push_s: the time until the iterations' pushes had completed).
  * Any other FAULT breaks the protocol once the run is set up, and the box
  * must end the connection ("disconnected" is printed):
@@ -49,6 +55,7 @@
 #define TR_RECVS	1024
 #define TR_WINDOW	1024	/* pushes in flight at most */
 #define TR_WAIT_MS	60000
+#define BENCH_STREAM_ITERS 4	/* the stream pushes each chunk this often */
 
 struct tr {
 	struct rdma_cm_id *id;
@@ -71,6 +78,10 @@ struct tr {
 	uint8_t *awaiting;		/* [nr_chunks] */
 	uint32_t in_flight;
 	uint32_t sq;			/* sends not yet completed */
+	uint32_t *answered;		/* [nr_chunks] stream: answers in order */
+	uint32_t nr_answered;
+	int fill;			/* stream: write each gradient first */
+	uint32_t rank;
 };
 
 static int post_recv(struct tr *t)
@@ -196,6 +207,8 @@ static int step(struct tr *t)
 		if (t->awaiting[imm.chunk]) {
 			t->awaiting[imm.chunk] = 0;
 			t->in_flight--;
+			if (t->answered)
+				t->answered[t->nr_answered++] = imm.chunk;
 		}
 		return 0;
 	default:
@@ -379,6 +392,95 @@ static int iterate(struct tr *t, uint32_t iter, double *push_s)
 	return 0;
 }
 
+/* Write rank t->rank's gradient of iteration @iter into chunk @c alone. */
+static void fill_chunk(struct tr *t, uint32_t iter, uint32_t c)
+{
+	uint64_t lo = (uint64_t)c * t->rep.chunk_size;
+	uint64_t hi = lo + t->rep.chunk_size, k, end;
+	uint32_t i;
+
+	for (i = 0; i < t->nr_tensors; i++) {
+		k = lo > t->offs[i] ? (lo - t->offs[i]) / 4 : 0;
+		end = hi > t->offs[i] ? (hi - t->offs[i]) / 4 : 0;
+		if (end > t->tensors[i].nelems)
+			end = t->tensors[i].nelems;
+		for (; k < end; k++)
+			t->grad[t->offs[i] / 4 + k] = wm_grad(t->rank, iter, i, k);
+	}
+}
+
+static int stream_push(struct tr *t, uint32_t iter, uint32_t c)
+{
+	if (t->fill)
+		fill_chunk(t, iter, c);
+	return push(t, iter, c, c);
+}
+
+/*
+ * The stream: each chunk pushed again as soon as its answer is in, until
+ * it has been pushed @iters times, so the link never waits for a
+ * straggler of the iteration before (as ib_write_bw's stream does not).
+ * The last chunk's first push is held back until another chunk's second
+ * push is out: the box always sees a chunk of the next iteration before
+ * the end of this one, and must count it in the next. *push_s is the
+ * time until the last push completed, *all_s until the last answer.
+ */
+static int stream(struct tr *t, uint32_t iters, double *push_s,
+		  double *all_s)
+{
+	uint32_t n = t->rep.nr_chunks, held = n > 1, c, i, k;
+	uint32_t *iter_of = calloc(n, sizeof(*iter_of));
+	uint64_t left = (uint64_t)n * iters;
+	double t0 = now_s();
+	int ret = -1;
+
+	t->answered = calloc(n, sizeof(*t->answered));
+	t->nr_answered = 0;
+	*push_s = 0;
+	if (!iter_of || !t->answered)
+		goto out;
+	for (c = 0; c < n - held; c++, left--)
+		if (stream_push(t, 0, c))
+			goto out;
+	while (t->in_flight || t->sq || held) {
+		if (step(t))
+			goto out;
+		if (!left && !t->sq && !*push_s)
+			*push_s = now_s() - t0;
+		for (k = 0; k < t->nr_answered; k++) {
+			c = t->answered[k];
+			i = iter_of[c] + 1;
+			if (i >= iters)
+				continue;
+			if (stream_push(t, i, c))
+				goto out;
+			iter_of[c] = i;
+			left--;
+			if (held) {
+				/* After a next iteration's push: the last. */
+				if (stream_push(t, 0, n - 1))
+					goto out;
+				held = 0;
+				left--;
+			}
+		}
+		t->nr_answered = 0;
+		if (held && iters == 1 && !t->in_flight) {
+			if (stream_push(t, 0, n - 1))
+				goto out;
+			held = 0;
+			left--;
+		}
+	}
+	*all_s = now_s() - t0;
+	ret = 0;
+out:
+	free(iter_of);
+	free(t->answered);
+	t->answered = NULL;
+	return ret;
+}
+
 static void hold(void)
 {
 	char buf[64];
@@ -418,7 +520,13 @@ int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 			return 1;
 		return await_disconnect(&t);
 	}
-	for (i = 0; i < iters; i++) {
+	if (fault && !strcmp(fault, "stream")) {
+		t.fill = 1;
+		t.rank = rank;
+		if (stream(&t, iters, &push_s, &pull_s))
+			return 1;
+	}
+	for (i = 0; !t.fill && i < iters; i++) {
 		for (c = 0; c < WM_NR_TENSORS; c++)
 			for (k = 0; k < wm_tensors[c].nelems; k++)
 				t.grad[t.offs[c] / 4 + k] = wm_grad(rank, i, c, k);
@@ -448,7 +556,7 @@ int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	struct tr t = {
 		.id = id, .ch = ch, .cq = cq, .tensors = &one, .nr_tensors = 1,
 	};
-	double pull_s, push_s = 0, t0, all_s;
+	double pull_s, push_s = 0, t0, all_s, sp_s, sa_s;
 	uint32_t rank, iters, i;
 	int ret;
 
@@ -465,9 +573,11 @@ int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		if (iterate(&t, i, &push_s))
 			return 1;
 	all_s = now_s() - t0;
-	printf("bench bytes %llu chunks %u iters %u pull_s %.6f push_s %.6f pushpull_s %.6f\n",
+	if (stream(&t, BENCH_STREAM_ITERS, &sp_s, &sa_s))
+		return 1;
+	printf("bench bytes %llu chunks %u iters %u pull_s %.6f push_s %.6f pushpull_s %.6f stream_iters %u stream_push_s %.6f stream_pushpull_s %.6f\n",
 	       (unsigned long long)t.rep.model_bytes, t.rep.nr_chunks, iters,
-	       pull_s, push_s, all_s);
+	       pull_s, push_s, all_s, BENCH_STREAM_ITERS, sp_s, sa_s);
 	if (argc > 3 && !strcmp(argv[3], "hold"))
 		hold();
 	return 0;

@@ -8,8 +8,9 @@
 # WITH IMMEDIATE straight into its slots, its parameters go back the same
 # way, and both end with the exact result (every value is exact in single
 # precision) and the same bytes. Two remote workers then train a job
-# alone, and four remote workers train one as four local ones train
-# another: all eight end with the same exact bytes. A peer that breaks the protocol (a chunk id beyond the model, a
+# alone, iteration by iteration and then streaming (a chunk pushed again
+# as soon as it is answered), and four remote workers train one as four
+# local ones train another: all eight end with the same exact bytes. A peer that breaks the protocol (a chunk id beyond the model, a
 # chunk pushed twice, a window that does not fit) is refused or
 # disconnected alone, and the job trains on with a new peer.
 #
@@ -87,6 +88,23 @@ t_eq "rank 0 remote: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/fa
 t_eq "rank 1 remote: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/far1.log")"
 t_eq "... the same bytes" "$(rw_wire_hash "$RW_OUT/far0.log")" "$(rw_wire_hash "$RW_OUT/far1.log")"
 
+# --- two remote workers streaming ---
+# Each pushes a chunk's next gradient as soon as its answer is in, so the
+# box sees it before the last pushes of the iteration; it waits for them
+# (it once took it for a chunk pushed twice and closed the connection).
+t_ok "job add flow" job flow
+remote flow 0 "$RW_OUT/flow0.log" stream
+p0=$!
+remote flow 1 "$RW_OUT/flow1.log" stream
+p1=$!
+wait $p0
+wait $p1
+t_eq "streaming, rank 0: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/flow0.log")"
+t_eq "streaming, rank 1: exact" "trained $ITERS exact" "$(rw_wire_result "$RW_OUT/flow1.log")"
+t_eq "... the bytes of the two that went iteration by iteration" \
+	"$(rw_wire_hash "$RW_OUT/far0.log") $(rw_wire_hash "$RW_OUT/far0.log")" \
+	"$(rw_wire_hash "$RW_OUT/flow0.log") $(rw_wire_hash "$RW_OUT/flow1.log")"
+
 # --- four remote workers, and four local ones: the same bytes ---
 t_ok "job add four (4 workers)" job four 4
 t_ok "job add four-local (4 workers)" job four-local 4
@@ -139,6 +157,6 @@ wait $!
 t_eq "a chunk pushed twice before its answer: disconnected" disconnected \
 	"$(tail -n 1 "$RW_OUT/twice.log")"
 
-t_ok "job del with everyone gone" sh -c "for j in mix count far four four-local bad twice; do '$RWCTL' job del \$j || exit 1; done"
+t_ok "job del with everyone gone" sh -c "for j in mix count far flow four four-local bad twice; do '$RWCTL' job del \$j || exit 1; done"
 t_ok "rmmod rackweave" rmmod rackweave
 t_done
