@@ -164,9 +164,15 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		rw_conn_protocol_error(c, "push of the wrong length");
 		return;
 	}
-	/* Not yet taken, or taken and not yet answered (the agent's order). */
-	if (test_and_set_bit(imm.chunk, c->arrived) ||
-	    test_bit(imm.chunk, c->awaiting)) {
+	/*
+	 * Taken and not yet answered, or not yet taken. Awaiting first: once
+	 * this push is among the arrivals, the agent may take it and mark it
+	 * awaiting at once. (A second push racing the agent's take of the
+	 * first can slip past: refused then if its slot is still being
+	 * summed, or else counted in the worker's next iteration.)
+	 */
+	if (test_bit(imm.chunk, c->awaiting) ||
+	    test_and_set_bit(imm.chunk, c->arrived)) {
 		rw_conn_protocol_error(c, "chunk pushed twice before its answer");
 		return;
 	}
@@ -289,7 +295,6 @@ static int rw_conn_agent_round(struct rw_conn *c)
 	for_each_set_bit(chunk, c->arrived, n) {
 		/* From here on, another push of it comes before its answer. */
 		set_bit(chunk, c->awaiting);
-		smp_mb__before_atomic();	/* pairs with rw_conn_push_done */
 		clear_bit(chunk, c->arrived);
 		ret = rw_worker_push_chunk(c->w, chunk, tmo);
 		if (ret == -ETIMEDOUT || ret == -EALREADY) {

@@ -9,6 +9,7 @@ to drive the box's refusals:
 
   wire-req.py JOB TOKEN_FILE RANK [epoch N] [nonce N] [time-offset S]
               [tamper auth|magic|version|reserved] [sign-with FILE]
+              [nic I nr-nics N session S]   (one connection of several)
 """
 import hashlib
 import hmac
@@ -46,9 +47,13 @@ def main(argv):
     tag = mac(token, b"rackweave job tag", job.encode())[:8]
     magic = MAGIC ^ 1 if tamper == "magic" else MAGIC
     version = VERSION + 1 if tamper == "version" else VERSION
-    reserved = 1 if tamper == "reserved" else 0
-    head = struct.pack("<IBBHII8sQQ", magic, version, 0, rank, epoch,
-                       reserved, tag, nonce, when)
+    nic = int(opts.get("nic", 0))
+    nr_nics = int(opts.get("nr-nics", 0))
+    session = int(opts.get("session", 0))
+    if tamper == "reserved":
+        nic, nr_nics, session = 1, 0, 0     # a field set with no count
+    head = struct.pack("<IBBHIBBH8sQQ", magic, version, 0, rank, epoch,
+                       nic, nr_nics, session, tag, nonce, when)
     auth = bytearray(mac(signer, b"rackweave connect", head)[:16])
     if tamper == "auth":
         auth[0] ^= 1

@@ -34,6 +34,8 @@
  * must end the connection ("disconnected" is printed):
  *   bad-imm      a push whose chunk id is beyond the model
  *   twice        a chunk pushed twice before its answer
+ *   other-nic    (a request naming one connection of several) a chunk
+ *                another connection carries
  *   bad-window   (at setup) a parameter window too small for the model:
  *                refused EINVAL
  */
@@ -308,6 +310,18 @@ static struct ibv_mr *reg(struct ibv_pd *pd, void **buf, size_t len, int acc)
 	return ibv_reg_mr(pd, *buf, len, acc);
 }
 
+/* The chunks this connection carries (all of them but with several). */
+static uint32_t own_chunks(const struct tr *t)
+{
+	uint32_t c, n = 0;
+
+	if (!t->rep.nr_nics)
+		return t->rep.nr_chunks;
+	for (c = 0; c < t->rep.nr_chunks; c++)
+		n += RW_WIRE_NIC_OF(c, t->rep.nr_nics) == t->rep.nic;
+	return n;
+}
+
 /*
  * Connect's second half: registrations, receives, the setup and its reply,
  * then every chunk's initial parameters. 0, 3 (refused, printed) or 1.
@@ -365,7 +379,7 @@ static int start(struct tr *t, struct ibv_pd *pd, uint32_t rank,
 	printf("set up %u chunks\n", t->rep.nr_chunks);
 	/* Every chunk's current parameters come first: a pull of the model. */
 	t0 = now_s();
-	while (t->params_seen < t->rep.nr_chunks)
+	while (t->params_seen < own_chunks(t))
 		if (step(t))
 			return 1;
 	*pull_s = now_s() - t0;
@@ -512,6 +526,20 @@ int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		return ret;
 	if (fault && !strcmp(fault, "bad-imm")) {
 		if (push(&t, 0, 0, t.rep.nr_chunks))
+			return 1;
+		return await_disconnect(&t);
+	}
+	if (fault && !strcmp(fault, "other-nic")) {
+		/* A connection of several pushes a sibling's chunk. */
+		for (c = 0; c < t.rep.nr_chunks; c++)
+			if (t.rep.nr_nics &&
+			    RW_WIRE_NIC_OF(c, t.rep.nr_nics) != t.rep.nic)
+				break;
+		if (c == t.rep.nr_chunks) {
+			printf("error: every chunk is this connection's\n");
+			return 1;
+		}
+		if (push(&t, 0, c, c))
 			return 1;
 		return await_disconnect(&t);
 	}

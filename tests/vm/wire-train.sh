@@ -11,8 +11,9 @@
 # alone, iteration by iteration and then streaming (a chunk pushed again
 # as soon as it is answered), and four remote workers train one as four
 # local ones train another: all eight end with the same exact bytes. A peer that breaks the protocol (a chunk id beyond the model, a
-# chunk pushed twice, a window that does not fit) is refused or
-# disconnected alone, and the job trains on with a new peer.
+# chunk pushed twice, a window that does not fit, one connection of two
+# pushing the other's chunk) is refused or disconnected alone, and the job
+# trains on with a new peer.
 #
 # Same-device loopback over rxe0, as in wire-listen.sh (the reason is
 # there); the two-VM test covers separate hosts.
@@ -35,7 +36,7 @@ job() {
 # $W workers (2 unless set).
 remote() {
 	local req
-	req=$($REQ "$1" "$RW_OUT/token" "$2") || return 1
+	req=$($REQ "$1" "$RW_OUT/token" "$2" $REQ_OPTS) || return 1
 	"$PEER" $BOX $BOX $PORT "$req" train "$2" "${W:-2}" $ITERS $4 \
 		>"$3" 2>&1 &
 }
@@ -137,6 +138,12 @@ wait $!
 t_eq "a chunk id beyond the model: disconnected" disconnected \
 	"$(tail -n 1 "$RW_OUT/bad-imm.log")"
 t_ok "the box logged why" sh -c "dmesg | grep -q 'bad immediate: closing'"
+REQ_OPTS="nic 0 nr-nics 2 session 7" remote bad 1 "$RW_OUT/other-nic.log" other-nic
+wait $!
+t_eq "connection 0 of 2 pushing connection 1's chunk: disconnected" \
+	disconnected "$(tail -n 1 "$RW_OUT/other-nic.log")"
+t_ok "... and the box logged why" \
+	sh -c "dmesg | grep -q 'a chunk of another connection: closing'"
 # Rank 1 left the gate each time; the job still trains, exactly.
 remote bad 1 "$RW_OUT/bad-after.log"
 rpid=$!
