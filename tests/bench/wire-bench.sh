@@ -87,11 +87,8 @@ run() {
 	for r in $(seq 0 $((w - 1))); do
 		grep '^bench ' "$RW_OUT/$job-$r.log" | sed "s/^/run $w $cs /" >>"$res"
 	done
-	/usr/bin/python3 -c '
-import json, sys
-c = [x for x in json.load(open(sys.argv[1]))["connections"] if x["job"] == sys.argv[2]]
-print("conns", sys.argv[3], sys.argv[4], len(c), sum(x["pushes"] for x in c),
-      sum(x["messages"] for x in c))' "$RW_OUT/$job-conns.json" $job "$w" "$cs" >>"$res"
+	/usr/bin/python3 "$(dirname "$0")/wire-bench-json.py" conns \
+		"$RW_OUT/$job-conns.json" $job "$w" "$cs" >>"$res"
 	"$RWCTL" job del $job
 	[ "$n" = "$w" ]
 }
@@ -109,52 +106,7 @@ for w in $WORKERS; do
 	done
 done
 
-/usr/bin/python3 - "$res" <<'PY' | tee "$RW_OUT/bench.json"
-import json, sys
-ibws, runs, conns = {}, {}, {}
-for line in open(sys.argv[1]):
-    f = line.split()
-    if f[0] == "ibw":
-        ibws[f[1]] = float(f[2])
-    elif f[0] == "run":
-        d = dict(zip(f[4::2], f[5::2]))
-        runs.setdefault((int(f[1]), int(f[2])), []).append(d)
-    elif f[0] == "conns":
-        conns[(int(f[1]), int(f[2]))] = [int(x) for x in f[3:]]
-ibw = (ibws["before"] + ibws["after"]) / 2
-out = {"ib_write_bw_gbps": ibw, "ib_write_bw_before_gbps": ibws["before"],
-       "ib_write_bw_after_gbps": ibws["after"],
-       "ib_write_bw_bidir_gbps": ibws.get("bidir"), "runs": []}
-meta = 0.0
-for (w, cs), ranks in sorted(runs.items()):
-    b = sum(int(r["bytes"]) for r in ranks)
-    it = int(ranks[0]["iters"])
-    g = lambda k, n: 8 * b * n / max(float(r[k]) for r in ranks) / 1e9
-    n, pushes, msgs = conns.get((w, cs), [0, 0, 0])
-    m = (msgs - 2 * n) / pushes if pushes else float("nan")
-    meta = max(meta, m)
-    out["runs"].append({"workers": w, "chunk_size": cs, "model_bytes": b // w,
-                        "push_goodput_gbps": g("push_s", it),
-                        "pull_goodput_gbps": g("pull_s", 1),
-                        "pushpull_goodput_gbps": g("pushpull_s", it),
-                        "stream_push_goodput_gbps":
-                            g("stream_push_s", int(ranks[0]["stream_iters"])),
-                        "stream_pushpull_goodput_gbps":
-                            g("stream_pushpull_s", int(ranks[0]["stream_iters"])),
-                        "connections": n, "pushes": pushes, "messages": msgs,
-                        "metadata_messages_per_chunk": m})
-head = [r for r in out["runs"] if r["workers"] == 1 and r["chunk_size"] == 32768]
-if head and ibw:
-    h = head[0]
-    for k in ("push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps",
-              "stream_push_goodput_gbps", "stream_pushpull_goodput_gbps"):
-        out[k] = h[k]
-    out["push_ratio_to_ib_write_bw_32k"] = h["push_goodput_gbps"] / ibw
-    out["pull_ratio_to_ib_write_bw_32k"] = h["pull_goodput_gbps"] / ibw
-    out["pushpull_ratio_to_ib_write_bw_32k"] = h["pushpull_goodput_gbps"] / ibw
-out["metadata_messages_per_chunk"] = meta
-print("BENCH-JSON " + json.dumps(out))
-PY
+/usr/bin/python3 "$(dirname "$0")/wire-bench-json.py" "$res" | tee "$RW_OUT/bench.json"
 bj() { sed 's/^BENCH-JSON //' "$RW_OUT/bench.json" | jpy "$1"; }
 t_eq "every headline field is there and positive" true \
 	"$(bj 'all(d.get(k, 0) > 0 for k in ("ib_write_bw_gbps", "push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps", "stream_push_goodput_gbps", "stream_pushpull_goodput_gbps", "push_ratio_to_ib_write_bw_32k", "pushpull_ratio_to_ib_write_bw_32k"))')"

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest halves of scripts/bench-wire --two-vm: a box VM and a worker VM
+# joined by QEMU socket networking on 127.0.0.1, each with soft-RoCE on its
+# eth0 (as tests/cluster/*.sh), so the link has a sender and a receiver on
+# hosts of their own, as separate hosts would. In the same run, on the same
+# link: ib_write_bw with our chunk size and one QP, just before and just
+# after the one-worker 32 KiB run and once both ways, and the box's push,
+# pull and pushpull goodput with remote workers (tests/vm/wire-peer's bench
+# mode) on the worker VM. The worker VM prints "BENCH-JSON {...}" (the keys
+# of wire-bench.sh, "setup": "two-vm").
+#
+#   RW_ROLE=box|worker RW_CLUSTER=DIR wire-bench-2vm.sh [--full]
+#
+# The two sides take turns through files in DIR (rw_await): the box starts
+# each ib_write_bw server and says so; the worker holds each run's
+# connections until the box has read their counters.
+RW_TEST_NAME=wire-bench-2vm-$RW_ROLE
+. "$(dirname "$0")/../vm/lib.sh"
+
+BOX=10.88.0.1
+WORKER=10.88.0.2
+TOKEN=$RW_CLUSTER/token
+NELEMS=$((2 * 1024 * 1024))	# an 8 MiB model
+ITERS=2
+RUNS="1.32768"
+if [ "${1:-}" = --full ]; then
+	ITERS=4
+	RUNS=
+	for w in 1 2 4; do
+		for cs in 4096 32768 262144 1048576; do
+			RUNS="$RUNS $w.$cs"
+		done
+	done
+fi
+IBW="ib_write_bw -R -d rxe0 -p 18600 -s 32768 -n 1000 --report_gbits"
+# The order both sides follow: the link before, the headline run, the link
+# after and both ways, then the other runs.
+STEPS="ibw:before run:1.32768 ibw:after ibw:bidir"
+for r in $RUNS; do
+	[ "$r" = 1.32768 ] || STEPS="$STEPS run:$r"
+done
+
+rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
+
+if [ "$RW_ROLE" = box ]; then
+	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
+	for step in $STEPS; do
+		case $step in
+		ibw:*)
+			name=${step#ibw:}
+			opt=
+			[ "$name" = bidir ] && opt=-b
+			timeout 300 $IBW $opt >"$RW_OUT/ibw-$name-server.log" 2>&1 &
+			server=$!
+			sleep 1
+			touch "$RW_OUT/ibw-$name"
+			wait $server
+			;;
+		run:*)
+			w=${step#run:}
+			cs=${w#*.}
+			w=${w%.*}
+			job=b$w-$cs
+			t_ok "job add $job" "$RWCTL" job add $job workers "$w" \
+				chunk-size "$cs" optim sgd lr 0 token-file "$TOKEN"
+			touch "$RW_OUT/job-$job"
+			t_ok "$job: the worker host holds its connections" \
+				rw_await worker held-$job
+			"$RWCTL" -j listen show >"$RW_OUT/$job-conns.json"
+			touch "$RW_OUT/read-$job"
+			t_ok "$job: the worker host is done with it" \
+				rw_await worker done-$job
+			t_ok "job del $job" "$RWCTL" job del $job
+			;;
+		esac
+	done
+	t_ok "rmmod rackweave" rmmod rackweave
+	t_done
+	exit
+fi
+
+res=$RW_OUT/results
+: >"$res"
+# ibw NAME: the client against the box's server, which is up already.
+ibw() {
+	local try bw opt=
+	[ "$1" = bidir ] && opt=-b
+	for try in 1 2 3 4 5; do
+		timeout 300 $IBW $opt $BOX >"$RW_OUT/ibw-$1.log" 2>&1 && break
+		grep -q 'Unexpected CM event' "$RW_OUT/ibw-$1.log" || break
+		sleep 1
+	done
+	bw=$(awk '$1 == 32768 && NF >= 5 {print $4}' "$RW_OUT/ibw-$1.log" | tail -n 1)
+	test -n "$bw" && echo "ibw $1 $bw" >>"$res"
+}
+
+# run W CHUNK: W bench workers of the box's job bW-CHUNK, held until the
+# box has read their connections' counters.
+run() {
+	local w=$1 cs=$2 job=b$1-$2 r pids=() n=0
+	rm -f /tmp/hold
+	mkfifo /tmp/hold
+	exec 9<>/tmp/hold
+	for r in $(seq 0 $((w - 1))); do
+		"$PEER" $WORKER $BOX $PORT "$($REQ $job "$TOKEN" "$r")" \
+			bench "$r" $NELEMS $ITERS hold </tmp/hold 9>&- \
+			>"$RW_OUT/$job-$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for _ in $(seq 3000); do
+		n=$(cat "$RW_OUT/$job"-*.log | grep -c '^bench ')
+		[ "$n" = "$w" ] && break
+		# A worker that failed ends the wait.
+		grep -q '^error' "$RW_OUT/$job"-*.log && break
+		sleep 0.1
+	done
+	touch "$RW_OUT/held-$job"
+	rw_await box read-$job
+	exec 9>&-
+	for r in "${pids[@]}"; do
+		wait "$r"
+	done
+	touch "$RW_OUT/done-$job"
+	for r in $(seq 0 $((w - 1))); do
+		grep '^bench ' "$RW_OUT/$job-$r.log" | sed "s/^/run $w $cs /" >>"$res"
+	done
+	/usr/bin/python3 "$(dirname "$0")/wire-bench-json.py" conns \
+		"$RW_CLUSTER/box/$job-conns.json" $job "$w" "$cs" >>"$res"
+	[ "$n" = "$w" ]
+}
+
+for step in $STEPS; do
+	case $step in
+	ibw:*)
+		name=${step#ibw:}
+		t_ok "the box's ib_write_bw server ($name) is up" rw_await box ibw-$name
+		t_ok "ib_write_bw, $name" ibw $name
+		;;
+	run:*)
+		w=${step#run:}
+		t_ok "the box has job b${w%.*}-${w#*.}" rw_await box "job-b${w%.*}-${w#*.}"
+		t_ok "push, pull and pushpull: ${w%.*} workers, ${w#*.}-byte chunks" \
+			run "${w%.*}" "${w#*.}"
+		;;
+	esac
+done
+/usr/bin/python3 "$(dirname "$0")/wire-bench-json.py" "$res" two-vm |
+	tee "$RW_OUT/bench.json"
+t_done

@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The JSON of scripts/bench-wire from the lines its guest scripts collect
+(tests/bench/wire-bench.sh in one VM, wire-bench-2vm.sh across two):
+  ibw NAME GBPS                      ib_write_bw's average (before, after, bidir)
+  run W CHUNK bench KEY VALUE ...    one bench worker's line (tests/vm/wire-peer)
+  conns W CHUNK N PUSHES MESSAGES    the box's counters of that run's connections
+Prints one line "BENCH-JSON {...}"; the keys are scripts/bench-wire's.
+
+  wire-bench-json.py RESULTS [SETUP]   the JSON ("setup": SETUP, one-vm)
+  wire-bench-json.py conns LISTEN_JSON JOB W CHUNK
+                                       the conns line of JOB's connections
+                                       from `rwctl -j listen show`"""
+import json, sys
+if sys.argv[1] == "conns":
+    c = [x for x in json.load(open(sys.argv[2]))["connections"]
+         if x["job"] == sys.argv[3]]
+    print("conns", sys.argv[4], sys.argv[5], len(c), sum(x["pushes"] for x in c),
+          sum(x["messages"] for x in c))
+    sys.exit(0)
+ibws, runs, conns = {}, {}, {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "ibw":
+        ibws[f[1]] = float(f[2])
+    elif f[0] == "run":
+        d = dict(zip(f[4::2], f[5::2]))
+        runs.setdefault((int(f[1]), int(f[2])), []).append(d)
+    elif f[0] == "conns":
+        conns[(int(f[1]), int(f[2]))] = [int(x) for x in f[3:]]
+ibw = (ibws["before"] + ibws["after"]) / 2
+out = {"setup": sys.argv[2] if len(sys.argv) > 2 else "one-vm",
+       "ib_write_bw_gbps": ibw, "ib_write_bw_before_gbps": ibws["before"],
+       "ib_write_bw_after_gbps": ibws["after"],
+       "ib_write_bw_bidir_gbps": ibws.get("bidir"), "runs": []}
+meta = 0.0
+for (w, cs), ranks in sorted(runs.items()):
+    b = sum(int(r["bytes"]) for r in ranks)
+    it = int(ranks[0]["iters"])
+    g = lambda k, n: 8 * b * n / max(float(r[k]) for r in ranks) / 1e9
+    n, pushes, msgs = conns.get((w, cs), [0, 0, 0])
+    m = (msgs - 2 * n) / pushes if pushes else float("nan")
+    meta = max(meta, m)
+    out["runs"].append({"workers": w, "chunk_size": cs, "model_bytes": b // w,
+                        "push_goodput_gbps": g("push_s", it),
+                        "pull_goodput_gbps": g("pull_s", 1),
+                        "pushpull_goodput_gbps": g("pushpull_s", it),
+                        "stream_push_goodput_gbps":
+                            g("stream_push_s", int(ranks[0]["stream_iters"])),
+                        "stream_pushpull_goodput_gbps":
+                            g("stream_pushpull_s", int(ranks[0]["stream_iters"])),
+                        "connections": n, "pushes": pushes, "messages": msgs,
+                        "metadata_messages_per_chunk": m})
+head = [r for r in out["runs"] if r["workers"] == 1 and r["chunk_size"] == 32768]
+if head and ibw:
+    h = head[0]
+    for k in ("push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps",
+              "stream_push_goodput_gbps", "stream_pushpull_goodput_gbps"):
+        out[k] = h[k]
+    out["push_ratio_to_ib_write_bw_32k"] = h["push_goodput_gbps"] / ibw
+    out["pull_ratio_to_ib_write_bw_32k"] = h["pull_goodput_gbps"] / ibw
+    out["pushpull_ratio_to_ib_write_bw_32k"] = h["pushpull_goodput_gbps"] / ibw
+out["metadata_messages_per_chunk"] = meta
+print("BENCH-JSON " + json.dumps(out))
