@@ -916,15 +916,6 @@ int rw_worker_push_chunk(struct rw_worker *w, u32 chunk, long tmo)
 	ret = -EINVAL;
 	if (chunk >= w->nr_chunks)
 		goto out;
-	/*
-	 * The next iteration's push of a chunk answered already, queued
-	 * before a push of this one: no error, the caller retries it once
-	 * the iteration is complete.
-	 */
-	if (test_bit(chunk, w->pushed)) {
-		mutex_unlock(&w->lock);
-		return -EALREADY;
-	}
 	/* The gradient is in the slot already: the slot had to be free. */
 	ret = -EBUSY;
 	if (rw_engine_slot_busy(w->engine, w->rank, chunk))
@@ -935,7 +926,12 @@ int rw_worker_push_chunk(struct rw_worker *w, u32 chunk, long tmo)
 	if (!ret && w->snap)
 		w->snap[chunk] = rw_engine_posted(w->engine, chunk);
 out:
-	if (ret && ret != -ENODEV)
+	/*
+	 * -EALREADY is no error here: the next iteration's push of a chunk
+	 * answered already, queued before a push of this one, which the
+	 * caller retries once the iteration is complete.
+	 */
+	if (ret && ret != -ENODEV && ret != -EALREADY)
 		atomic64_inc(&rw_worker_wc(w)->errors);
 	mutex_unlock(&w->lock);
 	return ret;

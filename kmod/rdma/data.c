@@ -297,24 +297,23 @@ static int rw_conn_agent_round(struct rw_conn *c)
 		set_bit(chunk, c->awaiting);
 		clear_bit(chunk, c->arrived);
 		ret = rw_worker_push_chunk(c->w, chunk, tmo);
-		if (ret == -ETIMEDOUT || ret == -EALREADY) {
-			set_bit(chunk, c->arrived);
-			clear_bit(chunk, c->awaiting);
+		if (!ret) {
+			did = 1;
+			continue;
 		}
-		/* Parked in the gate: keep it, look around, retry. */
-		if (ret == -ETIMEDOUT)
-			return 1;
+		if (ret != -ETIMEDOUT && ret != -EALREADY)
+			return ret;
 		/*
-		 * Answered, and pushed again for the next iteration before
+		 * Not taken: parked in the gate (look around, retry), or
+		 * answered and pushed again for the next iteration before
 		 * this one's last push is queued (arrivals are a set, not a
 		 * queue, and a sibling connection carries others): it waits
 		 * for that push.
 		 */
-		if (ret == -EALREADY)
-			continue;
-		if (ret)
-			return ret;
-		did = 1;
+		set_bit(chunk, c->arrived);
+		clear_bit(chunk, c->awaiting);
+		if (ret == -ETIMEDOUT)
+			return 1;
 	}
 	if (!bitmap_empty(c->awaiting, n) && !rw_worker_admitted(c->w)) {
 		/* The iteration ended: its answers wait for the next one. */

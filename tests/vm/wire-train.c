@@ -331,7 +331,7 @@ static int start(struct tr *t, struct ibv_pd *pd, uint32_t rank,
 {
 	uint64_t bytes;
 	double t0;
-	uint32_t i;
+	uint32_t i, own;
 
 	for (i = 0; i < t->nr_tensors; i++)
 		t->lt[i] = (struct rw_layout_tensor){
@@ -378,8 +378,9 @@ static int start(struct tr *t, struct ibv_pd *pd, uint32_t rank,
 	}
 	printf("set up %u chunks\n", t->rep.nr_chunks);
 	/* Every chunk's current parameters come first: a pull of the model. */
+	own = own_chunks(t);
 	t0 = now_s();
-	while (t->params_seen < own_chunks(t))
+	while (t->params_seen < own)
 		if (step(t))
 			return 1;
 	*pull_s = now_s() - t0;
@@ -442,7 +443,7 @@ static int stream_push(struct tr *t, uint32_t iter, uint32_t c)
 static int stream(struct tr *t, uint32_t iters, double *push_s,
 		  double *all_s)
 {
-	uint32_t n = t->rep.nr_chunks, held = n > 1, c, i, k;
+	uint32_t n = t->rep.nr_chunks, held = n > 1, again, c, i, k;
 	uint32_t *iter_of = calloc(n, sizeof(*iter_of));
 	uint64_t left = (uint64_t)n * iters;
 	double t0 = now_s();
@@ -461,7 +462,7 @@ static int stream(struct tr *t, uint32_t iters, double *push_s,
 			goto out;
 		if (!left && !t->sq && !*push_s)
 			*push_s = now_s() - t0;
-		for (k = 0; k < t->nr_answered; k++) {
+		for (k = again = 0; k < t->nr_answered; k++) {
 			c = t->answered[k];
 			i = iter_of[c] + 1;
 			if (i >= iters)
@@ -470,16 +471,11 @@ static int stream(struct tr *t, uint32_t iters, double *push_s,
 				goto out;
 			iter_of[c] = i;
 			left--;
-			if (held) {
-				/* After a next iteration's push: the last. */
-				if (stream_push(t, 0, n - 1))
-					goto out;
-				held = 0;
-				left--;
-			}
+			again = 1;
 		}
 		t->nr_answered = 0;
-		if (held && iters == 1 && !t->in_flight) {
+		/* After a next iteration's push (or all there is): the last. */
+		if (held && (again || (iters == 1 && !t->in_flight))) {
 			if (stream_push(t, 0, n - 1))
 				goto out;
 			held = 0;
