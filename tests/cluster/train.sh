@@ -1,14 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Two hosts train over the wire: a box VM and a worker VM (QEMU socket
-# networking on 127.0.0.1, soft-RoCE on each eth0, as in handshake.sh).
-# Two trainers on the worker host (tests/vm/wire-peer's train mode, raw
+# Two hosts train over the wire: a box VM and a worker VM joined by QEMU
+# socket networking on 127.0.0.1, each with soft-RoCE on its eth0. The
+# worker's raw librdmacm peer (tests/vm/wire-peer) is refused with a wrong
+# token. Then two trainers on the worker host (wire-peer's train mode, raw
 # verbs) train the wire tests' model as ranks 0 and 1 under BSP; both end
-# with the exact result and the same bytes, and the box counted every
-# chunk. Then both hold their connections and one is killed with kill -9:
-# the box frees its rank at once, and once the other has gone too a new
-# pair trains the next run from the start, exactly again.
+# with the exact result and the same bytes, and the box shows both ranks
+# attached and counted every chunk. While they hold their connections, a
+# second connection for rank 0 is refused as in use; then one is killed
+# with kill -9: the box frees its rank at once, the other closes cleanly,
+# and a new pair trains the next run from the start, exactly again. The
+# listener counted every request by its outcome.
+#
+# Run by scripts/check cluster with RW_ROLE=box or worker and RW_CLUSTER,
+# a host directory both can read (the token, each side's out directory):
+# the two sides take turns through files there.
 RW_TEST_NAME=cluster-train-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -26,9 +33,11 @@ if [ "$RW_ROLE" = box ]; then
 	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 	touch "$RW_OUT/ready"
 	t_ok "the worker host trained and holds" rw_await worker holding
-	t_eq "both ranks attached from the worker host" \
-		"[[\"$WORKER\", 0], [\"$WORKER\", 1]]" \
-		"$("$RWCTL" -j listen show | jpy 'sorted([c["addr"], c["rank"]] for c in d["connections"])')"
+	t_eq "both ranks of $JOB attached from the worker host" \
+		"[[\"$WORKER\", \"$JOB\", 0], [\"$WORKER\", \"$JOB\", 1]]" \
+		"$("$RWCTL" -j listen show | jpy 'sorted([c["addr"], c["job"], c["rank"]] for c in d["connections"])')"
+	t_eq "the job counts both as attached workers, in stats too" "2 [true, true]" \
+		"$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]') $("$RWCTL" -j stats show $JOB | jpy '[w["attached"] for w in sorted(d["workers"], key=lambda w: w["rank"])]')"
 	t_eq "the box took every chunk of every iteration from each" \
 		"$(cat "$RW_CLUSTER/worker/chunks") $(cat "$RW_CLUSTER/worker/chunks")" \
 		"$("$RWCTL" -j listen show | jpy '" ".join(str(c["pushes"]) for c in sorted(d["connections"], key=lambda c: c["rank"]))')"
@@ -38,12 +47,16 @@ if [ "$RW_ROLE" = box ]; then
 	touch "$RW_OUT/freed"
 	t_ok "the worker is done" rw_await worker done
 	t_ok "every worker left" rw_until_attached $JOB 0
+	# 6 requests: the wrong token, pair a, rank 0 in use, pair b.
+	t_eq "listen show: 6 requests, 4 accepted, auth and in-use refused, none connected" \
+		'[6, 4, 1, 1, 0]' \
+		"$("$RWCTL" -j listen show | jpy '[[l["requests"], l["accepted"], l["refused"]["auth"], l["refused"]["in-use"], l["connected"]] for l in d["listeners"]][0]')"
 	t_ok "rmmod rackweave" rmmod rackweave
 else
 	t_ok "the box listens" rw_await box ready
 	out=$(rw_retry_connect "$PEER" $WORKER $BOX 18515 \
 		"$($REQ $JOB "$TOKEN" 0 sign-with "$RW_CLUSTER/other")")
-	t_eq "a wrong token is refused" "refused EACCES" "$out"
+	t_eq "a wrong token is refused across hosts" "refused EACCES" "$out"
 
 	# pair NAME: ranks 0 and 1 train in the background, holding after.
 	pair() {
@@ -76,12 +89,15 @@ else
 		awk -v i=$ITERS '{print $1 * i}' >"$RW_OUT/chunks"
 	touch "$RW_OUT/holding"
 	t_ok "the box has seen them" rw_await box checked
+	t_eq "rank 0 again while it holds: refused as in use" "refused EADDRINUSE" \
+		"$("$PEER" $WORKER $BOX 18515 "$($REQ $JOB "$TOKEN" 0)" 2>&1)"
 	kill -9 "$pid_1"
 	wait "$pid_1" 2>/dev/null
 	touch "$RW_OUT/killed"
 	t_ok "the box freed rank 1" rw_await box freed
 	exec 8>&-
 	wait "$pid_0"
+	t_eq "rank 0 ends cleanly once its hold ends" 0 "$?"
 	exec 9>&-
 	pair b
 	t_ok "a new pair trained the next run" trained b

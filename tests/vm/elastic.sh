@@ -161,13 +161,14 @@ if [ $part = main ]; then
 		"$RWCTL" job add kill4 workers $W lr 0.5 chunk-size 4096 evict-ms 10000 \
 		token-file "$RW_OUT/token"
 	pids=()
-	# 120 epochs (3360 steps): the kill comes some 100 steps in, and the new
-	# trainer joins some 900 steps later, so the run has room after that.
+	# 80 epochs (2240 steps): the kill comes some 100 steps in, and the new
+	# trainer joins some 730 steps later (at step 840 in a make check run),
+	# so the run keeps some 1,400 steps after that.
 	for r in 0 1 3; do
-		trainer kill4 $r 120 64
+		trainer kill4 $r 80 64
 		pids+=($!)
 	done
-	trainer kill4 2 120 64
+	trainer kill4 2 80 64
 	victim=$!
 	t_ok "the job steps with 4 trainers" until_steps kill4 30
 	# on_within JOB N SECONDS: the job has stepped past N within SECONDS.
@@ -188,7 +189,7 @@ if [ $part = main ]; then
 	wait $victim 2>/dev/null
 	t_eq "rank 2 is no longer live" false \
 		"$("$RWCTL" -j stats show kill4 | jpy 'bool(d["workers"][2]["live"])')"
-	trainer kill4 2 120 64 --join
+	trainer kill4 2 80 64 --join
 	pids+=($!)
 	t_ok "a new trainer attaches with rank 2 and joins mid-run" \
 		sh -c "for i in \$(seq 100); do grep -q 'joining at step [1-9]' '$RW_OUT/kill4-rank2.log' && exit 0; sleep 0.1; done; exit 1"
