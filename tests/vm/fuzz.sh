@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: --kernel test --smp 2 --timeout 900
+# vm-parallel: the storm races and pull-race need CPUs truly in parallel
 #
 # Structured fuzzing, a concurrency storm and a soak (docs/fuzzing.md).
 #  1. genl-fuzz (as root, and as nobody in a forked child) and dev-fuzz
