@@ -28,6 +28,19 @@ int rw_engine_home_node(const struct rw_engine *e)
 	return e->map.nr.nr_nodes ? (int)e->map.nodes[best].id : NUMA_NO_NODE;
 }
 
+int rw_engine_chunk_nodes(const struct rw_engine *e, int *nodes, u32 n)
+{
+	u32 c;
+
+	if (n != e->nr_chunks)
+		return -EINVAL;
+	/* A chunk's node never changes after the map's build. */
+	for (c = 0; c < n; c++)
+		nodes[c] = (int)e->map.nodes[e->map.place[c].node].id;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_chunk_nodes);
+
 int rw_engine_topo(struct rw_engine *e, struct rw_engine_topo *t)
 {
 	u32 nc = e->map.nr.nr_cores, nn = e->map.nr.nr_nics, i;

@@ -48,6 +48,12 @@ void rw_engine_get_stats(const struct rw_engine *e, struct rw_engine_stats *s);
 /* The node with the most of the job's chunks (its memory's home). */
 int rw_engine_home_node(const struct rw_engine *e);
 
+/*
+ * Each chunk's NUMA node, as the chunk map homes it, into @nodes[0 .. @n):
+ * 0, or -EINVAL unless @n is the engine's chunk count.
+ */
+int rw_engine_chunk_nodes(const struct rw_engine *e, int *nodes, u32 n);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /* The CPU of the core that owns @chunk now, and its thread. */
 int rw_engine_chunk_cpu(const struct rw_engine *e, u32 chunk);

@@ -49,12 +49,12 @@
  *   @nr_box_more (at most RW_WIRE_MAX_NICS - 1) more struct
  *   rw_attach_addr, the box's other listeners, and the module opens one
  *   connection per address (each from the device that routes there),
- *   chunk c travelling on connection RW_WIRE_NIC_OF(c, count) only. The
- *   attachment is one worker of the box: any connection's loss breaks it
- *   whole. More errors: EINVAL (a count above the limit, a pointer
- *   without a count or the reverse, a non-zero reserved field), EFAULT
- *   (the array), EADDRINUSE also when two addresses reach the same box
- *   device.
+ *   each chunk travelling on the one connection the box gives it (by its
+ *   chunk map: "RDMA wire" below). The attachment is one worker of the
+ *   box: any connection's loss breaks it whole. More errors: EINVAL (a
+ *   count above the limit, a pointer without a count or the reverse, a
+ *   non-zero reserved field), EFAULT (the array), EADDRINUSE also when
+ *   two addresses reach the same box device.
  *
  * RW_IOC_DECLARE (struct rw_declare, in) gives the model's tensor layout:
  *   @nr_tensors entries of struct rw_tensor_desc at @tensors, in the order
@@ -320,10 +320,19 @@
  *   connections of one (job, rank, session) one worker, attached once,
  *   and refuses with EADDRINUSE a second connection of an index, two on
  *   one box device, or a rank held by another attachment; the first of
- *   them to close closes the others. Chunk c travels, pushes and
- *   parameter writes both, on connection RW_WIRE_NIC_OF(c, @nr_nics)
- *   only (c % nr_nics; every chunk on the one connection without it).
- *   A box older than these fields refuses a request with them (EPROTO).
+ *   them to close closes the others. Each chunk travels, pushes and
+ *   parameter writes both, on one connection only, the one the box
+ *   gives it (every chunk on the one connection without @nr_nics). The
+ *   box keeps each chunk on a NIC of the NUMA node its chunk map homes
+ *   the chunk on: chunk c, the k-th (from 0, in chunk order) of the
+ *   chunks homed on node n, goes to the (k mod m)-th, in index order, of
+ *   the m connections whose box device is on node n, or of all the
+ *   attachment's connections if none is (a device without a node, as
+ *   soft-RoCE's, is on none). The box decides it once, at the first
+ *   setup of the attachment, from the connections it has by then (a
+ *   worker connects them all before any setup). The worker needs no
+ *   rule: the box writes each chunk's first parameters on the chunk's
+ *   connection, and each reply counts the chunks its connection carries.
  *   @rank is the worker's rank, @epoch
  *   the membership epoch it last knew (0: first attach), @nonce a random
  *   value never reused, @time_s the sender's CLOCK_REALTIME in seconds (a
@@ -370,7 +379,8 @@
  *   model too large for the wire's windows). On 0, the run's geometry (as
  *   struct rw_setup reports it), @credits (gradients the box takes before
  *   it answers any, on this connection), @nic and @nr_nics (the
- *   request's, echoed: the chunks this connection carries) and the box's
+ *   request's, echoed), @nr_own (how many chunks this connection
+ *   carries: all of them without @nr_nics) and the box's
  *   gradient window for this rank: chunk c's
  *   gradient goes to bytes [c * chunk_size, c * chunk_size + its length).
  *   After a refusal the box disconnects.
@@ -940,19 +950,12 @@ enum rw_event_kind {
 /* RDMA wire: see "RDMA wire" above. */
 #define RW_WIRE_PORT		18515
 #define RW_WIRE_MAGIC		0x31575752U	/* "RWW1" little-endian */
-#define RW_WIRE_VERSION		1
+#define RW_WIRE_VERSION		2	/* 2: a reply counts nr_own */
 #define RW_WIRE_TAG_LEN		8
 #define RW_WIRE_AUTH_LEN	16
 #define RW_WIRE_MAX_SKEW_S	300	/* |time_s - the box's clock| at most */
 #define RW_LISTEN_MAX		16	/* listeners a box keeps */
 #define RW_WIRE_MAX_NICS	8	/* connections of one attachment */
-
-/*
- * The connection of an attachment of @nr_nics (0: one) that carries
- * @chunk: its pushes and its parameter writes both.
- */
-#define RW_WIRE_NIC_OF(chunk, nr_nics) \
-	((__u32)(chunk) % ((__u32)(nr_nics) ?: 1U))
 
 struct rw_wire_req {
 	__le32 magic;		/* RW_WIRE_MAGIC */
@@ -1037,6 +1040,8 @@ struct rw_wire_setup_reply {
 	__le16 reserved;
 	__le32 seg_shift;	/* the gradient window */
 	__le32 nr_segs;
+	__le32 nr_own;		/* the chunks this connection carries */
+	__le32 reserved2;
 	/* then struct rw_wire_seg[nr_segs] */
 };
 
@@ -1044,7 +1049,7 @@ struct rw_wire_setup_reply {
 #define RW_WIRE_SEG_SIZE	16
 #define RW_WIRE_TENSOR_SIZE	24
 #define RW_WIRE_SETUP_SIZE	32
-#define RW_WIRE_REPLY_SIZE	64
+#define RW_WIRE_REPLY_SIZE	72
 
 enum rw_imm_type {
 	RW_IMM_PUSH = 1,	/* a worker's gradient for the chunk */

@@ -6,8 +6,10 @@
  * A worker with several box addresses opens one connection per address,
  * each naming its index, the count and a session of the attachment (uapi
  * "RDMA wire"): the connections of one (job, rank, session) form one
- * struct rw_peer and share its worker, attached once, and chunk c travels
- * on connection RW_WIRE_NIC_OF(c, count) only (rdma/data.c). Each index
+ * struct rw_peer and share its worker, attached once, and each chunk
+ * travels on the one connection the peer's table gives it, decided at the
+ * first setup (rw_conn_take_chunks(): a NIC on the chunk's NUMA node where
+ * the peer has one). Each index
  * comes once and each on its own box device, or the connection is
  * refused EADDRINUSE, as a second worker for the rank is. A connection
  * that closes, for whatever reason, closes its siblings too, so the rank
@@ -38,10 +40,12 @@
 #include <rdma/ib_verbs.h>
 
 #include "rw.h"
+#include "engine_query.h"
 #include "ibdev.h"
 #include "job.h"
 #include "worker.h"
 #include "rdma/conn.h"
+#include "rdma/wire.h"
 
 /* Protects rw_conns, every rw_conn.link and .closing; QP events take it. */
 static DEFINE_SPINLOCK(rw_conns_lock);
@@ -157,7 +161,68 @@ static void rw_peer_put(struct rw_peer *p)
 	if (!last)
 		return;
 	rw_worker_free(p->w);
+	kvfree(p->link_of);
 	kfree(p);
+}
+
+static_assert(NUMA_NO_NODE == RW_WIRE_NO_NODE, "one value for no node");
+
+/* The table of @p, a peer of several connections, for @nr_chunks chunks. */
+static int rw_peer_assign(struct rw_peer *p, struct rw_engine *e,
+			  u32 nr_chunks)
+{
+	int link_node[RW_WIRE_MAX_NICS];
+	int *chunk_node;
+	u8 *link_of;
+	u32 j;
+	int ret;
+
+	lockdep_assert_held(&rw_peers_lock);
+	for (j = 0; j < p->nr_nics; j++)
+		link_node[j] = test_bit(j, &p->nics) ?
+			       ibdev_to_node(p->devs[j]) : NUMA_NO_NODE;
+	chunk_node = kvmalloc_array(nr_chunks, sizeof(*chunk_node),
+				    GFP_KERNEL);
+	link_of = kvmalloc(nr_chunks, GFP_KERNEL);
+	ret = chunk_node && link_of ? 0 : -ENOMEM;
+	if (!ret)
+		ret = rw_engine_chunk_nodes(e, chunk_node, nr_chunks);
+	if (!ret)
+		ret = rw_wire_assign(chunk_node, nr_chunks, link_node,
+				     p->nr_nics, link_of);
+	kvfree(chunk_node);
+	if (ret) {
+		kvfree(link_of);
+		return ret;
+	}
+	p->link_of = link_of;
+	p->nr_chunks = nr_chunks;
+	return 0;
+}
+
+int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks)
+{
+	struct rw_peer *p = c->owner;
+	int ret = 0;
+	u32 i;
+
+	c->link_of = NULL;
+	c->nr_own = nr_chunks;
+	if (!c->nr_nics)
+		return 0;
+	mutex_lock(&rw_peers_lock);
+	if (!p->link_of)
+		ret = rw_peer_assign(p, e, nr_chunks);
+	else if (p->nr_chunks != nr_chunks)
+		ret = -EPROTO;
+	mutex_unlock(&rw_peers_lock);
+	if (ret)
+		return ret;
+	c->link_of = p->link_of;
+	c->nr_own = 0;
+	for (i = 0; i < nr_chunks; i++)
+		c->nr_own += c->link_of[i] == c->nic;
+	return 0;
 }
 
 /*

@@ -51,6 +51,9 @@ struct rw_peer {
 	bool dead;			/* one closed: no connection joins */
 	unsigned long nics;		/* indexes taken */
 	struct ib_device *devs[RW_WIRE_MAX_NICS];	/* ... and their devices */
+	/* Set once, at the first setup, then read-only: */
+	u8 *link_of;			/* each chunk's connection */
+	u32 nr_chunks;			/* ... over this many chunks */
 };
 
 struct rw_conn {
@@ -95,6 +98,8 @@ struct rw_conn {
 	unsigned long *arrived;		/* pushes received, not yet queued */
 	unsigned long *awaiting;	/* pushed, parameters not yet sent */
 	unsigned long *to_send;		/* parameters owed regardless */
+	const u8 *link_of;		/* the peer's, or NULL: all are ours */
+	u32 nr_own;			/* the chunks this connection carries */
 	atomic_t sq_room;
 	struct rw_beat beat;
 	atomic_t kick;			/* something for the agent to do */
@@ -152,6 +157,22 @@ void rw_beat_done(struct rw_beat *b, atomic_t *sq_room);
  * this call is the one that asked (the others found it asked already).
  */
 bool rw_conn_close_later(struct rw_conn *c);
+
+/*
+ * Give @c its chunks (uapi "RDMA wire"): its peer's chunk -> connection
+ * table, decided by rw_wire_assign() at the peer's first setup from the
+ * chunk map of @e and the nodes of the devices its connections have by
+ * then, and the same for every connection after. Sets c->link_of (NULL
+ * for a peer of one connection) and c->nr_own. 0, -ENOMEM, or -EPROTO if
+ * the peer's connections disagree on the model's chunk count.
+ */
+int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks);
+
+/* Whether @chunk is @c's to carry: pushes and parameter writes. */
+static inline bool rw_conn_carries(const struct rw_conn *c, u32 chunk)
+{
+	return !c->link_of || c->link_of[chunk] == c->nic;
+}
 
 /* rdma/data.c */
 int rw_conn_data_init(struct rw_conn *c);	/* before rdma_accept */

@@ -12,8 +12,9 @@
  *
  * A rank may have several connections, one per box NIC (rdma/conn.c):
  * each one's setup declares the same model for the one worker they share,
- * and each carries the chunks RW_WIRE_NIC_OF gives it, its pushes and its
- * parameter writes; a push of another connection's chunk ends the rank.
+ * and each carries the chunks its peer's table gives it (rdma/conn.c), its
+ * pushes and its parameter writes; a push of another connection's chunk
+ * ends the rank.
  * Their agents go through the worker, whose lock serialises them.
  *
  * Push: the worker writes a chunk's gradient straight into its slot with
@@ -156,7 +157,7 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		rw_conn_protocol_error(c, "bad immediate");
 		return;
 	}
-	if (RW_WIRE_NIC_OF(imm.chunk, c->nr_nics) != c->nic) {
+	if (!rw_conn_carries(c, imm.chunk)) {
 		rw_conn_protocol_error(c, "a chunk of another connection");
 		return;
 	}
@@ -523,6 +524,9 @@ static int rw_conn_setup(struct rw_conn *c)
 	c->to_send = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
 	if (!c->peer.segs || !c->arrived || !c->awaiting || !c->to_send)
 		return -ENOMEM;
+	ret = rw_conn_take_chunks(c, c->e, s.nr_chunks);
+	if (ret)
+		return ret;
 
 	shift = rw_win_seg_shift(c->dev, s.chunk_size);
 	if (!shift)
@@ -556,6 +560,7 @@ static int rw_conn_setup(struct rw_conn *c)
 	ri.credits = min(s.nr_chunks, c->depth);
 	ri.nic = c->nic;
 	ri.nr_nics = c->nr_nics;
+	ri.nr_own = c->nr_own;
 	ri.win.seg_shift = shift;
 	ri.win.nr_segs = c->grad.nr_segs;
 	segs = kvcalloc(ri.win.nr_segs, sizeof(*segs), GFP_KERNEL);
@@ -584,7 +589,7 @@ static int rw_conn_setup(struct rw_conn *c)
 	atomic_set(&c->sq_room, c->depth - regs - 1);
 	/* This connection's chunks only: its siblings carry the others. */
 	for (i = 0; i < s.nr_chunks; i++)
-		if (RW_WIRE_NIC_OF(i, c->nr_nics) == c->nic)
+		if (rw_conn_carries(c, i))
 			__set_bit(i, c->to_send);
 	return 0;
 }
@@ -614,9 +619,9 @@ static void rw_conn_setup_work(struct work_struct *work)
 			rw_conn_close_later(c);
 			return;
 		}
-		pr_info("%pISpc: job %s rank %u nic %u/%u set up: %u chunks\n",
+		pr_info("%pISpc: job %s rank %u nic %u/%u set up: %u chunks, %u here\n",
 			&c->info.peer, c->info.job, c->info.rank, c->nic,
-			c->nr_nics, c->nr_chunks);
+			c->nr_nics, c->nr_chunks, c->nr_own);
 		return;
 	}
 	/* A refusal: say why, then the reply's completion closes. */

@@ -37,11 +37,13 @@
  * A box with several NICs is reached on several addresses, one link each
  * (a connection of its own: id, PD, CQ, QP, registrations, credits and
  * heartbeats), all of one attachment: the requests name the link's index,
- * the count and a random session, and chunk c travels on link
- * RW_WIRE_NIC_OF(c, count) only, its push and its parameters both. The
+ * the count and a random session, and each chunk travels on one link
+ * only, its push and its parameters both: the one the box gives it (by
+ * its chunk map), which is the link its first parameters arrive on. The
  * links connect one after the other at attach, each sends the setup at
- * declare, and any link's failure breaks the whole attachment, as the box
- * closes the whole rank when any of its connections goes.
+ * declare (so the box knows every link before it decides), and any
+ * link's failure breaks the whole attachment, as the box closes the
+ * whole rank when any of its connections goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -85,7 +87,7 @@ struct rw_remote;
 /* One connection of an attachment, to one of the box's addresses. */
 struct rw_remote_link {
 	struct rw_remote *r;
-	u32 nic;			/* its index, RW_WIRE_NIC_OF's */
+	u32 nic;			/* its index in the links */
 	struct sockaddr_storage box;
 	struct rdma_cm_id *id;		/* NULL once torn down */
 	struct ib_pd *pd;
@@ -151,16 +153,35 @@ struct rw_remote {
 	u32 nr_chunks;			/* the box's, set at declare */
 	u32 max_chunks;			/* at the smallest chunk size */
 	unsigned long *have;		/* parameters received at least once */
+	u8 *link_of;			/* the link each chunk's first came on */
 	unsigned long *busy;		/* pushed, parameters not yet back */
 	unsigned long *sel;		/* the current transfer's chunks */
 	u8 clock;			/* iterations pushed, for immediates */
 	u32 npushed;
 };
 
-/* The link that carries chunk @c. */
+#define RW_REMOTE_NO_LINK	0xffU
+
+/* The link that carries chunk @c, once its first parameters came. */
 static struct rw_remote_link *rw_remote_link_of(struct rw_remote *r, u32 c)
 {
-	return &r->links[RW_WIRE_NIC_OF(c, r->nr_links)];
+	return &r->links[r->nr_links > 1 ? READ_ONCE(r->link_of[c]) : 0];
+}
+
+/*
+ * Whether @lk may carry chunk @c's parameters: the first write of a chunk
+ * makes its link the chunk's (the box writes each chunk's first on the
+ * connection it gives the chunk); every later write must come there.
+ */
+static bool rw_remote_link_takes(struct rw_remote *r,
+				 struct rw_remote_link *lk, u32 c)
+{
+	u8 was;
+
+	if (r->nr_links == 1)
+		return true;
+	was = cmpxchg(&r->link_of[c], (u8)RW_REMOTE_NO_LINK, (u8)lk->nic);
+	return was == RW_REMOTE_NO_LINK || was == lk->nic;
 }
 
 /* The link count the wire names: 0 for an attachment of one (uapi). */
@@ -331,7 +352,7 @@ static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 	    wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
 	    rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), lk->nr_chunks,
 			      &imm) || imm.type != RW_IMM_PARAMS ||
-	    rw_remote_link_of(r, imm.chunk) != lk) {
+	    !rw_remote_link_takes(r, lk, imm.chunk)) {
 		rw_remote_break(r, "a bad write from the box");
 		return;
 	}
@@ -691,6 +712,7 @@ void rw_remote_free(struct rw_remote *r)
 	bitmap_free(r->have);
 	bitmap_free(r->busy);
 	bitmap_free(r->sel);
+	kvfree(r->link_of);
 	vfree(r->versions);
 	vfree(r->grad);
 	vfree(r->params);
@@ -955,6 +977,7 @@ static int rw_remote_start(struct rw_remote *r)
 {
 	const struct rw_wire_reply_info *rep = &r->links[0].rep, *o;
 	u32 n = r->l.nr_tensors, i;
+	u64 own = rep->nr_own;
 
 	for (i = 1; i < r->nr_links; i++) {
 		o = &r->links[i].rep;
@@ -964,7 +987,11 @@ static int rw_remote_start(struct rw_remote *r)
 		    o->nr_chunks != rep->nr_chunks ||
 		    o->model_bytes != rep->model_bytes)
 			return -EPROTO;
+		own += o->nr_own;
 	}
+	/* The links carry every chunk, each once. */
+	if (own != rep->nr_chunks)
+		return -EPROTO;
 	if (rep->model_bytes != r->l.geom.total_bytes || rep->rank != r->rank ||
 	    rw_layout_init(&r->l, r->lt, n, rep->chunk_size, r->offsets,
 			   r->by_key) ||
@@ -1013,9 +1040,11 @@ static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
 	r->have = bitmap_zalloc(mc, GFP_KERNEL);
 	r->busy = bitmap_zalloc(mc, GFP_KERNEL);
 	r->sel = bitmap_zalloc(mc, GFP_KERNEL);
+	r->link_of = kvmalloc(mc, GFP_KERNEL);
 	if (!r->grad || !r->params || !r->versions || !r->have || !r->busy ||
-	    !r->sel)
+	    !r->sel || !r->link_of)
 		return -ENOMEM;
+	memset(r->link_of, RW_REMOTE_NO_LINK, mc);
 	return 0;
 }
 

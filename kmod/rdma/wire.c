@@ -75,6 +75,38 @@ int rw_wire_nics_check(u32 nic, u32 nr_nics, u32 session)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_nics_check);
 
+#define RW_WIRE_UNSET	0xffU
+
+int rw_wire_assign(const int *chunk_node, u32 nr_chunks,
+		   const int *link_node, u32 nr_links, u8 *link_of)
+{
+	u8 cand[RW_WIRE_MAX_NICS];
+	u32 c, first, j, m, k;
+	int n;
+
+	if (!nr_links || nr_links > RW_WIRE_MAX_NICS)
+		return -EINVAL;
+	memset(link_of, RW_WIRE_UNSET, nr_chunks);
+	/* One node at a time: the first chunk not yet given a connection. */
+	for (first = 0; first < nr_chunks; first++) {
+		if (link_of[first] != RW_WIRE_UNSET)
+			continue;
+		n = chunk_node[first];
+		m = 0;
+		for (j = 0; j < nr_links; j++)
+			if (n != RW_WIRE_NO_NODE && link_node[j] == n)
+				cand[m++] = (u8)j;
+		if (!m)
+			for (j = 0; j < nr_links; j++)
+				cand[m++] = (u8)j;
+		for (c = first, k = 0; c < nr_chunks; c++)
+			if (chunk_node[c] == n)
+				link_of[c] = cand[k++ % m];
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_assign);
+
 /* Magic and version, the framing every handshake message starts with. */
 static int rw_wire_check_frame(__le32 magic, u8 version, const char **why)
 {
@@ -388,6 +420,7 @@ int rw_wire_reply_pack(void *buf, size_t len,
 		h.nr_nics = (u8)in->nr_nics;
 		h.seg_shift = cpu_to_le32(in->win.seg_shift);
 		h.nr_segs = cpu_to_le32(nr_segs);
+		h.nr_own = cpu_to_le32(in->nr_own);
 	}
 	memcpy(buf, &h, sizeof(h));
 	rw_wire_segs_pack((u8 *)buf + sizeof(h), segs, nr_segs);
@@ -422,13 +455,16 @@ int rw_wire_reply_parse(const void *data, size_t len,
 	out->nr_nics = h.nr_nics;
 	out->win.seg_shift = le32_to_cpu(h.seg_shift);
 	out->win.nr_segs = le32_to_cpu(h.nr_segs);
+	out->nr_own = le32_to_cpu(h.nr_own);
 	out->win.segs = (const void *)((const u8 *)data + sizeof(h));
 	n = rw_wire_reply_size(out->win.nr_segs);
-	if (!n || n != le32_to_cpu(h.msg.len) || n > len || h.reserved) {
+	if (!n || n != le32_to_cpu(h.msg.len) || n > len || h.reserved ||
+	    h.reserved2) {
 		*why = "reply length does not match its counts";
 		return -EPROTO;
 	}
-	if (out->status && (out->win.nr_segs || h.nic || h.nr_nics)) {
+	if (out->status && (out->win.nr_segs || h.nic || h.nr_nics ||
+			    out->nr_own)) {
 		*why = "a refusal with a window or a connection index";
 		return -EPROTO;
 	}
@@ -449,7 +485,8 @@ int rw_wire_reply_parse(const void *data, size_t len,
 				 (u32)__builtin_ctz(out->chunk_size));
 	if (!out->nr_workers ||
 	    out->rank >= out->nr_workers || !out->credits ||
-	    chunks != out->nr_chunks ||
+	    chunks != out->nr_chunks || out->nr_own > out->nr_chunks ||
+	    (!out->nr_nics && out->nr_own != out->nr_chunks) ||
 	    rw_wire_win_check(&out->win,
 			      (u64)out->nr_chunks * out->chunk_size,
 			      out->chunk_size)) {

@@ -47,6 +47,21 @@ void rw_wire_req_pack(struct rw_wire_req *w, const struct rw_wire_req_info *in);
  */
 int rw_wire_nics_check(u32 nic, u32 nr_nics, u32 session);
 
+/* A chunk or connection that no NUMA node holds (NUMA_NO_NODE's value). */
+#define RW_WIRE_NO_NODE		(-1)
+
+/*
+ * The box's rule for which of an attachment's @nr_links connections
+ * carries each chunk (uapi "RDMA wire"): chunk c, the k-th of the chunks
+ * whose @chunk_node is n, goes to the (k mod m)-th of the m connections
+ * whose @link_node is n, or of all @nr_links if none is. A node of
+ * RW_WIRE_NO_NODE matches nothing. Writes @link_of[0 .. @nr_chunks) and
+ * returns 0, or -EINVAL for @nr_links 0 or above RW_WIRE_MAX_NICS.
+ * O(chunks * the chunks' distinct nodes).
+ */
+int rw_wire_assign(const int *chunk_node, u32 nr_chunks,
+		   const int *link_node, u32 nr_links, u8 *link_of);
+
 /*
  * Check and decode the private data of a connect request: 0, or -EPROTO
  * with *@why saying what was wrong (too short, magic, version, flags,
@@ -136,6 +151,7 @@ struct rw_wire_reply_info {
 	u32 credits;
 	u32 nic;			/* the request's, echoed */
 	u32 nr_nics;
+	u32 nr_own;			/* the chunks this connection carries */
 	struct rw_wire_win win;		/* the gradient window */
 };
 

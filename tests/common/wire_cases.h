@@ -136,40 +136,122 @@ static void rw_wc_req_nics(enum rw_wc_spoil spoil, struct rw_wire_req_info *in)
 }
 
 /*
- * The chunk -> connection rule (RW_WIRE_NIC_OF): every chunk on exactly
- * one connection below the count, one connection for them all without
- * one, and no connection more than one chunk ahead of another.
+ * The box's chunk -> connection rule (rw_wire_assign): every chunk on one
+ * connection below the count; on one of its node's connections where its
+ * node has any, spread over all of them where it has none; each node's
+ * chunks within one of even over their connections.
  */
-static const char *rw_wc_nic_of_run(void)
-{
-	u32 count[RW_WIRE_MAX_NICS];
-	u32 nr, c, i, lo, hi, nic;
+#define RW_WC_ASSIGN_MAX	1000
 
-	for (c = 0; c < 1000; c++)
-		if (RW_WIRE_NIC_OF(c, 0) != 0)
-			return "one connection: a chunk elsewhere";
-	for (nr = 2; nr <= RW_WIRE_MAX_NICS; nr++) {
-		for (c = 1; c <= 37; c++) {
-			memset(count, 0, sizeof(count));
-			for (i = 0; i < c; i++) {
-				nic = RW_WIRE_NIC_OF(i, nr);
-				if (nic >= nr)
-					return "a chunk on no connection";
-				count[nic]++;
-			}
-			lo = count[0];
-			hi = count[0];
-			for (i = 1; i < nr; i++) {
-				lo = count[i] < lo ? count[i] : lo;
-				hi = count[i] > hi ? count[i] : hi;
-			}
-			if (hi - lo > 1)
-				return "connections unevenly loaded";
+static int rw_wc_chunk_node[RW_WC_ASSIGN_MAX];
+static u8 rw_wc_link_of[RW_WC_ASSIGN_MAX];
+
+/* The rule's properties for one case; NULL or what broke. */
+static const char *rw_wc_assign_check(u32 nr_chunks, const int *link_node,
+				      u32 nr_links)
+{
+	u32 count[RW_WIRE_MAX_NICS], c, j, lo, hi, m;
+	int nodes[] = { RW_WIRE_NO_NODE, 0, 1, 2 }, n;
+	u32 ni;
+
+	if (rw_wire_assign(rw_wc_chunk_node, nr_chunks, link_node, nr_links,
+			   rw_wc_link_of))
+		return "assign: refused a good case";
+	for (ni = 0; ni < ARRAY_SIZE(nodes); ni++) {
+		n = nodes[ni];
+		memset(count, 0, sizeof(count));
+		m = 0;
+		for (j = 0; j < nr_links; j++)
+			m += n != RW_WIRE_NO_NODE && link_node[j] == n;
+		for (c = 0; c < nr_chunks; c++) {
+			if (rw_wc_chunk_node[c] != n)
+				continue;
+			j = rw_wc_link_of[c];
+			if (j >= nr_links)
+				return "assign: a chunk on no connection";
+			if (m && link_node[j] != n)
+				return "assign: a chunk off its node";
+			count[j]++;
 		}
+		lo = ~0U;
+		hi = 0;
+		for (j = 0; j < nr_links; j++) {
+			if (m && link_node[j] != n)
+				continue;
+			lo = count[j] < lo ? count[j] : lo;
+			hi = count[j] > hi ? count[j] : hi;
+		}
+		if (hi - lo > 1)
+			return "assign: a node's connections unevenly loaded";
 	}
-	/* The wire's largest chunk id, on the last connection of 8. */
-	if (RW_WIRE_NIC_OF(RW_IMM_CHUNK_MASK, 8) != RW_IMM_CHUNK_MASK % 8)
-		return "the largest chunk id";
+	return NULL;
+}
+
+static const char *rw_wc_assign_run(void)
+{
+	static const int none[RW_WIRE_MAX_NICS] = {
+		-1, -1, -1, -1, -1, -1, -1, -1,
+	};
+	static const int two[] = { 0, 1 }, three[] = { 1, 0, 0 };
+	static const u8 soft[] = { 0, 0, 1, 1, 0, 0, 1, 1 };
+	u32 nr, c, seed = 1;
+	int links[RW_WIRE_MAX_NICS];
+	const char *fail;
+
+	if (rw_wire_assign(rw_wc_chunk_node, 4, none, 0, rw_wc_link_of) !=
+	    -EINVAL ||
+	    rw_wire_assign(rw_wc_chunk_node, 4, none, RW_WIRE_MAX_NICS + 1,
+			   rw_wc_link_of) != -EINVAL)
+		return "assign: no connections, or too many";
+	/* One node, connections on none: chunk c on c mod the count. */
+	for (c = 0; c < RW_WC_ASSIGN_MAX; c++)
+		rw_wc_chunk_node[c] = 0;
+	for (nr = 1; nr <= RW_WIRE_MAX_NICS; nr++) {
+		fail = rw_wc_assign_check(RW_WC_ASSIGN_MAX, none, nr);
+		if (fail)
+			return fail;
+		for (c = 0; c < RW_WC_ASSIGN_MAX; c++)
+			if (rw_wc_link_of[c] != c % nr)
+				return "assign: one node, no NUMA: not c mod count";
+	}
+	/* Two nodes in turn, a connection on each: each chunk stays home. */
+	for (c = 0; c < RW_WC_ASSIGN_MAX; c++)
+		rw_wc_chunk_node[c] = (int)(c % 2);
+	fail = rw_wc_assign_check(RW_WC_ASSIGN_MAX, two, 2);
+	if (fail)
+		return fail;
+	for (c = 0; c < RW_WC_ASSIGN_MAX; c++)
+		if (rw_wc_link_of[c] != c % 2)
+			return "assign: two nodes: a chunk away from its node";
+	/* ... soft-RoCE's devices, on no node: each node's over both. */
+	fail = rw_wc_assign_check(RW_WC_ASSIGN_MAX, none, 2);
+	if (fail)
+		return fail;
+	if (memcmp(rw_wc_link_of, soft, sizeof(soft)))
+		return "assign: two nodes, no device node: not each node's spread";
+	/* Node 0 with two connections, node 1 with one. */
+	fail = rw_wc_assign_check(RW_WC_ASSIGN_MAX, three, 3);
+	if (fail)
+		return fail;
+	if (rw_wc_link_of[0] != 1 || rw_wc_link_of[1] != 0 ||
+	    rw_wc_link_of[2] != 2 || rw_wc_link_of[3] != 0)
+		return "assign: node 0's chunks over connections 1 and 2";
+	/* Random nodes for chunks and connections, node 2 never linked. */
+	for (nr = 0; nr < 200; nr++) {
+		u32 n = 1 + nr % RW_WIRE_MAX_NICS, j;
+
+		for (c = 0; c < 97; c++) {
+			seed = seed * 1103515245U + 12345U;
+			rw_wc_chunk_node[c] = (int)((seed >> 16) % 4) - 1;
+		}
+		for (j = 0; j < n; j++) {
+			seed = seed * 1103515245U + 12345U;
+			links[j] = (int)((seed >> 16) % 3) - 1;
+		}
+		fail = rw_wc_assign_check(97, links, n);
+		if (fail)
+			return fail;
+	}
 	return NULL;
 }
 
@@ -345,7 +427,10 @@ static const struct rw_wc_break rw_wc_reply_breaks[] = {
 	{ "chunk count", 36, 1 }, { "model bytes", 40 + 3, 1 },
 	{ "no credits", 48, 16 }, { "reserved", 52, 1 },
 	{ "segment shift", 56, 8 }, { "segment count", 60, 1 },
-	{ "segment reserved", 64 + 12, 1 }, { "truncated", 63, 0 },
+	{ "chunks here beyond the count", 64, 16 },
+	{ "one connection without every chunk", 64, 1 },
+	{ "reserved after the chunks here", 68, 1 },
+	{ "segment reserved", 72 + 12, 1 }, { "truncated", 71, 0 },
 };
 
 static const char *rw_wc_setup_run(void)
@@ -409,7 +494,8 @@ static const char *rw_wc_reply_run(void)
 	struct rw_wire_reply_info in = {
 		.rank = 1, .nr_workers = 2, .sync = 0, .epoch = 3,
 		.chunk_size = 4096, .nr_chunks = 3, .model_bytes = 8200,
-		.credits = 16, .win = { .seg_shift = 13, .nr_segs = 2 },
+		.credits = 16, .nr_own = 3,
+		.win = { .seg_shift = 13, .nr_segs = 2 },
 	}, out;
 	const char *why = NULL;
 	int n, i;
@@ -421,16 +507,18 @@ static const char *rw_wc_reply_run(void)
 	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
 	    out.status || out.rank != 1 || out.nr_chunks != 3 ||
 	    out.model_bytes != 8200 || out.credits != 16 || out.epoch != 3 ||
-	    out.win.nr_segs != 2 || out.nic || out.nr_nics)
+	    out.win.nr_segs != 2 || out.nic || out.nr_nics || out.nr_own != 3)
 		return "reply: parsed back";
 	/* Connection 1 of 3 is echoed; 3 of 3 and 1 of 1 are refused. */
 	in.nic = 1;
 	in.nr_nics = 3;
+	in.nr_own = 1;
 	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
 			       rw_wc_segs);
 	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
 	    out.nic != 1 || out.nr_nics != 3 || rw_wc_msg_buf[52] != 1 ||
-	    rw_wc_msg_buf[53] != 3)
+	    rw_wc_msg_buf[53] != 3 || out.nr_own != 1 ||
+	    rw_wc_msg_buf[64] != 1)
 		return "reply: a connection index";
 	rw_wc_msg_buf[52] = 3;
 	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) != -EPROTO)
@@ -441,6 +529,7 @@ static const char *rw_wc_reply_run(void)
 		return "reply: a count of one";
 	in.nic = 0;
 	in.nr_nics = 0;
+	in.nr_own = 3;
 	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
 			       rw_wc_segs);
 	for (i = 0; i < (int)ARRAY_SIZE(rw_wc_reply_breaks); i++) {
@@ -460,7 +549,7 @@ static const char *rw_wc_reply_run(void)
 			       rw_wc_segs);
 	if (n != RW_WIRE_REPLY_SIZE ||
 	    rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
-	    out.status != EEXIST || out.win.nr_segs)
+	    out.status != EEXIST || out.win.nr_segs || out.nr_own)
 		return "reply: a refusal";
 	return NULL;
 }

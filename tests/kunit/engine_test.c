@@ -108,6 +108,7 @@ static void rw_engine_threads_bound_test(struct kunit *test)
 	for (round = 0; round < 3; round++) {
 		struct rw_engine *e = rw_t_create(test, RW_AGG_SGD);
 		u32 i, n = rw_engine_nr_cores(e);
+		int *nodes;
 
 		KUNIT_EXPECT_EQ(test, n, num_online_cpus());
 		for (i = 0; i < n; i++) {
@@ -121,14 +122,24 @@ static void rw_engine_threads_bound_test(struct kunit *test)
 		}
 		/*
 		 * Every chunk is owned by one of the job's CPUs, and its
-		 * memory lives on that CPU's node.
+		 * memory lives on that CPU's node, the node the wire's NIC
+		 * choice reads (rw_engine_chunk_nodes).
 		 */
+		nodes = kunit_kcalloc(test, rw_engine_nr_chunks(e),
+				      sizeof(*nodes), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, nodes);
+		n = rw_engine_nr_chunks(e);
+		KUNIT_EXPECT_EQ(test, rw_engine_chunk_nodes(e, nodes, n + 1),
+				-EINVAL);
+		KUNIT_ASSERT_EQ(test, rw_engine_chunk_nodes(e, nodes, n), 0);
 		for (i = 0; i < rw_engine_nr_chunks(e); i++) {
 			int cpu = rw_engine_chunk_cpu(e, i);
 
 			KUNIT_EXPECT_TRUE(test, cpu_online(cpu));
 			KUNIT_EXPECT_EQ_MSG(test, rw_engine_chunk_mem_node(e, i),
 					    cpu_to_node(cpu), "chunk %u", i);
+			KUNIT_EXPECT_EQ_MSG(test, nodes[i], cpu_to_node(cpu),
+					    "chunk %u", i);
 		}
 	}
 }

@@ -55,9 +55,9 @@ static void rw_wire_msg_test(struct kunit *test)
 	KUNIT_EXPECT_NULL_MSG(test, fail, "reply broken by %s", fail);
 }
 
-static void rw_wire_nic_of_test(struct kunit *test)
+static void rw_wire_assign_test(struct kunit *test)
 {
-	const char *fail = rw_wc_nic_of_run();
+	const char *fail = rw_wc_assign_run();
 
 	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
 }
@@ -81,7 +81,7 @@ static struct kunit_case rw_wire_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_wire_req_test, rw_wc_req_gen_params),
 	KUNIT_CASE(rw_wire_rej_test),
 	KUNIT_CASE(rw_wire_msg_test),
-	KUNIT_CASE(rw_wire_nic_of_test),
+	KUNIT_CASE(rw_wire_assign_test),
 	KUNIT_CASE(rw_wire_layout_test),
 	{}
 };

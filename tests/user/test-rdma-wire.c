@@ -47,9 +47,9 @@ static void wire_msgs(void **state)
 		fail_msg("reply broken by %s: not refused", fail);
 }
 
-static void wire_nic_of(void **state)
+static void wire_assign(void **state)
 {
-	const char *fail = rw_wc_nic_of_run();
+	const char *fail = rw_wc_assign_run();
 
 	(void)state;
 	if (fail)
@@ -71,7 +71,7 @@ int main(void)
 		cmocka_unit_test(wire_tables),
 		cmocka_unit_test(wire_rej),
 		cmocka_unit_test(wire_msgs),
-		cmocka_unit_test(wire_nic_of),
+		cmocka_unit_test(wire_assign),
 		cmocka_unit_test(wire_layout),
 	};
 

@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm: --kernel test --smp 2 --timeout 900
+# vm: --kernel test --nodes 2 --smp 2 --timeout 900
 #
 # A box with two NICs: rxe0 on veth0 ($BOX) and rxe1 on veth2 ($BOX2),
 # the box listening on both. Remote trainers attach with both addresses
 # (rw_attach_remote "ADDR,ADDR2"): their module opens one connection per
-# address, and chunk c travels on connection c % 2 (RW_WIRE_NIC_OF), its
-# pushes and its parameter writes both. Each trainer connects from the
+# address, and each chunk travels on the connection the box gives it, its
+# pushes and its parameter writes both. On two NUMA nodes the box's chunk
+# map homes chunks 0, 2, 4... on node 0 and 1, 3, 5... on node 1;
+# soft-RoCE's devices are on no node, so each node's chunks are spread
+# over both connections in turn: 0 and 1 on rxe0, 2 and 3 on rxe1, and so
+# on, which c % 2 is not. The worker learns each chunk's connection from
+# where its first parameters arrive. Each trainer connects from the
 # device that owns the address it dials (same-device loopback, as in
 # wire-listen.sh), so the box sees each rank on rxe0 and on rxe1.
 #
@@ -100,13 +105,24 @@ t_eq "4 trainers on both NICs: exact" \
 	"$(for r in 0 1 2 3; do rw_wire_result "$RW_OUT/spread$r.log"; done)"
 t_eq "... all four hold the same parameter bytes" 1 \
 	"$(for r in 0 1 2 3; do rw_wire_hash "$RW_OUT/spread$r.log"; done | sort -u | wc -l)"
-chunks=$(dmesg | sed -n 's/.*job spread rank 0 nic 0\/2 set up: \([0-9]*\) chunks$/\1/p' | head -n 1)
+chunks=$(dmesg | sed -n 's/.*job spread rank 0 nic 0\/2 set up: \([0-9]*\) chunks, [0-9]* here$/\1/p' | head -n 1)
 t_ok "the model has chunks for both NICs (${chunks:-none})" test "${chunks:-0}" -ge 2
+# here JOB NIC: the chunks the box gave rank 0's connection NIC in JOB,
+# from the box's log.
+here() {
+	dmesg | sed -n "s/.*job $1 rank 0 nic $2\/2 set up: [0-9]* chunks, \([0-9]*\) here$/\1/p" | tail -n 1
+}
+# The rule on two nodes, soft-RoCE: chunk c on NIC (c / 2) % 2.
+even=0
+odd=0
+for c in $(seq 0 $((${chunks:-1} - 1))); do
+	if [ $(((c / 2) % 2)) = 0 ]; then even=$((even + 1)); else odd=$((odd + 1)); fi
+done
+t_eq "the box gave rxe0 and rxe1 each node's chunks in turn: $even and $odd" \
+	"$even $odd" "$(here spread 0) $(here spread 1)"
 # What each connection of the box moved, as the module counted it (its
-# last word on a connection, when it closed): chunk c on NIC c % 2, its
-# push once an iteration and its parameters once more (the first write).
-even=$(( (chunks + 1) / 2 ))
-odd=$(( chunks / 2 ))
+# last word on a connection, when it closed): its own chunks, each
+# pushed once an iteration and written once more (the first write).
 t_eq "box: each rank's rxe0 connection carried its $even chunks, rxe1 its $odd, pushes and writes" \
 	"$(for r in 0 1 2 3; do
 		echo "rxe0 $r 0 $((even * ITERS)) $((even * (ITERS + 1)))"
@@ -125,9 +141,10 @@ t_ok "... on rxe0 and on rxe1" until_conns hold '[[0, "rxe0"], [0, "rxe1"]]'
 # Its first iteration is out, waiting for rank 1: listen show counts
 # each connection's own chunks, pushed once and written once (the first
 # parameters).
-hc=$(dmesg | sed -n 's/.*job hold rank 0 nic 0\/2 set up: \([0-9]*\) chunks$/\1/p' | tail -n 1)
-t_ok "listen show: rxe0 pushed and got chunks 0, 2, 4..., rxe1 chunks 1, 3, 5..." \
-	until_conns hold "[[0, \"rxe0\", $(( (hc + 1) / 2 )), $(( (hc + 1) / 2 ))], [0, \"rxe1\", $((hc / 2)), $((hc / 2))]]" \
+h0=$(here hold 0)
+h1=$(here hold 1)
+t_ok "listen show: rxe0 pushed and got its ${h0:-?} chunks, rxe1 its ${h1:-?}" \
+	until_conns hold "[[0, \"rxe0\", ${h0:-0}, ${h0:-0}], [0, \"rxe1\", ${h1:-0}, ${h1:-0}]]" \
 	"[c['rank'], c['device'], c['pushes'], c['writes']]"
 "$LOCAL" hold "$RW_OUT/token" 0 2 $ITERS "$BOX,$BOX2" >"$RW_OUT/taken.log" 2>&1
 t_ok "a second attachment of rank 0: refused" \

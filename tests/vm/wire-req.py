@@ -19,7 +19,7 @@ import sys
 import time
 
 MAGIC = 0x31575752
-VERSION = 1
+VERSION = 2
 
 
 def mac(key, label, data):

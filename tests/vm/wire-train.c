@@ -78,6 +78,7 @@ struct tr {
 	int got_reply;
 	uint32_t params_seen;		/* parameter writes received */
 	uint8_t *awaiting;		/* [nr_chunks] */
+	uint8_t *have;			/* [nr_chunks] parameters came */
 	uint32_t in_flight;
 	uint32_t sq;			/* sends not yet completed */
 	uint32_t *answered;		/* [nr_chunks] stream: answers in order */
@@ -206,6 +207,7 @@ static int step(struct tr *t)
 			return -1;
 		}
 		t->params_seen++;
+		t->have[imm.chunk] = 1;
 		if (t->awaiting[imm.chunk]) {
 			t->awaiting[imm.chunk] = 0;
 			t->in_flight--;
@@ -310,18 +312,6 @@ static struct ibv_mr *reg(struct ibv_pd *pd, void **buf, size_t len, int acc)
 	return ibv_reg_mr(pd, *buf, len, acc);
 }
 
-/* The chunks this connection carries (all of them but with several). */
-static uint32_t own_chunks(const struct tr *t)
-{
-	uint32_t c, n = 0;
-
-	if (!t->rep.nr_nics)
-		return t->rep.nr_chunks;
-	for (c = 0; c < t->rep.nr_chunks; c++)
-		n += RW_WIRE_NIC_OF(c, t->rep.nr_nics) == t->rep.nic;
-	return n;
-}
-
 /*
  * Connect's second half: registrations, receives, the setup and its reply,
  * then every chunk's initial parameters. 0, 3 (refused, printed) or 1.
@@ -331,7 +321,7 @@ static int start(struct tr *t, struct ibv_pd *pd, uint32_t rank,
 {
 	uint64_t bytes;
 	double t0;
-	uint32_t i, own;
+	uint32_t i;
 
 	for (i = 0; i < t->nr_tensors; i++)
 		t->lt[i] = (struct rw_layout_tensor){
@@ -372,15 +362,16 @@ static int start(struct tr *t, struct ibv_pd *pd, uint32_t rank,
 		return 3;
 	}
 	t->awaiting = calloc(t->rep.nr_chunks, 1);
-	if (!t->awaiting || t->rep.model_bytes != bytes || t->rep.rank != rank) {
+	t->have = calloc(t->rep.nr_chunks, 1);
+	if (!t->awaiting || !t->have || t->rep.model_bytes != bytes ||
+	    t->rep.rank != rank) {
 		printf("error: reply geometry differs from the model\n");
 		return 1;
 	}
 	printf("set up %u chunks\n", t->rep.nr_chunks);
 	/* Every chunk's current parameters come first: a pull of the model. */
-	own = own_chunks(t);
 	t0 = now_s();
-	while (t->params_seen < own)
+	while (t->params_seen < t->rep.nr_own)
 		if (step(t))
 			return 1;
 	*pull_s = now_s() - t0;
@@ -528,8 +519,7 @@ int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	if (fault && !strcmp(fault, "other-nic")) {
 		/* A connection of several pushes a sibling's chunk. */
 		for (c = 0; c < t.rep.nr_chunks; c++)
-			if (t.rep.nr_nics &&
-			    RW_WIRE_NIC_OF(c, t.rep.nr_nics) != t.rep.nic)
+			if (!t.have[c])
 				break;
 		if (c == t.rep.nr_chunks) {
 			printf("error: every chunk is this connection's\n");
