@@ -23,10 +23,11 @@ BOX=10.88.0.1
 WORKER=10.88.0.2
 TOKEN=$RW_CLUSTER/token
 NELEMS=$((2 * 1024 * 1024))	# an 8 MiB model
-ITERS=2
+# 4 iterations: 32 MiB pushed, the bytes of ib_write_bw's run (as in
+# wire-bench.sh).
+ITERS=4
 RUNS="1.32768"
 if [ "${1:-}" = --full ]; then
-	ITERS=4
 	RUNS=
 	for w in 1 2 4; do
 		for cs in 4096 32768 262144 1048576; do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm: --kernel test --numa 2 --smp 4
+# vm: --kernel test --nodes 2 --smp 4
 # vm-parallel: rw_engine_fresh_version_test races a puller on one CPU against the owner on another
 #
 # Run RackWeave's KUnit suites: load kunit.ko, rackweave.ko and
