@@ -204,10 +204,8 @@ int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks)
 {
 	struct rw_peer *p = c->owner;
 	int ret = 0;
-	u32 i;
 
 	c->link_of = NULL;
-	c->nr_own = nr_chunks;
 	if (!c->nr_nics)
 		return 0;
 	mutex_lock(&rw_peers_lock);
@@ -216,13 +214,9 @@ int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks)
 	else if (p->nr_chunks != nr_chunks)
 		ret = -EPROTO;
 	mutex_unlock(&rw_peers_lock);
-	if (ret)
-		return ret;
-	c->link_of = p->link_of;
-	c->nr_own = 0;
-	for (i = 0; i < nr_chunks; i++)
-		c->nr_own += c->link_of[i] == c->nic;
-	return 0;
+	if (!ret)
+		c->link_of = p->link_of;
+	return ret;
 }
 
 /*

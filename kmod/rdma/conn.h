@@ -163,8 +163,8 @@ bool rw_conn_close_later(struct rw_conn *c);
  * table, decided by rw_wire_assign() at the peer's first setup from the
  * chunk map of @e and the nodes of the devices its connections have by
  * then, and the same for every connection after. Sets c->link_of (NULL
- * for a peer of one connection) and c->nr_own. 0, -ENOMEM, or -EPROTO if
- * the peer's connections disagree on the model's chunk count.
+ * for a peer of one connection). 0, -ENOMEM, or -EPROTO if the peer's
+ * connections disagree on the model's chunk count.
  */
 int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks);
 

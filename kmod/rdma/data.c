@@ -527,6 +527,11 @@ static int rw_conn_setup(struct rw_conn *c)
 	ret = rw_conn_take_chunks(c, c->e, s.nr_chunks);
 	if (ret)
 		return ret;
+	/* This connection's chunks only: its siblings carry the others. */
+	for (i = 0; i < s.nr_chunks; i++)
+		if (rw_conn_carries(c, i))
+			__set_bit(i, c->to_send);
+	c->nr_own = bitmap_weight(c->to_send, s.nr_chunks);
 
 	shift = rw_win_seg_shift(c->dev, s.chunk_size);
 	if (!shift)
@@ -587,10 +592,6 @@ static int rw_conn_setup(struct rw_conn *c)
 	c->nr_regs = regs;
 	/* What is left once the registrations and the reply are posted. */
 	atomic_set(&c->sq_room, c->depth - regs - 1);
-	/* This connection's chunks only: its siblings carry the others. */
-	for (i = 0; i < s.nr_chunks; i++)
-		if (rw_conn_carries(c, i))
-			__set_bit(i, c->to_send);
 	return 0;
 }
 

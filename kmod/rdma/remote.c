@@ -165,22 +165,23 @@ struct rw_remote {
 /* The link that carries chunk @c, once its first parameters came. */
 static struct rw_remote_link *rw_remote_link_of(struct rw_remote *r, u32 c)
 {
-	return &r->links[r->nr_links > 1 ? READ_ONCE(r->link_of[c]) : 0];
+	return &r->links[READ_ONCE(r->link_of[c])];
 }
 
 /*
  * Whether @lk may carry chunk @c's parameters: the first write of a chunk
  * makes its link the chunk's (the box writes each chunk's first on the
- * connection it gives the chunk); every later write must come there.
+ * connection it gives the chunk); every later write must come there. (With
+ * one link, every chunk is link 0's from the start.)
  */
 static bool rw_remote_link_takes(struct rw_remote *r,
 				 struct rw_remote_link *lk, u32 c)
 {
-	u8 was;
+	u8 was = READ_ONCE(r->link_of[c]);
 
-	if (r->nr_links == 1)
-		return true;
-	was = cmpxchg(&r->link_of[c], (u8)RW_REMOTE_NO_LINK, (u8)lk->nic);
+	if (was == RW_REMOTE_NO_LINK)
+		was = cmpxchg(&r->link_of[c], (u8)RW_REMOTE_NO_LINK,
+			      (u8)lk->nic);
 	return was == RW_REMOTE_NO_LINK || was == lk->nic;
 }
 
@@ -1044,7 +1045,7 @@ static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
 	if (!r->grad || !r->params || !r->versions || !r->have || !r->busy ||
 	    !r->sel || !r->link_of)
 		return -ENOMEM;
-	memset(r->link_of, RW_REMOTE_NO_LINK, mc);
+	memset(r->link_of, r->nr_links > 1 ? RW_REMOTE_NO_LINK : 0, mc);
 	return 0;
 }
 

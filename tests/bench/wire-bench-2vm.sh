@@ -18,6 +18,7 @@
 # connections until the box has read their counters.
 RW_TEST_NAME=wire-bench-2vm-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/wire-bench-lib.sh"
 
 BOX=10.88.0.1
 WORKER=10.88.0.2
@@ -86,15 +87,14 @@ res=$RW_OUT/results
 : >"$res"
 # ibw NAME: the client against the box's server, which is up already.
 ibw() {
-	local try bw opt=
+	local try opt=
 	[ "$1" = bidir ] && opt=-b
 	for try in 1 2 3 4 5; do
 		timeout 300 $IBW $opt $BOX >"$RW_OUT/ibw-$1.log" 2>&1 && break
 		grep -q 'Unexpected CM event' "$RW_OUT/ibw-$1.log" || break
 		sleep 1
 	done
-	bw=$(awk '$1 == 32768 && NF >= 5 {print $4}' "$RW_OUT/ibw-$1.log" | tail -n 1)
-	test -n "$bw" && echo "ibw $1 $bw" >>"$res"
+	wb_ibw "$1" "$RW_OUT/ibw-$1.log"
 }
 
 # run W CHUNK: W bench workers of the box's job bW-CHUNK, held until the
@@ -124,11 +124,7 @@ run() {
 		wait "$r"
 	done
 	touch "$RW_OUT/done-$job"
-	for r in $(seq 0 $((w - 1))); do
-		grep '^bench ' "$RW_OUT/$job-$r.log" | sed "s/^/run $w $cs /" >>"$res"
-	done
-	/usr/bin/python3 "$(dirname "$0")/wire-bench-json.py" conns \
-		"$RW_CLUSTER/box/$job-conns.json" $job "$w" "$cs" >>"$res"
+	wb_record "$w" "$cs" $job "$RW_CLUSTER/box/$job-conns.json"
 	[ "$n" = "$w" ]
 }
 

@@ -24,6 +24,7 @@
 # measured just before and just after it (their mean), so a neighbour's
 # burst on a shared host moves both sides alike.
 . "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/wire-bench-lib.sh"
 
 NELEMS=$((2 * 1024 * 1024))	# an 8 MiB model
 # 4 iterations: a worker pushes 32 MiB, what ib_write_bw's 1000 messages
@@ -54,7 +55,7 @@ res=$RW_OUT/results
 # often at 200): each attempt has 90 s, and a stopped one is run again.
 ibw() {
 	local cmd="ib_write_bw -R -d rxe0 -p 18600 -s 32768 -n 1000 --report_gbits $2"
-	local server try attempt bw=
+	local server try attempt
 	for attempt in 1 2 3; do
 		timeout 90 $cmd >"$RW_OUT/ibw-$1-server.log" 2>&1 &
 		server=$!
@@ -66,12 +67,11 @@ ibw() {
 			grep -q 'Unexpected CM event' "$RW_OUT/ibw-$1.log" || break
 		done
 		wait "$server"
-		bw=$(awk '$1 == 32768 && NF >= 5 {print $4}' "$RW_OUT/ibw-$1.log" | tail -n 1)
-		[ -n "$bw" ] && break
+		wb_ibw "$1" "$RW_OUT/ibw-$1.log" && return 0
 		echo "# ib_write_bw $1: attempt $attempt gave no figure"
 		cp "$RW_OUT/ibw-$1.log" "$RW_OUT/ibw-$1-attempt$attempt.log"
 	done
-	test -n "$bw" && echo "ibw $1 $bw" >>"$res"
+	return 1
 }
 
 # run W CHUNK: W remote workers of one job, held until the box's counters
@@ -98,11 +98,7 @@ run() {
 	for r in "${pids[@]}"; do
 		wait "$r"
 	done
-	for r in $(seq 0 $((w - 1))); do
-		grep '^bench ' "$RW_OUT/$job-$r.log" | sed "s/^/run $w $cs /" >>"$res"
-	done
-	/usr/bin/python3 "$(dirname "$0")/wire-bench-json.py" conns \
-		"$RW_OUT/$job-conns.json" $job "$w" "$cs" >>"$res"
+	wb_record "$w" "$cs" $job "$RW_OUT/$job-conns.json"
 	"$RWCTL" job del $job
 	[ "$n" = "$w" ]
 }

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the guest halves of scripts/bench-wire (wire-bench.sh in one
+# VM, wire-bench-2vm.sh across two), sourced after tests/vm/lib.sh. Both
+# collect their figures in $res, lines that wire-bench-json.py reads.
+
+# wb_ibw NAME LOG: ib_write_bw's figure for 32 KiB messages in LOG, as the
+# "ibw NAME GBPS" line; fails if LOG has none.
+wb_ibw() {
+	local bw
+	bw=$(awk '$1 == 32768 && NF >= 5 {print $4}' "$2" | tail -n 1)
+	test -n "$bw" && echo "ibw $1 $bw" >>"$res"
+}
+
+# wb_record W CHUNK JOB CONNS_JSON: the bench workers' lines of run JOB
+# (their logs $RW_OUT/JOB-RANK.log) and its connections' counters from the
+# box's `rwctl -j listen show` in CONNS_JSON.
+wb_record() {
+	local r
+	for r in $(seq 0 $(($1 - 1))); do
+		grep '^bench ' "$RW_OUT/$3-$r.log" | sed "s/^/run $1 $2 /" >>"$res"
+	done
+	/usr/bin/python3 "$RW_TOP/tests/bench/wire-bench-json.py" conns \
+		"$4" "$3" "$1" "$2" >>"$res"
+}
