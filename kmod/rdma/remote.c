@@ -976,23 +976,18 @@ static bool rw_remote_all_in(struct rw_remote *r, void *arg)
  */
 static int rw_remote_start(struct rw_remote *r)
 {
-	const struct rw_wire_reply_info *rep = &r->links[0].rep, *o;
+	const struct rw_wire_reply_info *rep = &r->links[0].rep;
+	const struct rw_wire_reply_info *reps[RW_WIRE_MAX_NICS];
 	u32 n = r->l.nr_tensors, i;
-	u64 own = rep->nr_own;
+	const char *why;
 
-	for (i = 1; i < r->nr_links; i++) {
-		o = &r->links[i].rep;
-		if (o->rank != rep->rank || o->nr_workers != rep->nr_workers ||
-		    o->sync != rep->sync || o->epoch != rep->epoch ||
-		    o->chunk_size != rep->chunk_size ||
-		    o->nr_chunks != rep->nr_chunks ||
-		    o->model_bytes != rep->model_bytes)
-			return -EPROTO;
-		own += o->nr_own;
-	}
-	/* The links carry every chunk, each once. */
-	if (own != rep->nr_chunks)
+	for (i = 0; i < r->nr_links; i++)
+		reps[i] = &r->links[i].rep;
+	if (rw_wire_replies_check(reps, r->nr_links, &why)) {
+		pr_warn_ratelimited("job %s rank %u: the box's replies disagree: %s\n",
+				    r->job, r->rank, why);
 		return -EPROTO;
+	}
 	if (rep->model_bytes != r->l.geom.total_bytes || rep->rank != r->rank ||
 	    rw_layout_init(&r->l, r->lt, n, rep->chunk_size, r->offsets,
 			   r->by_key) ||

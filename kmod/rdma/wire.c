@@ -496,3 +496,39 @@ int rw_wire_reply_parse(const void *data, size_t len,
 	return rw_wire_segs_check(out->win.segs, out->win.nr_segs, why);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_reply_parse);
+
+int rw_wire_replies_check(const struct rw_wire_reply_info *const *reps,
+			  u32 n, const char **why)
+{
+	const struct rw_wire_reply_info *a, *o;
+	u64 own;
+	u32 i;
+
+	if (!n || n > RW_WIRE_MAX_NICS) {
+		*why = "connection count";
+		return -EPROTO;
+	}
+	a = reps[0];
+	own = a->nr_own;
+	for (i = 1; i < n; i++) {
+		o = reps[i];
+		if (o->rank != a->rank || o->nr_workers != a->nr_workers ||
+		    o->sync != a->sync || o->epoch != a->epoch) {
+			*why = "connections of another rank or job";
+			return -EPROTO;
+		}
+		if (o->chunk_size != a->chunk_size ||
+		    o->nr_chunks != a->nr_chunks ||
+		    o->model_bytes != a->model_bytes) {
+			*why = "connections with different layouts";
+			return -EPROTO;
+		}
+		own += o->nr_own;
+	}
+	if (own != a->nr_chunks) {
+		*why = "the connections' chunks do not add up to the count";
+		return -EPROTO;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_wire_replies_check);

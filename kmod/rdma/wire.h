@@ -167,5 +167,13 @@ int rw_wire_reply_pack(void *buf, size_t len,
  */
 int rw_wire_reply_parse(const void *data, size_t len,
 			struct rw_wire_reply_info *out, const char **why);
+/*
+ * The accepting replies of one attachment's @n connections (1 to
+ * RW_WIRE_MAX_NICS), each parsed: 0 if they describe one job, rank and
+ * layout and their connections carry every chunk once between them (the
+ * chunks here add up to the count), else -EPROTO with *@why.
+ */
+int rw_wire_replies_check(const struct rw_wire_reply_info *const *reps,
+			  u32 n, const char **why);
 
 #endif /* _RW_RDMA_WIRE_H */

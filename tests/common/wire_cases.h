@@ -554,4 +554,73 @@ static const char *rw_wc_reply_run(void)
 	return NULL;
 }
 
+/*
+ * An attachment's replies, one per connection: those of one job, rank and
+ * layout whose chunks add up to the count pass; every other set is
+ * refused with a reason.
+ */
+static const char *rw_wc_replies_run(void)
+{
+	static const struct {
+		const char *name;
+		u32 n, own[4];
+		int field;	/* 1 rank, 2 epoch, 3 chunk size, 4 bytes */
+		int ok;
+	} cases[] = {
+		{ "one connection with every chunk", 1, { 5 }, 0, 1 },
+		{ "one connection short of a chunk", 1, { 4 }, 0, 0 },
+		{ "one connection with a chunk too many", 1, { 6 }, 0, 0 },
+		{ "three connections, 2 + 2 + 1", 3, { 2, 2, 1 }, 0, 1 },
+		{ "three connections, 5 + 0 + 0", 3, { 5, 0, 0 }, 0, 1 },
+		{ "three connections, 2 + 2 + 0", 3, { 2, 2, 0 }, 0, 0 },
+		{ "three connections, 2 + 2 + 2", 3, { 2, 2, 2 }, 0, 0 },
+		{ "four, 2 + 1 + 1 + 1", 4, { 2, 1, 1, 1 }, 0, 1 },
+		{ "another rank on the second", 2, { 3, 2 }, 1, 0 },
+		{ "another epoch on the second", 2, { 3, 2 }, 2, 0 },
+		{ "another chunk size on the second", 2, { 3, 2 }, 3, 0 },
+		{ "other model bytes on the second", 2, { 3, 2 }, 4, 0 },
+		{ "no connection", 0, { 0 }, 0, 0 },
+	};
+	static const struct rw_wire_reply_info base = {
+		.rank = 1, .nr_workers = 3, .epoch = 2, .chunk_size = 4096,
+		.nr_chunks = 5, .model_bytes = 5 * 4096 - 8, .credits = 5,
+	};
+	static struct rw_wire_reply_info info[RW_WIRE_MAX_NICS + 1];
+	const struct rw_wire_reply_info *reps[RW_WIRE_MAX_NICS + 1];
+	const char *why;
+	u32 i, j;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (j = 0; j < RW_WIRE_MAX_NICS + 1; j++) {
+			info[j] = base;
+			info[j].nr_own = 0;
+			if (j < ARRAY_SIZE(cases[i].own))
+				info[j].nr_own = cases[i].own[j];
+			reps[j] = &info[j];
+		}
+		if (cases[i].field == 1)
+			info[1].rank = 2;
+		else if (cases[i].field == 2)
+			info[1].epoch = 3;
+		else if (cases[i].field == 3)
+			info[1].chunk_size = 8192;
+		else if (cases[i].field == 4)
+			info[1].model_bytes -= 4;
+		why = NULL;
+		ret = rw_wire_replies_check(reps, cases[i].n, &why);
+		if (cases[i].ok && ret)
+			return cases[i].name;
+		if (!cases[i].ok && (ret != -EPROTO || !why))
+			return cases[i].name;
+	}
+	/* More connections than a worker may have: refused. */
+	info[0].nr_own = 5;
+	why = NULL;
+	if (rw_wire_replies_check(reps, RW_WIRE_MAX_NICS + 1, &why) !=
+	    -EPROTO || !why)
+		return "more connections than RW_WIRE_MAX_NICS";
+	return NULL;
+}
+
 #endif /* _RW_TESTS_WIRE_CASES_H */

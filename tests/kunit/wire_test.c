@@ -53,6 +53,8 @@ static void rw_wire_msg_test(struct kunit *test)
 	KUNIT_EXPECT_NULL_MSG(test, fail, "setup broken by %s", fail);
 	fail = rw_wc_reply_run();
 	KUNIT_EXPECT_NULL_MSG(test, fail, "reply broken by %s", fail);
+	fail = rw_wc_replies_run();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "an attachment's replies: %s", fail);
 }
 
 static void rw_wire_assign_test(struct kunit *test)

@@ -45,6 +45,9 @@ static void wire_msgs(void **state)
 	fail = rw_wc_reply_run();
 	if (fail)
 		fail_msg("reply broken by %s: not refused", fail);
+	fail = rw_wc_replies_run();
+	if (fail)
+		fail_msg("an attachment's replies: %s", fail);
 }
 
 static void wire_assign(void **state)
