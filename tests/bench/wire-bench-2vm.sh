@@ -36,12 +36,13 @@ if [ "${1:-}" = --full ]; then
 		done
 	done
 fi
-IBW="ib_write_bw -R -d rxe0 -p 18600 -s 32768 -n 1000 --report_gbits"
+IBW="ib_write_bw -R -d rxe0 -p 18600 --report_gbits"
 # The order both sides follow: the link before, the headline run, the link
-# after and both ways, then the other runs.
+# after and both ways, then the other runs, each just after the link with
+# its QP count and chunk size (wb_ibw_opts).
 STEPS="ibw:before run:1.32768 ibw:after ibw:bidir"
 for r in $RUNS; do
-	[ "$r" = 1.32768 ] || STEPS="$STEPS run:$r"
+	[ "$r" = 1.32768 ] || STEPS="$STEPS ibw:$r run:$r"
 done
 
 rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
@@ -52,9 +53,7 @@ if [ "$RW_ROLE" = box ]; then
 		case $step in
 		ibw:*)
 			name=${step#ibw:}
-			opt=
-			[ "$name" = bidir ] && opt=-b
-			timeout 300 $IBW $opt >"$RW_OUT/ibw-$name-server.log" 2>&1 &
+			timeout 300 $IBW $(wb_ibw_opts "$name") >"$RW_OUT/ibw-$name-server.log" 2>&1 &
 			server=$!
 			sleep 1
 			touch "$RW_OUT/ibw-$name"
@@ -87,10 +86,9 @@ res=$RW_OUT/results
 : >"$res"
 # ibw NAME: the client against the box's server, which is up already.
 ibw() {
-	local try opt=
-	[ "$1" = bidir ] && opt=-b
+	local try
 	for try in 1 2 3 4 5; do
-		timeout 300 $IBW $opt $BOX >"$RW_OUT/ibw-$1.log" 2>&1 && break
+		timeout 300 $IBW $(wb_ibw_opts "$1") $BOX >"$RW_OUT/ibw-$1.log" 2>&1 && break
 		grep -q 'Unexpected CM event' "$RW_OUT/ibw-$1.log" || break
 		sleep 1
 	done
@@ -133,7 +131,11 @@ for step in $STEPS; do
 	ibw:*)
 		name=${step#ibw:}
 		t_ok "the box's ib_write_bw server ($name) is up" rw_await box ibw-$name
-		t_ok "ib_write_bw, $name" ibw $name
+		# A --full run's link is detail: its run goes on without it.
+		case $name in
+		*.*) ibw "$name" || echo "# ib_write_bw $name gave no figure" ;;
+		*) t_ok "ib_write_bw, $name" ibw "$name" ;;
+		esac
 		;;
 	run:*)
 		w=${step#run:}

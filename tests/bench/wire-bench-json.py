@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The JSON of scripts/bench-wire from the lines its guest scripts collect
 (tests/bench/wire-bench.sh in one VM, wire-bench-2vm.sh across two):
-  ibw NAME GBPS                      ib_write_bw's average (before, after, bidir)
+  ibw NAME GBPS                      ib_write_bw's average (before, after, bidir,
+                                     or W.CHUNK: W QPs, CHUNK-byte messages)
   run W CHUNK bench KEY VALUE ...    one bench worker's line (tests/vm/wire-peer)
   conns W CHUNK N PUSHES MESSAGES    the box's counters of that run's connections
 Prints one line "BENCH-JSON {...}"; the keys are scripts/bench-wire's.
@@ -51,6 +52,13 @@ for (w, cs), ranks in sorted(runs.items()):
                             g("stream_pushpull_s", int(ranks[0]["stream_iters"])),
                         "connections": n, "pushes": pushes, "messages": msgs,
                         "metadata_messages_per_chunk": m})
+    # The link with as many QPs and this chunk size (--full measures it just
+    # before the run; the headline run has its before and after).
+    link = ibw if (w, cs) == (1, 32768) else ibws.get("%d.%d" % (w, cs))
+    r = out["runs"][-1]
+    r["ib_write_bw_gbps"] = link
+    for k in ("push", "pull", "pushpull"):
+        r[k + "_ratio_to_ib_write_bw"] = r[k + "_goodput_gbps"] / link if link else None
 head = [r for r in out["runs"] if r["workers"] == 1 and r["chunk_size"] == 32768]
 if head and ibw:
     h = head[0]

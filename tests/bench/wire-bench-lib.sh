@@ -3,11 +3,26 @@
 # VM, wire-bench-2vm.sh across two), sourced after tests/vm/lib.sh. Both
 # collect their figures in $res, lines that wire-bench-json.py reads.
 
-# wb_ibw NAME LOG: ib_write_bw's figure for 32 KiB messages in LOG, as the
-# "ibw NAME GBPS" line; fails if LOG has none.
+# wb_ibw_opts NAME: ib_write_bw's size, count and QP options for the run
+# named NAME. before, after: 32 KiB messages, 1000 of them, one QP (the
+# headline's link); bidir: the same both ways (-b); W.CHUNK (--full, just
+# before our run of W workers and CHUNK-byte chunks): CHUNK-byte messages
+# on W QPs, 32 MiB per QP, what each of our workers pushes.
+wb_ibw_opts() {
+	case $1 in
+	before|after) echo "-s 32768 -n 1000" ;;
+	bidir) echo "-s 32768 -n 1000 -b" ;;
+	*.*) echo "-s ${1#*.} -n $((33554432 / ${1#*.})) -q ${1%.*}" ;;
+	*) return 1 ;;
+	esac
+}
+
+# wb_ibw NAME LOG: ib_write_bw's figure in LOG (for NAME's message size),
+# as the "ibw NAME GBPS" line; fails if LOG has none.
 wb_ibw() {
-	local bw
-	bw=$(awk '$1 == 32768 && NF >= 5 {print $4}' "$2" | tail -n 1)
+	local bw size=32768
+	case $1 in *.*) size=${1#*.} ;; esac
+	bw=$(awk -v s="$size" '$1 == s && NF >= 5 {print $4}' "$2" | tail -n 1)
 	test -n "$bw" && echo "ibw $1 $bw" >>"$res"
 }
 

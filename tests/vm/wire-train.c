@@ -81,8 +81,13 @@ struct tr {
 	uint8_t *have;			/* [nr_chunks] parameters came */
 	uint32_t in_flight;
 	uint32_t sq;			/* sends not yet completed */
-	uint32_t *answered;		/* [nr_chunks] stream: answers in order */
-	uint32_t nr_answered;
+	/*
+	 * The stream's answered chunks, a ring of nr_chunks: a chunk is in it
+	 * at most once, from its answer until the stream takes it to push it
+	 * again. Answers also come while a push waits for a credit.
+	 */
+	uint32_t *answered;
+	uint32_t ans_head, ans_tail;	/* taken, added (mod 2^32) */
 	int fill;			/* stream: write each gradient first */
 	uint32_t rank;
 };
@@ -162,7 +167,8 @@ static int step(struct tr *t)
 
 	while ((n = ibv_poll_cq(t->cq, 1, &wc)) == 0) {
 		if (now_ms() > end) {
-			printf("error: no completion in %d ms\n", TR_WAIT_MS);
+			printf("error: no completion in %d ms (%u parameter writes in, %u pushes unanswered, %u sends incomplete)\n",
+			       TR_WAIT_MS, t->params_seen, t->in_flight, t->sq);
 			return -1;
 		}
 		/* Sleep until the next completion: arm, look again, wait. */
@@ -212,7 +218,8 @@ static int step(struct tr *t)
 			t->awaiting[imm.chunk] = 0;
 			t->in_flight--;
 			if (t->answered)
-				t->answered[t->nr_answered++] = imm.chunk;
+				t->answered[t->ans_tail++ % t->rep.nr_chunks] =
+					imm.chunk;
 		}
 		return 0;
 	default:
@@ -434,14 +441,14 @@ static int stream_push(struct tr *t, uint32_t iter, uint32_t c)
 static int stream(struct tr *t, uint32_t iters, double *push_s,
 		  double *all_s)
 {
-	uint32_t n = t->rep.nr_chunks, held = n > 1, again, c, i, k;
+	uint32_t n = t->rep.nr_chunks, held = n > 1, c, i;
 	uint32_t *iter_of = calloc(n, sizeof(*iter_of));
 	uint64_t left = (uint64_t)n * iters;
 	double t0 = now_s();
 	int ret = -1;
 
 	t->answered = calloc(n, sizeof(*t->answered));
-	t->nr_answered = 0;
+	t->ans_head = t->ans_tail = 0;
 	*push_s = 0;
 	if (!iter_of || !t->answered)
 		goto out;
@@ -453,8 +460,8 @@ static int stream(struct tr *t, uint32_t iters, double *push_s,
 			goto out;
 		if (!left && !t->sq && !*push_s)
 			*push_s = now_s() - t0;
-		for (k = again = 0; k < t->nr_answered; k++) {
-			c = t->answered[k];
+		while (t->ans_head != t->ans_tail) {
+			c = t->answered[t->ans_head++ % n];
 			i = iter_of[c] + 1;
 			if (i >= iters)
 				continue;
@@ -462,11 +469,22 @@ static int stream(struct tr *t, uint32_t iters, double *push_s,
 				goto out;
 			iter_of[c] = i;
 			left--;
-			again = 1;
+			/*
+			 * The held chunk goes right after the first push of
+			 * the next iteration: the box parks next-iteration
+			 * pushes until this iteration's last is in, and with
+			 * more chunks than credits, parked pushes alone
+			 * would take every credit the held chunk needs.
+			 */
+			if (held) {
+				if (stream_push(t, 0, n - 1))
+					goto out;
+				held = 0;
+				left--;
+			}
 		}
-		t->nr_answered = 0;
-		/* After a next iteration's push (or all there is): the last. */
-		if (held && (again || (iters == 1 && !t->in_flight))) {
+		/* A one-iteration stream: the last once all is answered. */
+		if (held && iters == 1 && !t->in_flight) {
 			if (stream_push(t, 0, n - 1))
 				goto out;
 			held = 0;
@@ -589,8 +607,9 @@ int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	all_s = now_s() - t0;
 	if (stream(&t, BENCH_STREAM_ITERS, &sp_s, &sa_s))
 		return 1;
-	printf("bench bytes %llu chunks %u iters %u pull_s %.6f push_s %.6f pushpull_s %.6f stream_iters %u stream_push_s %.6f stream_pushpull_s %.6f\n",
-	       (unsigned long long)t.rep.model_bytes, t.rep.nr_chunks, iters,
+	printf("bench bytes %llu chunks %u credits %u iters %u pull_s %.6f push_s %.6f pushpull_s %.6f stream_iters %u stream_push_s %.6f stream_pushpull_s %.6f\n",
+	       (unsigned long long)t.rep.model_bytes, t.rep.nr_chunks,
+	       t.rep.credits, iters,
 	       pull_s, push_s, all_s, BENCH_STREAM_ITERS, sp_s, sa_s);
 	if (argc > 3 && !strcmp(argv[3], "hold"))
 		hold();
