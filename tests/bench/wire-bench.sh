@@ -9,7 +9,8 @@
 # tests/vm/wire-train.sh), measure ib_write_bw with our chunk size and one
 # QP, then the box's push, pull and pushpull goodput with 1, 2 and 4
 # remote workers (tests/vm/wire-peer's bench mode) and chunks of 4 KiB to
-# 1 MiB. Prints one line "BENCH-JSON {...}" for the host script.
+# 1 MiB, each run after ib_write_bw with its QP count and chunk size.
+# Prints one line "BENCH-JSON {...}" for the host script.
 #
 #   wire-bench.sh [--full]      without --full: one worker, 32 KiB chunks
 #
