@@ -377,8 +377,8 @@
  *   Reply: @msg.status 0 or a positive errno (what RW_IOC_DECLARE would
  *   answer; EINVAL for a window that does not fit the model, EFBIG for a
  *   model too large for the wire's windows). On 0, the run's geometry (as
- *   struct rw_setup reports it), @credits (gradients the box takes before
- *   it answers any, on this connection), @nic and @nr_nics (the
+ *   struct rw_setup reports it), @credits (the receives the box keeps
+ *   posted for pushes on this connection), @nic and @nr_nics (the
  *   request's, echoed), @nr_own (how many chunks this connection
  *   carries: all of them without @nr_nics) and the box's
  *   gradient window for this rank: chunk c's
@@ -391,7 +391,11 @@
  *   writes, and takes pushes of, its own chunks only, and a push of
  *   another connection's chunk ends the rank. The worker pushes
  *   every chunk once per iteration, pushes a chunk again only after its
- *   answer has arrived, and keeps at most @credits pushes unanswered. A
+ *   answer has arrived, and keeps fewer than @credits pushes on their way
+ *   (posted, their sends not yet completed; a received push waiting for
+ *   its answer holds no credit, so workers may push their chunks in any
+ *   order). The box posts a receive again as it takes each push, and
+ *   both ends retry a receiver-not-ready without limit. A
  *   chunk pushed again (once answered) may come before the last pushes
  *   of its iteration: the box counts it in the next and takes it once
  *   those are in. A push before the chunk's answer, or into a gradient

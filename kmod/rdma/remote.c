@@ -111,7 +111,7 @@ struct rw_remote_link {
 	struct rw_wire_seg *box_segs;	/* the box's gradient window */
 	struct ib_cqe ctl_cqe, setup_cqe, reg_cqe, data_cqe, push_cqe;
 	atomic_t sq_room;
-	atomic_t in_flight;		/* pushes the box has not answered */
+	atomic_t unacked;		/* pushes whose sends have not completed */
 	struct rw_beat beat;
 	struct rw_win wgrad, wparams;	/* the buffers, on this link's device */
 	atomic64_t pushes, writes;	/* for rw_remote_for_each() */
@@ -366,8 +366,7 @@ static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 	set_bit(imm.chunk, r->have);
 	/* A puller that sees the chunk idle sees it had parameters too. */
 	smp_mb__before_atomic();
-	if (test_and_clear_bit(imm.chunk, r->busy))
-		atomic_dec(&lk->in_flight);
+	clear_bit(imm.chunk, r->busy);
 	if (rw_remote_post_data_recv(lk)) {
 		rw_remote_break(r, "cannot post a receive");
 		return;
@@ -410,6 +409,7 @@ static void rw_remote_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		rw_remote_wc_error(lk, wc, "push");
 		return;
 	}
+	atomic_dec(&lk->unacked);
 	atomic_inc(&lk->sq_room);
 	rw_beat_heard(&lk->beat);
 	wake_up_all(&lk->r->wq);
@@ -1187,13 +1187,19 @@ static int rw_remote_wait(struct rw_remote *r,
 	return READ_ONCE(r->error) ?: 0;
 }
 
-/* Room on link @arg's send queue, and a credit: the box takes the push. */
+/*
+ * Room on link @arg's send queue, and a credit: fewer pushes on their way
+ * than the box keeps receives posted for. A push the box has received
+ * (its send completed) holds no credit while it waits for its answer, so
+ * ranks pushing their chunks in different orders never wait on each other
+ * for credits (uapi/rackweave.h, "RDMA wire").
+ */
 static bool rw_remote_sq_ready(struct rw_remote *r, void *arg)
 {
 	struct rw_remote_link *lk = arg;
 
 	return atomic_read(&lk->sq_room) > 0 &&
-	       atomic_read(&lk->in_flight) < (int)lk->rep.credits;
+	       atomic_read(&lk->unacked) < (int)lk->rep.credits;
 }
 
 /*
@@ -1229,12 +1235,12 @@ static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
 		wr.remote_addr = at.addr;
 		wr.rkey = at.rkey;
 		set_bit(c, r->busy);
-		atomic_inc(&lk->in_flight);
+		atomic_inc(&lk->unacked);
 		atomic_dec(&lk->sq_room);
 		ret = ib_post_send(lk->id->qp, &wr.wr, NULL);
 		if (ret) {
 			atomic_inc(&lk->sq_room);
-			atomic_dec(&lk->in_flight);
+			atomic_dec(&lk->unacked);
 			clear_bit(c, r->busy);
 		} else {
 			atomic64_inc(&lk->pushes);

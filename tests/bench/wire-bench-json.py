@@ -46,10 +46,11 @@ for (w, cs), ranks in sorted(runs.items()):
                         "push_goodput_gbps": g("push_s", it),
                         "pull_goodput_gbps": g("pull_s", 1),
                         "pushpull_goodput_gbps": g("pushpull_s", it),
+                        # A run without a stream reports its iterations there.
                         "stream_push_goodput_gbps":
-                            g("stream_push_s", int(ranks[0]["stream_iters"])),
+                            g("stream_push_s", int(ranks[0]["stream_iters"]) or it),
                         "stream_pushpull_goodput_gbps":
-                            g("stream_pushpull_s", int(ranks[0]["stream_iters"])),
+                            g("stream_pushpull_s", int(ranks[0]["stream_iters"]) or it),
                         "connections": n, "pushes": pushes, "messages": msgs,
                         "metadata_messages_per_chunk": m})
     # The link with as many QPs and this chunk size (--full measures it just

@@ -76,19 +76,23 @@ ibw() {
 	return 1
 }
 
-# run W CHUNK [NELEMS]: W remote workers of one job (a model of NELEMS
-# floats, NELEMS by default), held until the box's counters of their
-# connections are read.
+# run W CHUNK [NELEMS [OPTIONS [ODD]]]: W remote workers of one job (a
+# model of NELEMS floats, NELEMS by default; wire-peer's bench OPTIONS for
+# every rank, ODD's for the odd ones too), held until the box's counters
+# of their connections are read.
 run() {
-	local w=$1 cs=$2 job=b$1-$2 r pids=() n nelems=${3:-$NELEMS}
+	local w=$1 cs=$2 job=b$1-$2 r pids=() n nelems=${3:-$NELEMS} o
 	"$RWCTL" job add $job workers "$w" chunk-size "$cs" optim sgd lr 0 \
 		token-file "$RW_OUT/token" || return 1
 	rm -f /tmp/hold "$RW_OUT/$job"-*.log
 	mkfifo /tmp/hold
 	exec 9<>/tmp/hold
 	for r in $(seq 0 $((w - 1))); do
+		o="${4:-}"
+		[ $((r % 2)) = 1 ] && o="$o ${5:-}"
+		# shellcheck disable=SC2086
 		"$PEER" $BOX $BOX $PORT "$($REQ $job "$RW_OUT/token" "$r")" \
-			bench "$r" "$nelems" $ITERS hold </tmp/hold 9>&- >"$RW_OUT/$job-$r.log" 2>&1 &
+			bench "$r" "$nelems" $ITERS $o hold </tmp/hold 9>&- >"$RW_OUT/$job-$r.log" 2>&1 &
 		pids+=($!)
 	done
 	for _ in $(seq 1200); do
@@ -124,6 +128,15 @@ if [ "${RW_CHECK:-}" = 1 ]; then
 	t_eq "... and that worker had fewer credits than chunks" 1 \
 		"$(awk '/^bench / { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
 			print (v["credits"] + 0 < v["chunks"] + 0) }' "$RW_OUT/b1-4096-0.log")"
+	# Two workers pushing in opposite orders, more than twice as many
+	# chunks as credits: rank 0's first pushes and rank 1's are disjoint,
+	# and each waits for the other's. They deadlocked while a credit
+	# lasted until the push's answer.
+	t_ok "push, pull and pushpull: 2 workers pushing in opposite orders, 2112 chunks of 4096 bytes" \
+		run 2 4096 $((2112 * 1024)) nostream reverse
+	t_eq "... with fewer than half as many credits as chunks" 1 \
+		"$(awk '/^bench / { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
+			print (2 * v["credits"] < v["chunks"] + 0) }' "$RW_OUT/b2-4096-1.log")"
 fi
 for w in $WORKERS; do
 	for cs in $CHUNKS; do

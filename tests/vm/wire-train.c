@@ -20,15 +20,18 @@
  * the next iteration written and pushed as soon as its answer is in, so
  * the box sees a chunk's next push before the last ones of its iteration.
  *
- *   wire-peer SRC DST PORT REQUEST_HEX bench RANK NELEMS ITERS [hold]
+ *   wire-peer SRC DST PORT REQUEST_HEX bench RANK NELEMS ITERS [OPTION...]
  *
  * declares one tensor of NELEMS floats, times the initial parameters (a
  * pull of the model), then ITERS iterations of pushing every chunk and
  * waiting for every answer, then a stream of BENCH_STREAM_ITERS
  * iterations (each chunk pushed again as soon as its answer is in, as
  * ib_write_bw streams), and prints
- *   bench bytes B chunks N iters I pull_s P push_s S pushpull_s T
- *         stream_iters J stream_push_s U stream_pushpull_s V
+ *   bench bytes B chunks N credits C iters I pull_s P push_s S
+ *         pushpull_s T stream_iters J stream_push_s U stream_pushpull_s V
+ * OPTIONs: "hold" (keep the connection until stdin closes), "reverse"
+ * (the iterations push the last chunk first), "nostream" (no stream:
+ * J is 0 and U and V are the iterations' S and T).
  * (push_s: the time until the iterations' pushes had completed).
  * Any other FAULT breaks the protocol once the run is set up, and the box
  * must end the connection ("disconnected" is printed):
@@ -55,7 +58,6 @@
 #include "wire-peer.h"
 
 #define TR_RECVS	1024
-#define TR_WINDOW	1024	/* pushes in flight at most */
 #define TR_WAIT_MS	60000
 #define BENCH_STREAM_ITERS 4	/* the stream pushes each chunk this often */
 
@@ -89,6 +91,7 @@ struct tr {
 	uint32_t *answered;
 	uint32_t ans_head, ans_tail;	/* taken, added (mod 2^32) */
 	int fill;			/* stream: write each gradient first */
+	int reverse;			/* iterations push the last chunk first */
 	uint32_t rank;
 };
 
@@ -247,8 +250,12 @@ static int push(struct tr *t, uint32_t iter, uint32_t chunk, uint32_t id)
 		.imm_data = htonl(RW_IMM(RW_IMM_PUSH, iter, id)),
 	}, *bad;
 
-	while (t->in_flight >= TR_WINDOW || t->in_flight >= t->rep.credits ||
-	       t->sq >= TR_RECVS - 1)
+	/*
+	 * A credit is a receive the box keeps posted: pushes on their way
+	 * (sends not yet completed) stay below the credits; a received push
+	 * waiting for its answer holds none.
+	 */
+	while (t->sq >= t->rep.credits || t->sq >= TR_RECVS - 1)
 		if (step(t))
 			return -1;
 	rw_wire_win_at(&t->rep.win, off, &at);
@@ -391,9 +398,12 @@ static int iterate(struct tr *t, uint32_t iter, double *push_s)
 	double t0 = now_s();
 	uint32_t c;
 
-	for (c = 0; c < t->rep.nr_chunks; c++)
-		if (push(t, iter, c, c))
+	for (c = 0; c < t->rep.nr_chunks; c++) {
+		uint32_t k = t->reverse ? t->rep.nr_chunks - 1 - c : c;
+
+		if (push(t, iter, k, k))
 			return -1;
+	}
 	/* The pushes are out once their sends complete. */
 	while (t->sq)
 		if (step(t))
@@ -589,14 +599,24 @@ int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		.id = id, .ch = ch, .cq = cq, .tensors = &one, .nr_tensors = 1,
 	};
 	double pull_s, push_s = 0, t0, all_s, sp_s, sa_s;
-	uint32_t rank, iters, i;
-	int ret;
+	uint32_t rank, iters, i, stream_iters = BENCH_STREAM_ITERS;
+	int ret, hold_on = 0, a;
 
 	if (argc < 3)
 		return 2;
 	rank = (uint32_t)atoi(argv[0]);
 	one.nelems = strtoull(argv[1], NULL, 0);
 	iters = (uint32_t)atoi(argv[2]);
+	for (a = 3; a < argc; a++) {
+		if (!strcmp(argv[a], "hold"))
+			hold_on = 1;
+		else if (!strcmp(argv[a], "reverse"))
+			t.reverse = 1;
+		else if (!strcmp(argv[a], "nostream"))
+			stream_iters = 0;
+		else
+			return 2;
+	}
 	ret = start(&t, pd, rank, NULL, &pull_s);
 	if (ret)
 		return ret;
@@ -605,13 +625,15 @@ int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		if (iterate(&t, i, &push_s))
 			return 1;
 	all_s = now_s() - t0;
-	if (stream(&t, BENCH_STREAM_ITERS, &sp_s, &sa_s))
+	sp_s = push_s;
+	sa_s = all_s;
+	if (stream_iters && stream(&t, stream_iters, &sp_s, &sa_s))
 		return 1;
 	printf("bench bytes %llu chunks %u credits %u iters %u pull_s %.6f push_s %.6f pushpull_s %.6f stream_iters %u stream_push_s %.6f stream_pushpull_s %.6f\n",
 	       (unsigned long long)t.rep.model_bytes, t.rep.nr_chunks,
 	       t.rep.credits, iters,
-	       pull_s, push_s, all_s, BENCH_STREAM_ITERS, sp_s, sa_s);
-	if (argc > 3 && !strcmp(argv[3], "hold"))
+	       pull_s, push_s, all_s, stream_iters, sp_s, sa_s);
+	if (hold_on)
 		hold();
 	return 0;
 }
