@@ -451,6 +451,8 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	param.rnr_retry_count = 7;
 	ret = rdma_set_ack_timeout(id, RW_CONN_ACK_TIMEOUT);
 	if (!ret)
+		ret = rdma_set_min_rnr_timer(id, RW_CONN_MIN_RNR_TIMER);
+	if (!ret)
 		ret = rdma_accept(id, &param);
 	if (ret) {
 		id->context = NULL;

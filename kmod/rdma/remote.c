@@ -579,6 +579,8 @@ static int rw_remote_connect(struct rw_remote_link *lk, const u8 *token)
 	param.rnr_retry_count = 7;
 	ret = rdma_set_ack_timeout(lk->id, RW_CONN_ACK_TIMEOUT);
 	if (!ret)
+		ret = rdma_set_min_rnr_timer(lk->id, RW_CONN_MIN_RNR_TIMER);
+	if (!ret)
 		ret = rdma_connect(lk->id, &param);
 	memzero_explicit(&req, sizeof(req));
 	return ret;

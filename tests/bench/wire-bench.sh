@@ -78,8 +78,8 @@ ibw() {
 
 # run W CHUNK [NELEMS [OPTIONS [ODD]]]: W remote workers of one job (a
 # model of NELEMS floats, NELEMS by default; wire-peer's bench OPTIONS for
-# every rank, ODD's for the odd ones too), held until the box's counters
-# of their connections are read.
+# every rank, ODD's for the odd ones too; RUN_ITERS iterations, ITERS by
+# default), held until the box's counters of their connections are read.
 run() {
 	local w=$1 cs=$2 job=b$1-$2 r pids=() n nelems=${3:-$NELEMS} o
 	"$RWCTL" job add $job workers "$w" chunk-size "$cs" optim sgd lr 0 \
@@ -92,7 +92,7 @@ run() {
 		[ $((r % 2)) = 1 ] && o="$o ${5:-}"
 		# shellcheck disable=SC2086
 		"$PEER" $BOX $BOX $PORT "$($REQ $job "$RW_OUT/token" "$r")" \
-			bench "$r" "$nelems" $ITERS $o hold </tmp/hold 9>&- >"$RW_OUT/$job-$r.log" 2>&1 &
+			bench "$r" "$nelems" "${RUN_ITERS:-$ITERS}" $o hold </tmp/hold 9>&- >"$RW_OUT/$job-$r.log" 2>&1 &
 		pids+=($!)
 	done
 	for _ in $(seq 1200); do
@@ -123,7 +123,7 @@ fi
 # pushes, which once deadlocked the stream (docs/reliability.md). 4.25 MiB
 # in 4 KiB chunks is 1088 of them.
 if [ "${RW_CHECK:-}" = 1 ]; then
-	t_ok "push, pull and pushpull: 1 worker, 1088 chunks of 4096 bytes, more than the credits" \
+	RUN_ITERS=1 t_ok "push, pull and pushpull: 1 worker, 1088 chunks of 4096 bytes, more than the credits" \
 		run 1 4096 $((1088 * 1024))
 	t_eq "... and that worker had fewer credits than chunks" 1 \
 		"$(awk '/^bench / { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
@@ -132,7 +132,7 @@ if [ "${RW_CHECK:-}" = 1 ]; then
 	# chunks as credits: rank 0's first pushes and rank 1's are disjoint,
 	# and each waits for the other's. They deadlocked while a credit
 	# lasted until the push's answer.
-	t_ok "push, pull and pushpull: 2 workers pushing in opposite orders, 2112 chunks of 4096 bytes" \
+	RUN_ITERS=1 t_ok "push, pull and pushpull: 2 workers pushing in opposite orders, 2112 chunks of 4096 bytes" \
 		run 2 4096 $((2112 * 1024)) nostream reverse
 	t_eq "... with fewer than half as many credits as chunks" 1 \
 		"$(awk '/^bench / { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)

@@ -149,11 +149,12 @@ int main(int argc, char **argv)
 	pd = ibv_alloc_pd(id->verbs);
 	/* Completions wake the trainer (wire-train.c) rather than spin. */
 	cc = pd ? ibv_create_comp_channel(id->verbs) : NULL;
-	cq = cc ? ibv_create_cq(id->verbs, 2048, NULL, cc, 0) : NULL;
+	cq = cc ? ibv_create_cq(id->verbs, WIRE_PEER_SENDS + WIRE_PEER_RECVS,
+				NULL, cc, 0) : NULL;
 	qpa.send_cq = cq;
 	qpa.recv_cq = cq;
-	qpa.cap.max_send_wr = 1024;
-	qpa.cap.max_recv_wr = 1024;
+	qpa.cap.max_send_wr = WIRE_PEER_SENDS;
+	qpa.cap.max_recv_wr = WIRE_PEER_RECVS;
 	qpa.cap.max_send_sge = 1;
 	qpa.cap.max_recv_sge = 1;
 	qpa.qp_type = IBV_QPT_RC;

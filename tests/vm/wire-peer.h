@@ -5,6 +5,16 @@
 
 #include <rdma/rdma_cma.h>
 
+/*
+ * The QP's queues. Receives take the box's parameter writes, which may
+ * come for every chunk a worker pushed (a push holds no credit once
+ * received), so there are more of them than sends: a write that finds no
+ * receive waits for rdma_cm's minimum RNR timer, 655 ms, before its
+ * retry, which user space cannot shorten.
+ */
+#define WIRE_PEER_SENDS	1024
+#define WIRE_PEER_RECVS	4096
+
 /* "EACCES" for EACCES: the names the tests match. */
 const char *wire_errno_name(int e);
 
@@ -15,7 +25,7 @@ const char *wire_errno_name(int e);
 int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv);
 
-/* The same, bench mode (argv: RANK NELEMS ITERS [hold]). */
+/* The same, bench mode (argv: RANK NELEMS ITERS [OPTION...]). */
 int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv);
 

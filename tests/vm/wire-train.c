@@ -57,7 +57,6 @@
 #include "wire-model.h"
 #include "wire-peer.h"
 
-#define TR_RECVS	1024
 #define TR_WAIT_MS	60000
 #define BENCH_STREAM_ITERS 4	/* the stream pushes each chunk this often */
 
@@ -255,7 +254,7 @@ static int push(struct tr *t, uint32_t iter, uint32_t chunk, uint32_t id)
 	 * (sends not yet completed) stay below the credits; a received push
 	 * waiting for its answer holds none.
 	 */
-	while (t->sq >= t->rep.credits || t->sq >= TR_RECVS - 1)
+	while (t->sq >= t->rep.credits || t->sq >= WIRE_PEER_SENDS - 1)
 		if (step(t))
 			return -1;
 	rw_wire_win_at(&t->rep.win, off, &at);
@@ -359,7 +358,7 @@ static int start(struct tr *t, struct ibv_pd *pd, uint32_t rank,
 		printf("error: registration: %s\n", strerror(errno));
 		return 1;
 	}
-	for (i = 0; i < TR_RECVS; i++)
+	for (i = 0; i < WIRE_PEER_RECVS; i++)
 		if (post_recv(t)) {
 			printf("error: post_recv: %s\n", strerror(errno));
 			return 1;
