@@ -7,13 +7,14 @@
 #   elastic.sh [main|backup]   (backup: run by tests/vm/quorum.sh, alone)
 #
 # main, beside other tests' VMs (its one timing check, 5 steps within
-# 3 s of a kill, is about a close, at hundreds of steps a second):
+# 10 s of a kill, is about a close, at hundreds of steps a second; a make
+# check run on a starved host once took more than 3 s):
 #  1. 4 trainers under BSP; rank 3 detaches cleanly after iteration 20:
 #     the other 3 finish, bit-identical to the single-process reference
 #     replaying that membership (4 ranks, then 3).
-#  2. kill -9 of one trainer mid-run (evict-ms 10000, which a loaded host
+#  2. kill -9 of one trainer mid-run (evict-ms 30000, which a loaded host
 #     cannot reach by chance; the kill is a close, not a silence): the others keep
-#     stepping within 3 s; a new trainer attaches with the freed rank and
+#     stepping within 10 s; a new trainer attaches with the freed rank and
 #     follows the job's steps; the run ends with all 4 holding the same
 #     parameters and a falling loss.
 #  3. A running BSP job switched to quorum 3, announced, then to SSP.
@@ -157,8 +158,8 @@ if [ $part = main ]; then
 	t_ok "job del leave4" "$RWCTL" job del leave4
 
 	# ---- 2. kill -9, then a new trainer takes the rank ----
-	t_ok "job add kill4: BSP, evict-ms 10000" \
-		"$RWCTL" job add kill4 workers $W lr 0.5 chunk-size 4096 evict-ms 10000 \
+	t_ok "job add kill4: BSP, evict-ms 30000" \
+		"$RWCTL" job add kill4 workers $W lr 0.5 chunk-size 4096 evict-ms 30000 \
 		token-file "$RW_OUT/token"
 	pids=()
 	# 80 epochs (2240 steps): the kill comes some 100 steps in, and the new
@@ -183,8 +184,9 @@ if [ $part = main ]; then
 	kill -9 $victim
 	s0=$(rw_steps kill4)
 	echo "# $(date +%T.%N) killed rank 2 at step $s0"
-	on_within kill4 $((s0 + 5)) 3
-	t_eq "after kill -9 of rank 2 the others step on within 3 s" 0 "$?"
+	# Eviction would take 30 s: stepping on sooner is the close's doing.
+	on_within kill4 $((s0 + 5)) 10
+	t_eq "after kill -9 of rank 2 the others step on within 10 s" 0 "$?"
 	echo "# $(date +%T.%N) at step $(rw_steps kill4)"
 	wait $victim 2>/dev/null
 	t_eq "rank 2 is no longer live" false \
