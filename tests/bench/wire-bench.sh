@@ -118,6 +118,13 @@ t_ok "ib_write_bw, one way, again" ibw after
 if [ "${RW_CHECK:-}" != 1 ]; then
 	ibw bidir || echo "# ib_write_bw -b gave no figure: ib_write_bw_bidir_gbps is null"
 fi
+# bench_has LOG EXPR: 1 if EXPR (awk, over v[KEY], the numbers of LOG's
+# "bench KEY VALUE ..." line) holds, else 0.
+bench_has() {
+	awk '/^bench / { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1) + 0
+		print ('"$2"') ? 1 : 0 }' "$1"
+}
+
 # More chunks than credits (a connection's queue depth, at most 1024): a
 # worker's pushes wait for credits while the box parks next-iteration
 # pushes, which once deadlocked the stream (docs/reliability.md). 4.25 MiB
@@ -126,8 +133,7 @@ if [ "${RW_CHECK:-}" = 1 ]; then
 	RUN_ITERS=1 t_ok "push, pull and pushpull: 1 worker, 1088 chunks of 4096 bytes, more than the credits" \
 		run 1 4096 $((1088 * 1024))
 	t_eq "... and that worker had fewer credits than chunks" 1 \
-		"$(awk '/^bench / { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
-			print (v["credits"] + 0 < v["chunks"] + 0) }' "$RW_OUT/b1-4096-0.log")"
+		"$(bench_has "$RW_OUT/b1-4096-0.log" 'v["credits"] < v["chunks"]')"
 	# Two workers pushing in opposite orders, more than twice as many
 	# chunks as credits: rank 0's first pushes and rank 1's are disjoint,
 	# and each waits for the other's. They deadlocked while a credit
@@ -135,8 +141,7 @@ if [ "${RW_CHECK:-}" = 1 ]; then
 	RUN_ITERS=1 t_ok "push, pull and pushpull: 2 workers pushing in opposite orders, 2112 chunks of 4096 bytes" \
 		run 2 4096 $((2112 * 1024)) nostream reverse
 	t_eq "... with fewer than half as many credits as chunks" 1 \
-		"$(awk '/^bench / { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
-			print (2 * v["credits"] < v["chunks"] + 0) }' "$RW_OUT/b2-4096-1.log")"
+		"$(bench_has "$RW_OUT/b2-4096-1.log" '2 * v["credits"] < v["chunks"]')"
 fi
 for w in $WORKERS; do
 	for cs in $CHUNKS; do
