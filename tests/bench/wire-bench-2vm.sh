@@ -99,22 +99,19 @@ ibw() {
 # box has read their connections' counters.
 run() {
 	local w=$1 cs=$2 job=b$1-$2 r pids=() n=0
+	wb_requests $job "$TOKEN" "$w" || return 1
 	rm -f /tmp/hold
 	mkfifo /tmp/hold
 	exec 9<>/tmp/hold
 	for r in $(seq 0 $((w - 1))); do
-		"$PEER" $WORKER $BOX $PORT "$($REQ $job "$TOKEN" "$r")" \
+		"$PEER" $WORKER $BOX $PORT "${WB_REQS[$r]}" \
 			bench "$r" $NELEMS $ITERS hold </tmp/hold 9>&- \
 			>"$RW_OUT/$job-$r.log" 2>&1 &
 		pids+=($!)
 	done
-	for _ in $(seq 3000); do
-		n=$(cat "$RW_OUT/$job"-*.log | grep -c '^bench ')
-		[ "$n" = "$w" ] && break
-		# A worker that failed ends the wait.
-		grep -q '^error' "$RW_OUT/$job"-*.log && break
-		sleep 0.1
-	done
+	# A worker that failed ends the wait.
+	wb_wait_bench $job "$w" 300
+	n=$WB_N
 	touch "$RW_OUT/held-$job"
 	rw_await box read-$job
 	exec 9>&-

@@ -26,6 +26,42 @@ wb_ibw() {
 	test -n "$bw" && echo "ibw $1 $bw" >>"$res"
 }
 
+# wb_requests JOB TOKEN_FILE W: the connection requests of ranks 0..W-1
+# of JOB in WB_REQS, made before any worker starts: wire-req.py is a
+# Python process, and one started for rank 1 while rank 0 is measured
+# would take its vCPUs.
+wb_requests() {
+	local r
+	WB_REQS=()
+	for ((r = 0; r < $3; r++)); do
+		WB_REQS+=("$($REQ "$1" "$2" $r)") || return 1
+	done
+}
+
+# wb_wait_bench JOB W SECONDS: wait (SECONDS at most) until the W bench
+# workers of JOB (their logs $RW_OUT/JOB-RANK.log) have printed their
+# "bench" lines, or one has printed an error; WB_N is how many printed the
+# line. Only the shell's builtins run meanwhile (rw_nap): a process
+# started per look would take the vCPUs the run is measured on.
+wb_wait_bench() {
+	local i r l
+	for ((i = 0; i < $3 * 5; i++)); do
+		WB_N=0
+		for ((r = 0; r < $2; r++)); do
+			[ -e "$RW_OUT/$1-$r.log" ] || continue
+			while IFS= read -r l; do
+				case $l in
+				"bench "*) WB_N=$((WB_N + 1)); break ;;
+				error*) return 1 ;;
+				esac
+			done <"$RW_OUT/$1-$r.log"
+		done
+		[ "$WB_N" = "$2" ] && return 0
+		rw_nap 0.2
+	done
+	return 1
+}
+
 # wb_record W CHUNK JOB CONNS_JSON: the bench workers' lines of run JOB
 # (their logs $RW_OUT/JOB-RANK.log) and its connections' counters from the
 # box's `rwctl -j listen show` in CONNS_JSON.

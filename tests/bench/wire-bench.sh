@@ -84,6 +84,7 @@ run() {
 	local w=$1 cs=$2 job=b$1-$2 r pids=() n nelems=${3:-$NELEMS} o
 	"$RWCTL" job add $job workers "$w" chunk-size "$cs" optim sgd lr 0 \
 		token-file "$RW_OUT/token" || return 1
+	wb_requests $job "$RW_OUT/token" "$w" || return 1
 	rm -f /tmp/hold "$RW_OUT/$job"-*.log
 	mkfifo /tmp/hold
 	exec 9<>/tmp/hold
@@ -91,15 +92,12 @@ run() {
 		o="${4:-}"
 		[ $((r % 2)) = 1 ] && o="$o ${5:-}"
 		# shellcheck disable=SC2086
-		"$PEER" $BOX $BOX $PORT "$($REQ $job "$RW_OUT/token" "$r")" \
+		"$PEER" $BOX $BOX $PORT "${WB_REQS[$r]}" \
 			bench "$r" "$nelems" "${RUN_ITERS:-$ITERS}" $o hold </tmp/hold 9>&- >"$RW_OUT/$job-$r.log" 2>&1 &
 		pids+=($!)
 	done
-	for _ in $(seq 1200); do
-		n=$(cat "$RW_OUT/$job"-*.log | grep -c '^bench ')
-		[ "$n" = "$w" ] && break
-		sleep 0.1
-	done
+	wb_wait_bench $job "$w" 120
+	n=$WB_N
 	"$RWCTL" -j listen show >"$RW_OUT/$job-conns.json"
 	exec 9>&-
 	for r in "${pids[@]}"; do

@@ -235,13 +235,30 @@ rw_retry_connect() {
 	printf '%s\n' "$out"
 }
 
+# rw_nap SECONDS: sleep without starting a process (bash's read -t on a
+# FIFO nobody writes, opened once per shell). Under TCG every process
+# started costs the guest's vCPUs tens of milliseconds: a benchmark that
+# waited for its workers with `sleep 0.1` and `grep` took a share of the
+# very CPUs it measured (2026-11-27, docs/performance.md).
+rw_nap() {
+	local f
+	if [ "${RW_NAP_PID:-}" != "$BASHPID" ]; then
+		f=$(mktemp -u "${TMPDIR:-/tmp}/rw-nap.XXXXXX")
+		mkfifo "$f" || return 1
+		exec {RW_NAP_FD}<>"$f"
+		rm -f "$f"
+		RW_NAP_PID=$BASHPID
+	fi
+	read -r -t "$1" -u "$RW_NAP_FD" _ || :
+}
+
 # rw_await SIDE FILE: in a two-VM test, the other side has made FILE in
 # its out directory (180 s at most).
 rw_await() {
 	local _
 	for _ in $(seq 900); do
 		[ -e "$RW_CLUSTER/$1/$2" ] && return 0
-		sleep 0.2
+		rw_nap 0.2
 	done
 	echo "no $1/$2 after 180 s"
 	return 1
