@@ -11,8 +11,42 @@ Prints one line "BENCH-JSON {...}"; the keys are scripts/bench-wire's.
   wire-bench-json.py RESULTS [SETUP]   the JSON ("setup": SETUP, one-vm)
   wire-bench-json.py conns LISTEN_JSON JOB W CHUNK
                                        the conns line of JOB's connections
-                                       from `rwctl -j listen show`"""
+                                       from `rwctl -j listen show`
+  wire-bench-json.py text              that JSON (stdin, with or without
+                                       its "BENCH-JSON " prefix) as the
+                                       table scripts/bench-wire prints"""
 import json, sys
+
+
+def text(d):
+    bidir = d["ib_write_bw_bidir_gbps"]
+    f = lambda v, fmt: "-" if v is None else fmt % v
+    print("setup: %s" % d.get("setup", "one-vm"))
+    print("ib_write_bw, 32 KiB, 1 QP: %.3f Gb/s one way (before %.3f, after %.3f), %s both ways"
+          % (d["ib_write_bw_gbps"], d["ib_write_bw_before_gbps"],
+             d["ib_write_bw_after_gbps"], "no figure" if bidir is None else "%.3f" % bidir))
+    print("%8s %8s %10s %10s %10s %10s %10s %6s %8s %6s %6s" % (
+        "workers", "chunk", "push", "pull", "pushpull", "s-push", "s-pushpull",
+        "meta", "link", "push/", "pp/"))
+    for r in d["runs"]:
+        print("%8d %8d %10.3f %10.3f %10.3f %10.3f %10.3f %6.2f %8s %6s %6s" % (
+            r["workers"], r["chunk_size"], r["push_goodput_gbps"],
+            r["pull_goodput_gbps"], r["pushpull_goodput_gbps"],
+            r["stream_push_goodput_gbps"], r["stream_pushpull_goodput_gbps"],
+            r["metadata_messages_per_chunk"], f(r.get("ib_write_bw_gbps"), "%.3f"),
+            f(r.get("push_ratio_to_ib_write_bw"), "%.2f"),
+            f(r.get("pushpull_ratio_to_ib_write_bw"), "%.2f")))
+    print("(link: ib_write_bw with as many QPs as workers and the run's chunk size;"
+          " push/ and pp/: push and pushpull against it)")
+    print("ratios to ib_write_bw at 32 KiB, 1 worker: push %.2f, pull %.2f, pushpull %.2f"
+          % (d["push_ratio_to_ib_write_bw_32k"], d["pull_ratio_to_ib_write_bw_32k"],
+             d["pushpull_ratio_to_ib_write_bw_32k"]))
+
+
+if sys.argv[1] == "text":
+    line = sys.stdin.read().strip()
+    text(json.loads(line[len("BENCH-JSON "):] if line.startswith("BENCH-JSON ") else line))
+    sys.exit(0)
 if sys.argv[1] == "conns":
     c = [x for x in json.load(open(sys.argv[2]))["connections"]
          if x["job"] == sys.argv[3]]

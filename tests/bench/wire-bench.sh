@@ -158,5 +158,8 @@ t_eq "the headline run's own link and ratios are the headline's" true \
 	"$(bj 'any(r["workers"] == 1 and r["chunk_size"] == 32768 and r["ib_write_bw_gbps"] == d["ib_write_bw_gbps"] and r["push_ratio_to_ib_write_bw"] == d["push_ratio_to_ib_write_bw_32k"] and r["pushpull_ratio_to_ib_write_bw"] == d["pushpull_ratio_to_ib_write_bw_32k"] for r in d["runs"])')"
 t_eq "the box sent and received no message per chunk" 0.0 \
 	"$(bj 'd["metadata_messages_per_chunk"]')"
+t_eq "scripts/bench-wire's table of it ends with the headline ratios" 1 \
+	"$(/usr/bin/python3 -I -S "$(dirname "$0")/wire-bench-json.py" text <"$RW_OUT/bench.json" |
+		grep -c '^ratios to ib_write_bw at 32 KiB, 1 worker: push [0-9.]*, pull [0-9.]*, pushpull [0-9.]*$')"
 t_ok "rmmod rackweave" rmmod rackweave
 t_done

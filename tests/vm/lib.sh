@@ -120,7 +120,7 @@ mon_start() {
 		"$RWCTL" job add rw-ping workers 1 >/dev/null 2>&1
 		"$RWCTL" job del rw-ping >/dev/null 2>&1
 		grep -q '"rw-ping"' "$1" && return 0
-		sleep 0.2
+		rw_nap 0.2
 	done
 	return 1
 }
@@ -131,7 +131,7 @@ mon_until() {
 	local _
 	for _ in $(seq 100); do
 		grep -qE "$2" "$1" && return 0
-		sleep 0.2
+		rw_nap 0.2
 	done
 	return 1
 }
@@ -192,7 +192,7 @@ rw_until_attached() {
 		n=$("$RWCTL" -j job show "$1" | grep -o '"attached": *[0-9]*' |
 			head -n 1 | grep -o '[0-9]*$')
 		[ "$n" = "$2" ] && return 0
-		sleep 0.2
+		rw_nap 0.2
 	done
 	echo "attached: $n, wanted $2"
 	return 1
@@ -217,7 +217,7 @@ rw_until_flowing() {
 			}
 			END { print n + 0 }')
 		[ "$n" = "$1" ] && return 0
-		sleep 0.2
+		rw_nap 0.2
 	done
 	"$RWCTL" listen show
 	return 1
@@ -241,12 +241,11 @@ rw_retry_connect() {
 # waited for its workers with `sleep 0.1` and `grep` took a share of the
 # very CPUs it measured (2026-11-27, docs/performance.md).
 rw_nap() {
-	local f
+	local f=${TMPDIR:-/tmp}/rw-nap.$BASHPID
 	if [ "${RW_NAP_PID:-}" != "$BASHPID" ]; then
-		f=$(mktemp -u "${TMPDIR:-/tmp}/rw-nap.XXXXXX")
-		mkfifo "$f" || return 1
+		# (A subshell opens its own: one mkfifo, as one sleep would cost.)
+		mkfifo "$f" 2>/dev/null || [ -p "$f" ] || return 1
 		exec {RW_NAP_FD}<>"$f"
-		rm -f "$f"
 		RW_NAP_PID=$BASHPID
 	fi
 	read -r -t "$1" -u "$RW_NAP_FD" _ || :
@@ -279,7 +278,7 @@ rw_wait_bounded() {
 			kill -0 "$p" 2>/dev/null && alive="$alive $p"
 		done
 		[ -z "$alive" ] && break
-		sleep 0.2
+		rw_nap 0.2
 	done
 	[ -z "$alive" ] || [ ! -w /proc/sysrq-trigger ] || echo w >/proc/sysrq-trigger
 	for p in $alive; do
