@@ -5,6 +5,9 @@
   ibw NAME GBPS                      ib_write_bw's average (before, after, bidir,
                                      or W.CHUNK: W QPs, CHUNK-byte messages)
   run W CHUNK bench KEY VALUE ...    one bench worker's line (tests/vm/wire-peer)
+  round K 1 32768 bench KEY VALUE ... the worker's line of headline round K >= 2
+                                     (between ibw midK-1, or before, and midK,
+                                     or after)
   conns W CHUNK N PUSHES MESSAGES    the box's counters of that run's connections
 Prints one line "BENCH-JSON {...}"; the keys are scripts/bench-wire's.
 
@@ -15,15 +18,18 @@ Prints one line "BENCH-JSON {...}"; the keys are scripts/bench-wire's.
   wire-bench-json.py text              that JSON (stdin, with or without
                                        its "BENCH-JSON " prefix) as the
                                        table scripts/bench-wire prints"""
-import json, sys
+import json, statistics, sys
 
 
 def text(d):
     bidir = d["ib_write_bw_bidir_gbps"]
     f = lambda v, fmt: "-" if v is None else fmt % v
     print("setup: %s" % d.get("setup", "one-vm"))
-    print("ib_write_bw, 32 KiB, 1 QP: %.3f Gb/s one way (before %.3f, after %.3f), %s both ways"
-          % (d["ib_write_bw_gbps"], d["ib_write_bw_before_gbps"],
+    h = d.get("headline_rounds", [])
+    print("ib_write_bw, 32 KiB, 1 QP: %.3f Gb/s one way (%s %.3f, %s %.3f), %s both ways"
+          % (d["ib_write_bw_gbps"],
+             "the rounds' median; first" if len(h) > 1 else "before",
+             d["ib_write_bw_before_gbps"], "last" if len(h) > 1 else "after",
              d["ib_write_bw_after_gbps"], "no figure" if bidir is None else "%.3f" % bidir))
     print("%8s %8s %10s %10s %10s %10s %10s %6s %8s %6s %6s" % (
         "workers", "chunk", "push", "pull", "pushpull", "s-push", "s-pushpull",
@@ -38,8 +44,13 @@ def text(d):
             f(r.get("pushpull_ratio_to_ib_write_bw"), "%.2f")))
     print("(link: ib_write_bw with as many QPs as workers and the run's chunk size;"
           " push/ and pp/: push and pushpull against it)")
-    print("ratios to ib_write_bw at 32 KiB, 1 worker: push %.2f, pull %.2f, pushpull %.2f"
-          % (d["push_ratio_to_ib_write_bw_32k"], d["pull_ratio_to_ib_write_bw_32k"],
+    if len(h) > 1:
+        for m in ("push", "pushpull"):
+            print("%s by round (each against the links either side): %s" % (
+                m, " ".join("%.2f" % e[m + "_ratio_to_ib_write_bw"] for e in h)))
+    print("ratios to ib_write_bw at 32 KiB, 1 worker%s: push %.2f, pull %.2f, pushpull %.2f"
+          % (" (median of %d rounds)" % len(h) if len(h) > 1 else "",
+             d["push_ratio_to_ib_write_bw_32k"], d["pull_ratio_to_ib_write_bw_32k"],
              d["pushpull_ratio_to_ib_write_bw_32k"]))
 
 
@@ -53,7 +64,7 @@ if sys.argv[1] == "conns":
     print("conns", sys.argv[4], sys.argv[5], len(c), sum(x["pushes"] for x in c),
           sum(x["messages"] for x in c))
     sys.exit(0)
-ibws, runs, conns = {}, {}, {}
+ibws, runs, conns, rounds = {}, {}, {}, {}
 for line in open(sys.argv[1]):
     f = line.split()
     if f[0] == "ibw":
@@ -61,47 +72,74 @@ for line in open(sys.argv[1]):
     elif f[0] == "run":
         d = dict(zip(f[4::2], f[5::2]))
         runs.setdefault((int(f[1]), int(f[2])), []).append(d)
+    elif f[0] == "round":
+        rounds[int(f[1])] = dict(zip(f[5::2], f[6::2]))
     elif f[0] == "conns":
         conns[(int(f[1]), int(f[2]))] = [int(x) for x in f[3:]]
-ibw = (ibws["before"] + ibws["after"]) / 2
-out = {"setup": sys.argv[2] if len(sys.argv) > 2 else "one-vm",
-       "ib_write_bw_gbps": ibw, "ib_write_bw_before_gbps": ibws["before"],
-       "ib_write_bw_after_gbps": ibws["after"],
-       "ib_write_bw_bidir_gbps": ibws.get("bidir"), "runs": []}
-meta = 0.0
-for (w, cs), ranks in sorted(runs.items()):
+
+
+def goodputs(ranks):
+    """Gb/s of payload of one run's workers (their bench lines)."""
     b = sum(int(r["bytes"]) for r in ranks)
     it = int(ranks[0]["iters"])
     g = lambda k, n: 8 * b * n / max(float(r[k]) for r in ranks) / 1e9
+    # A run without a stream reports its iterations there.
+    si = int(ranks[0]["stream_iters"]) or it
+    return b, {"push_goodput_gbps": g("push_s", it),
+               "pull_goodput_gbps": g("pull_s", 1),
+               "pushpull_goodput_gbps": g("pushpull_s", it),
+               "stream_push_goodput_gbps": g("stream_push_s", si),
+               "stream_pushpull_goodput_gbps": g("stream_pushpull_s", si)}
+
+
+# The headline's rounds: round 1 is the (1, 32768) run, each later one a
+# "round" line; each is set against the mean of the links on either side.
+head_links = [ibws["before"]] + [ibws["mid%d" % k] for k in range(1, len(rounds) + 1)
+                                 if "mid%d" % k in ibws] + [ibws["after"]]
+ibw = (ibws["before"] + ibws["after"]) / 2
+hrounds = []
+if (1, 32768) in runs:
+    lines = [runs[(1, 32768)][0]] + [rounds[k] for k in sorted(rounds)]
+    if len(head_links) != len(lines) + 1:
+        sys.exit("wire-bench-json: %d headline rounds but %d links around them"
+                 % (len(lines), len(head_links)))
+    for k, line in enumerate(lines):
+        link = (head_links[k] + head_links[k + 1]) / 2
+        e = {"round": k + 1, "ib_write_bw_gbps": link}
+        e.update(goodputs([line])[1])
+        for m in ("push", "pull", "pushpull"):
+            e[m + "_ratio_to_ib_write_bw"] = e[m + "_goodput_gbps"] / link
+        hrounds.append(e)
+    ibw = statistics.median(e["ib_write_bw_gbps"] for e in hrounds)
+out = {"setup": sys.argv[2] if len(sys.argv) > 2 else "one-vm",
+       "ib_write_bw_gbps": ibw, "ib_write_bw_before_gbps": ibws["before"],
+       "ib_write_bw_after_gbps": ibws["after"],
+       "ib_write_bw_bidir_gbps": ibws.get("bidir"), "runs": [],
+       "headline_rounds": hrounds}
+meta = 0.0
+for (w, cs), ranks in sorted(runs.items()):
+    b, gp = goodputs(ranks)
     n, pushes, msgs = conns.get((w, cs), [0, 0, 0])
     m = (msgs - 2 * n) / pushes if pushes else float("nan")
     meta = max(meta, m)
-    out["runs"].append({"workers": w, "chunk_size": cs, "model_bytes": b // w,
-                        "push_goodput_gbps": g("push_s", it),
-                        "pull_goodput_gbps": g("pull_s", 1),
-                        "pushpull_goodput_gbps": g("pushpull_s", it),
-                        # A run without a stream reports its iterations there.
-                        "stream_push_goodput_gbps":
-                            g("stream_push_s", int(ranks[0]["stream_iters"]) or it),
-                        "stream_pushpull_goodput_gbps":
-                            g("stream_pushpull_s", int(ranks[0]["stream_iters"]) or it),
-                        "connections": n, "pushes": pushes, "messages": msgs,
-                        "metadata_messages_per_chunk": m})
+    out["runs"].append(dict({"workers": w, "chunk_size": cs, "model_bytes": b // w},
+                            **gp, connections=n, pushes=pushes, messages=msgs,
+                            metadata_messages_per_chunk=m))
     # The link with as many QPs and this chunk size (--full measures it just
     # before the run; the headline run has its before and after).
-    link = ibw if (w, cs) == (1, 32768) else ibws.get("%d.%d" % (w, cs))
+    link = hrounds[0]["ib_write_bw_gbps"] if (w, cs) == (1, 32768) else \
+        ibws.get("%d.%d" % (w, cs))
     r = out["runs"][-1]
     r["ib_write_bw_gbps"] = link
     for k in ("push", "pull", "pushpull"):
         r[k + "_ratio_to_ib_write_bw"] = r[k + "_goodput_gbps"] / link if link else None
-head = [r for r in out["runs"] if r["workers"] == 1 and r["chunk_size"] == 32768]
-if head and ibw:
-    h = head[0]
+# The headline: each figure the median of the rounds' (one round: its own).
+if hrounds:
     for k in ("push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps",
               "stream_push_goodput_gbps", "stream_pushpull_goodput_gbps"):
-        out[k] = h[k]
-    out["push_ratio_to_ib_write_bw_32k"] = h["push_goodput_gbps"] / ibw
-    out["pull_ratio_to_ib_write_bw_32k"] = h["pull_goodput_gbps"] / ibw
-    out["pushpull_ratio_to_ib_write_bw_32k"] = h["pushpull_goodput_gbps"] / ibw
+        out[k] = statistics.median(e[k] for e in hrounds)
+    for m in ("push", "pull", "pushpull"):
+        out[m + "_ratio_to_ib_write_bw_32k"] = statistics.median(
+            e[m + "_ratio_to_ib_write_bw"] for e in hrounds)
 out["metadata_messages_per_chunk"] = meta
 print("BENCH-JSON " + json.dumps(out))

@@ -4,13 +4,14 @@
 # collect their figures in $res, lines that wire-bench-json.py reads.
 
 # wb_ibw_opts NAME: ib_write_bw's size, count and QP options for the run
-# named NAME. before, after: 32 KiB messages, 1000 of them, one QP (the
-# headline's link); bidir: the same both ways (-b); W.CHUNK (--full, just
+# named NAME. before, after, midK (between headline rounds K and K+1): 32
+# KiB messages, 1000 of them, one QP (the headline's link); bidir: the
+# same both ways (-b); W.CHUNK (--full, just
 # before our run of W workers and CHUNK-byte chunks): CHUNK-byte messages
 # on W QPs, 32 MiB per QP, what each of our workers pushes.
 wb_ibw_opts() {
 	case $1 in
-	before|after) echo "-s 32768 -n 1000" ;;
+	before|after|mid*) echo "-s 32768 -n 1000" ;;
 	bidir) echo "-s 32768 -n 1000 -b" ;;
 	*.*) echo "-s ${1#*.} -n $((33554432 / ${1#*.})) -q ${1%.*}" ;;
 	*) return 1 ;;
@@ -62,11 +63,16 @@ wb_wait_bench() {
 	return 1
 }
 
-# wb_record W CHUNK JOB CONNS_JSON: the bench workers' lines of run JOB
-# (their logs $RW_OUT/JOB-RANK.log) and its connections' counters from the
-# box's `rwctl -j listen show` in CONNS_JSON.
+# wb_record W CHUNK JOB CONNS_JSON [ROUND]: the bench workers' lines of run
+# JOB (their logs $RW_OUT/JOB-RANK.log) and its connections' counters from
+# the box's `rwctl -j listen show` in CONNS_JSON; a headline round after the
+# first (ROUND 2 or more) records its workers' lines as "round ROUND ...".
 wb_record() {
 	local r
+	if [ -n "${5:-}" ] && [ "$5" -gt 1 ]; then
+		grep '^bench ' "$RW_OUT/$3-0.log" | sed "s/^/round $5 $1 $2 /" >>"$res"
+		return
+	fi
 	for r in $(seq 0 $(($1 - 1))); do
 		grep '^bench ' "$RW_OUT/$3-$r.log" | sed "s/^/run $1 $2 /" >>"$res"
 	done
