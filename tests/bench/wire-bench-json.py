@@ -92,6 +92,14 @@ def goodputs(ranks):
                "stream_pushpull_goodput_gbps": g("stream_pushpull_s", si)}
 
 
+def set_link(e, link):
+    """Entry @e's link (None: not measured) and its goodputs against it."""
+    e["ib_write_bw_gbps"] = link
+    for m in ("push", "pull", "pushpull"):
+        e[m + "_ratio_to_ib_write_bw"] = e[m + "_goodput_gbps"] / link if link else None
+    return e
+
+
 # The headline's rounds: round 1 is the (1, 32768) run, each later one a
 # "round" line; each is set against the mean of the links on either side.
 head_links = [ibws["before"]] + [ibws["mid%d" % k] for k in range(1, len(rounds) + 1)
@@ -104,12 +112,8 @@ if (1, 32768) in runs:
         sys.exit("wire-bench-json: %d headline rounds but %d links around them"
                  % (len(lines), len(head_links)))
     for k, line in enumerate(lines):
-        link = (head_links[k] + head_links[k + 1]) / 2
-        e = {"round": k + 1, "ib_write_bw_gbps": link}
-        e.update(goodputs([line])[1])
-        for m in ("push", "pull", "pushpull"):
-            e[m + "_ratio_to_ib_write_bw"] = e[m + "_goodput_gbps"] / link
-        hrounds.append(e)
+        hrounds.append(set_link(dict(round=k + 1, **goodputs([line])[1]),
+                                (head_links[k] + head_links[k + 1]) / 2))
     ibw = statistics.median(e["ib_write_bw_gbps"] for e in hrounds)
 out = {"setup": sys.argv[2] if len(sys.argv) > 2 else "one-vm",
        "ib_write_bw_gbps": ibw, "ib_write_bw_before_gbps": ibws["before"],
@@ -127,12 +131,8 @@ for (w, cs), ranks in sorted(runs.items()):
                             metadata_messages_per_chunk=m))
     # The link with as many QPs and this chunk size (--full measures it just
     # before the run; the headline run has its before and after).
-    link = hrounds[0]["ib_write_bw_gbps"] if (w, cs) == (1, 32768) else \
-        ibws.get("%d.%d" % (w, cs))
-    r = out["runs"][-1]
-    r["ib_write_bw_gbps"] = link
-    for k in ("push", "pull", "pushpull"):
-        r[k + "_ratio_to_ib_write_bw"] = r[k + "_goodput_gbps"] / link if link else None
+    set_link(out["runs"][-1], hrounds[0]["ib_write_bw_gbps"] if (w, cs) == (1, 32768)
+             else ibws.get("%d.%d" % (w, cs)))
 # The headline: each figure the median of the rounds' (one round: its own).
 if hrounds:
     for k in ("push_goodput_gbps", "pull_goodput_gbps", "pushpull_goodput_gbps",
