@@ -98,16 +98,15 @@ ibw() {
 # run W CHUNK: W bench workers of the box's job bW-CHUNK, held until the
 # box has read their connections' counters.
 run() {
-	local w=$1 cs=$2 job=b$1-$2 r pids=() n=0
+	local w=$1 cs=$2 job=b$1-$2 r n=0
 	wb_requests $job "$TOKEN" "$w" || return 1
 	rm -f /tmp/hold
 	mkfifo /tmp/hold
 	exec 9<>/tmp/hold
+	WB_PIDS=() WB_FDS=()
 	for r in $(seq 0 $((w - 1))); do
-		"$PEER" $WORKER $BOX $PORT "${WB_REQS[$r]}" \
-			bench "$r" $NELEMS $ITERS hold </tmp/hold 9>&- \
-			>"$RW_OUT/$job-$r.log" 2>&1 &
-		pids+=($!)
+		wb_peer $job "$r" $WORKER $BOX $PORT "${WB_REQS[$r]}" \
+			bench "$r" $NELEMS $ITERS hold || return 1
 	done
 	# A worker that failed ends the wait.
 	wb_wait_bench $job "$w" 300
@@ -115,7 +114,7 @@ run() {
 	touch "$RW_OUT/held-$job"
 	rw_await box read-$job
 	exec 9>&-
-	for r in "${pids[@]}"; do
+	for r in "${WB_PIDS[@]}"; do
 		wait "$r"
 	done
 	touch "$RW_OUT/done-$job"

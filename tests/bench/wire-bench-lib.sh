@@ -39,28 +39,56 @@ wb_requests() {
 	done
 }
 
+# wb_peer JOB RANK ARGS...: start a bench worker, "$PEER" ARGS, its
+# standard input /tmp/hold; its output comes through a pipe that
+# wb_wait_bench reads and copies to $RW_OUT/JOB-RANK.log. Its pid is added
+# to WB_PIDS, the pipe's end to WB_FDS (start each run with both empty).
+wb_peer() {
+	local f=${TMPDIR:-/tmp}/wb-$1-$2 fd
+	: >"$RW_OUT/$1-$2.log"
+	rm -f "$f"
+	mkfifo "$f" || return 1
+	shift 2
+	"$PEER" "$@" </tmp/hold 9>&- >"$f" 2>&1 &
+	WB_PIDS+=($!)
+	# Opens once the worker has opened its end.
+	exec {fd}<"$f"
+	rm -f "$f"
+	WB_FDS+=("$fd")
+}
+
 # wb_wait_bench JOB W SECONDS: wait (SECONDS at most) until the W bench
-# workers of JOB (their logs $RW_OUT/JOB-RANK.log) have printed their
-# "bench" lines, or one has printed an error; WB_N is how many printed the
-# line. Only the shell's builtins run meanwhile (rw_nap): a process
-# started per look would take the vCPUs the run is measured on.
+# workers of JOB (started by wb_peer) have printed their "bench" lines,
+# or one has printed an error or ended; WB_N is how many printed the line.
+# The shell sleeps in read on the workers' pipes meanwhile: polling their
+# logs, or any process started, would take the vCPUs the run is measured
+# on (ib_write_bw's client runs with nothing beside it). Then each pipe's
+# rest goes to its log (a cat per worker, added to WB_PIDS).
 wb_wait_bench() {
-	local i r l
-	for ((i = 0; i < $3 * 5; i++)); do
-		WB_N=0
-		for ((r = 0; r < $2; r++)); do
-			[ -e "$RW_OUT/$1-$r.log" ] || continue
-			while IFS= read -r l; do
-				case $l in
-				"bench "*) WB_N=$((WB_N + 1)); break ;;
-				error*) return 1 ;;
-				esac
-			done <"$RW_OUT/$1-$r.log"
+	local r l fd left end=$((SECONDS + $3)) ok=1
+	WB_N=0
+	for ((r = 0; r < $2 && ok; r++)); do
+		while :; do
+			left=$((end - SECONDS))
+			if [ "$left" -le 0 ] ||
+			   ! IFS= read -r -t "$left" -u "${WB_FDS[$r]}" l; then
+				ok=0
+				break
+			fi
+			printf '%s\n' "$l" >>"$RW_OUT/$1-$r.log"
+			case $l in
+			"bench "*) WB_N=$((WB_N + 1)); break ;;
+			error*) ok=0; break ;;
+			esac
 		done
-		[ "$WB_N" = "$2" ] && return 0
-		rw_nap 0.2
 	done
-	return 1
+	for ((r = 0; r < ${#WB_FDS[@]}; r++)); do
+		fd=${WB_FDS[$r]}
+		cat <&"$fd" 9>&- >>"$RW_OUT/$1-$r.log" &
+		WB_PIDS+=($!)
+		exec {fd}<&-
+	done
+	[ "$WB_N" = "$2" ]
 }
 
 # wb_record W CHUNK JOB CONNS_JSON [ROUND]: the bench workers' lines of run

@@ -97,26 +97,26 @@ ibw() {
 # every rank, ODD's for the odd ones too; RUN_ITERS iterations, ITERS by
 # default), held until the box's counters of their connections are read.
 run() {
-	local w=$1 cs=$2 job=b$1-$2${ROUND:+-r$ROUND} r pids=() n nelems=${3:-$NELEMS} o
+	local w=$1 cs=$2 job=b$1-$2${ROUND:+-r$ROUND} r n nelems=${3:-$NELEMS} o
 	"$RWCTL" job add $job workers "$w" chunk-size "$cs" optim sgd lr 0 \
 		token-file "$RW_OUT/token" || return 1
 	wb_requests $job "$RW_OUT/token" "$w" || return 1
 	rm -f /tmp/hold "$RW_OUT/$job"-*.log
 	mkfifo /tmp/hold
 	exec 9<>/tmp/hold
+	WB_PIDS=() WB_FDS=()
 	for r in $(seq 0 $((w - 1))); do
 		o="${4:-}"
 		[ $((r % 2)) = 1 ] && o="$o ${5:-}"
 		# shellcheck disable=SC2086
-		"$PEER" $BOX $BOX $PORT "${WB_REQS[$r]}" \
-			bench "$r" "$nelems" "${RUN_ITERS:-$ITERS}" $o hold </tmp/hold 9>&- >"$RW_OUT/$job-$r.log" 2>&1 &
-		pids+=($!)
+		wb_peer $job "$r" $BOX $BOX $PORT "${WB_REQS[$r]}" \
+			bench "$r" "$nelems" "${RUN_ITERS:-$ITERS}" $o hold || return 1
 	done
 	wb_wait_bench $job "$w" 120
 	n=$WB_N
 	"$RWCTL" -j listen show >"$RW_OUT/$job-conns.json"
 	exec 9>&-
-	for r in "${pids[@]}"; do
+	for r in "${WB_PIDS[@]}"; do
 		wait "$r"
 	done
 	wb_record "$w" "$cs" $job "$RW_OUT/$job-conns.json" "${ROUND:-}"
