@@ -11,7 +11,11 @@
 # mode) on the worker VM. The worker VM prints "BENCH-JSON {...}" (the keys
 # of wire-bench.sh, "setup": "two-vm").
 #
-#   RW_ROLE=box|worker RW_CLUSTER=DIR wire-bench-2vm.sh [--full]
+#   RW_ROLE=box|worker RW_CLUSTER=DIR wire-bench-2vm.sh [--full] [--rounds N]
+#
+# --rounds N (1 to 9, 3 by default): the headline run N times, each between
+# two ib_write_bw runs, as wire-bench.sh does; the headline is the rounds'
+# median (wire-bench-json.py).
 #
 # The two sides take turns through files in DIR (rw_await): the box starts
 # each ib_write_bw server and says so; the worker holds each run's
@@ -28,7 +32,9 @@ NELEMS=$((2 * 1024 * 1024))	# an 8 MiB model
 # wire-bench.sh).
 ITERS=4
 RUNS="1.32768"
-if [ "${1:-}" = --full ]; then
+ROUNDS=3
+wb_options wire-bench-2vm.sh "$@"
+if [ $WB_FULL = 1 ]; then
 	RUNS=
 	for w in 1 2 4; do
 		for cs in 4096 32768 262144 1048576; do
@@ -37,13 +43,25 @@ if [ "${1:-}" = --full ]; then
 	done
 fi
 IBW="ib_write_bw -R -d rxe0 -p 18600 --report_gbits"
-# The order both sides follow: the link before, the headline run, the link
-# after and both ways, then the other runs, each just after the link with
-# its QP count and chunk size (wb_ibw_opts).
-STEPS="ibw:before run:1.32768 ibw:after ibw:bidir"
+# The order both sides follow: the link before, the headline run and its
+# later rounds (run:W.CHUNK:K), each after a link of its own (midK-1), the
+# link after and both ways, then the other runs, each just after the link
+# with its QP count and chunk size (wb_ibw_opts).
+STEPS="ibw:before run:1.32768"
+for ((k = 2; k <= ROUNDS; k++)); do
+	STEPS="$STEPS ibw:mid$((k - 1)) run:1.32768:$k"
+done
+STEPS="$STEPS ibw:after ibw:bidir"
 for r in $RUNS; do
 	[ "$r" = 1.32768 ] || STEPS="$STEPS ibw:$r run:$r"
 done
+
+# step_job W.CHUNK[:K]: the job of a run step (round K's: bW-CHUNK-rK).
+step_job() {
+	local w=${1%%:*} k=
+	case $1 in *:*) k=-r${1#*:} ;; esac
+	echo "b${w%.*}-${w#*.}$k"
+}
 
 rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
 
@@ -60,10 +78,11 @@ if [ "$RW_ROLE" = box ]; then
 			wait $server
 			;;
 		run:*)
+			job=$(step_job "${step#run:}")
 			w=${step#run:}
+			w=${w%%:*}
 			cs=${w#*.}
 			w=${w%.*}
-			job=b$w-$cs
 			t_ok "job add $job" "$RWCTL" job add $job workers "$w" \
 				chunk-size "$cs" optim sgd lr 0 token-file "$TOKEN"
 			touch "$RW_OUT/job-$job"
@@ -84,21 +103,24 @@ fi
 
 res=$RW_OUT/results
 : >"$res"
-# ibw NAME: the client against the box's server, which is up already.
+# ibw NAME: the client against the box's server, started a second before
+# the box said so. A busy box VM may not listen yet: the client is rejected
+# (REJECTED, or "Unexpected CM event") until it does, and tries again.
 ibw() {
 	local try
-	for try in 1 2 3 4 5; do
+	for try in 1 2 3 4 5 6 7 8 9 10; do
 		timeout 300 $IBW $(wb_ibw_opts "$1") $BOX >"$RW_OUT/ibw-$1.log" 2>&1 && break
-		grep -q 'Unexpected CM event' "$RW_OUT/ibw-$1.log" || break
+		grep -qE 'Unexpected CM event|RDMA_CM_EVENT_REJECTED' "$RW_OUT/ibw-$1.log" || break
 		sleep 1
 	done
 	wb_ibw "$1" "$RW_OUT/ibw-$1.log"
 }
 
-# run W CHUNK: W bench workers of the box's job bW-CHUNK, held until the
-# box has read their connections' counters.
+# run W CHUNK [ROUND]: W bench workers of the box's job bW-CHUNK (round
+# ROUND's of the headline: bW-CHUNK-rROUND), held until the box has read
+# their connections' counters.
 run() {
-	local w=$1 cs=$2 job=b$1-$2 r n=0
+	local w=$1 cs=$2 job=b$1-$2${3:+-r$3} r n=0
 	wb_requests $job "$TOKEN" "$w" || return 1
 	rm -f /tmp/hold
 	mkfifo /tmp/hold
@@ -118,7 +140,7 @@ run() {
 		wait "$r"
 	done
 	touch "$RW_OUT/done-$job"
-	wb_record "$w" "$cs" $job "$RW_CLUSTER/box/$job-conns.json"
+	wb_record "$w" "$cs" $job "$RW_CLUSTER/box/$job-conns.json" "${3:-}"
 	[ "$n" = "$w" ]
 }
 
@@ -134,10 +156,14 @@ for step in $STEPS; do
 		esac
 		;;
 	run:*)
+		job=$(step_job "${step#run:}")
 		w=${step#run:}
-		t_ok "the box has job b${w%.*}-${w#*.}" rw_await box "job-b${w%.*}-${w#*.}"
-		t_ok "push, pull and pushpull: ${w%.*} workers, ${w#*.}-byte chunks" \
-			run "${w%.*}" "${w#*.}"
+		k=
+		case $w in *:*) k=${w#*:} ;; esac
+		w=${w%%:*}
+		t_ok "the box has job $job" rw_await box "job-$job"
+		t_ok "push, pull and pushpull: ${w%.*} workers, ${w#*.}-byte chunks${k:+, round $k}" \
+			run "${w%.*}" "${w#*.}" $k
 		;;
 	esac
 done

@@ -3,6 +3,30 @@
 # VM, wire-bench-2vm.sh across two), sourced after tests/vm/lib.sh. Both
 # collect their figures in $res, lines that wire-bench-json.py reads.
 
+# wb_options NAME ARGS...: the guest halves' options (NAME: the script's,
+# for its messages): --full sets WB_FULL to 1 (0 without it), --rounds N
+# sets ROUNDS (1 to 9; the caller sets its default first). Anything else
+# ends the script with status 2.
+wb_options() {
+	local name=$1
+	shift
+	WB_FULL=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--full) WB_FULL=1 ;;
+		--rounds)
+			ROUNDS=${2:-}
+			shift ;;
+		*) echo "$name: unknown option $1"; exit 2 ;;
+		esac
+		shift
+	done
+	case $ROUNDS in
+	[1-9]) ;;
+	*) echo "$name: --rounds 1 to 9, not '$ROUNDS'"; exit 2 ;;
+	esac
+}
+
 # wb_ibw_opts NAME: ib_write_bw's size, count and QP options for the run
 # named NAME. before, after, midK (between headline rounds K and K+1): 32
 # KiB messages, 1000 of them, one QP (the headline's link); bidir: the

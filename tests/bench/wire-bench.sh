@@ -44,20 +44,12 @@ ROUNDS=3
 [ "${RW_CHECK:-}" = 1 ] && ROUNDS=1
 WORKERS=1
 CHUNKS=32768
-while [ $# -gt 0 ]; do
-	case $1 in
-	--full)
-		WORKERS="1 2 4"
-		CHUNKS="4096 32768 262144 1048576"
-		ITERS=4 ;;
-	--rounds)
-		ROUNDS=${2:-}
-		shift ;;
-	*) echo "wire-bench.sh: unknown option $1"; exit 2 ;;
-	esac
-	shift
-done
-case $ROUNDS in [1-9]) ;; *) echo "wire-bench.sh: --rounds 1 to 9, not '$ROUNDS'"; exit 2 ;; esac
+wb_options wire-bench.sh "$@"
+if [ $WB_FULL = 1 ]; then
+	WORKERS="1 2 4"
+	CHUNKS="4096 32768 262144 1048576"
+	ITERS=4
+fi
 
 rw_wire_up $BOX
 t_ok "listen add $BOX" "$RWCTL" listen add $BOX
