@@ -6,9 +6,9 @@
 # eth0 (as tests/cluster/*.sh), so the link has a sender and a receiver on
 # hosts of their own, as separate hosts would. In the same run, on the same
 # link: ib_write_bw with our chunk size and one QP, just before and just
-# after the one-worker 32 KiB run and once both ways, and the box's push,
-# pull and pushpull goodput with remote workers (tests/vm/wire-peer's bench
-# mode) on the worker VM. The worker VM prints "BENCH-JSON {...}" (the keys
+# after each round of the one-worker 32 KiB run and once both ways, and the
+# box's push, pull and pushpull goodput with remote workers
+# (tests/vm/wire-peer's bench mode) on the worker VM. The worker VM prints "BENCH-JSON {...}" (the keys
 # of wire-bench.sh, "setup": "two-vm").
 #
 #   RW_ROLE=box|worker RW_CLUSTER=DIR wire-bench-2vm.sh [--full] [--rounds N]
