@@ -8,8 +8,8 @@
 # link: ib_write_bw with our chunk size and one QP, just before and just
 # after each round of the one-worker 32 KiB run and once both ways, and the
 # box's push, pull and pushpull goodput with remote workers
-# (tests/vm/wire-peer's bench mode) on the worker VM. The worker VM prints "BENCH-JSON {...}" (the keys
-# of wire-bench.sh, "setup": "two-vm").
+# (tests/vm/wire-peer's bench mode) on the worker VM. The worker VM prints
+# "BENCH-JSON {...}" (the keys of wire-bench.sh, "setup": "two-vm").
 #
 #   RW_ROLE=box|worker RW_CLUSTER=DIR wire-bench-2vm.sh [--full] [--rounds N]
 #

@@ -73,7 +73,8 @@ wb_peer() {
 	rm -f "$f"
 	mkfifo "$f" || return 1
 	shift 2
-	"$PEER" "$@" </tmp/hold 9>&- >"$f" 2>&1 &
+	# The pipe first: whatever fails after it, this end sees its end.
+	"$PEER" "$@" >"$f" 2>&1 </tmp/hold 9>&- &
 	WB_PIDS+=($!)
 	# Opens once the worker has opened its end.
 	exec {fd}<"$f"
