@@ -56,11 +56,15 @@ for r in $RUNS; do
 	[ "$r" = 1.32768 ] || STEPS="$STEPS ibw:$r run:$r"
 done
 
-# step_job W.CHUNK[:K]: the job of a run step (round K's: bW-CHUNK-rK).
-step_job() {
-	local w=${1%%:*} k=
-	case $1 in *:*) k=-r${1#*:} ;; esac
-	echo "b${w%.*}-${w#*.}$k"
+# step_run W.CHUNK[:K]: a run step's workers, chunk size and headline
+# round (empty but for K) in STEP_W, STEP_CS and STEP_K, its job in WB_JOB.
+step_run() {
+	STEP_W=${1%%.*}
+	STEP_CS=${1#*.}
+	STEP_CS=${STEP_CS%%:*}
+	STEP_K=
+	case $1 in *:*) STEP_K=${1#*:} ;; esac
+	wb_job "$STEP_W" "$STEP_CS" "$STEP_K"
 }
 
 rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
@@ -78,13 +82,10 @@ if [ "$RW_ROLE" = box ]; then
 			wait $server
 			;;
 		run:*)
-			job=$(step_job "${step#run:}")
-			w=${step#run:}
-			w=${w%%:*}
-			cs=${w#*.}
-			w=${w%.*}
-			t_ok "job add $job" "$RWCTL" job add $job workers "$w" \
-				chunk-size "$cs" optim sgd lr 0 token-file "$TOKEN"
+			step_run "${step#run:}"
+			job=$WB_JOB
+			t_ok "job add $job" "$RWCTL" job add $job workers "$STEP_W" \
+				chunk-size "$STEP_CS" optim sgd lr 0 token-file "$TOKEN"
 			touch "$RW_OUT/job-$job"
 			t_ok "$job: the worker host holds its connections" \
 				rw_await worker held-$job
@@ -120,7 +121,9 @@ ibw() {
 # ROUND's of the headline: bW-CHUNK-rROUND), held until the box has read
 # their connections' counters.
 run() {
-	local w=$1 cs=$2 job=b$1-$2${3:+-r$3} r n=0
+	local w=$1 cs=$2 job r n=0
+	wb_job "$w" "$cs" "${3:-}"
+	job=$WB_JOB
 	wb_requests $job "$TOKEN" "$w" || return 1
 	rm -f /tmp/hold
 	mkfifo /tmp/hold
@@ -156,14 +159,10 @@ for step in $STEPS; do
 		esac
 		;;
 	run:*)
-		job=$(step_job "${step#run:}")
-		w=${step#run:}
-		k=
-		case $w in *:*) k=${w#*:} ;; esac
-		w=${w%%:*}
-		t_ok "the box has job $job" rw_await box "job-$job"
-		t_ok "push, pull and pushpull: ${w%.*} workers, ${w#*.}-byte chunks${k:+, round $k}" \
-			run "${w%.*}" "${w#*.}" $k
+		step_run "${step#run:}"
+		t_ok "the box has job $WB_JOB" rw_await box "job-$WB_JOB"
+		t_ok "push, pull and pushpull: $STEP_W workers, $STEP_CS-byte chunks${STEP_K:+, round $STEP_K}" \
+			run "$STEP_W" "$STEP_CS" $STEP_K
 		;;
 	esac
 done

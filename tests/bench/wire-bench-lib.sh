@@ -27,6 +27,15 @@ wb_options() {
 	esac
 }
 
+# wb_job W CHUNK [ROUND]: WB_JOB, the name of the job of the run of W
+# workers and CHUNK-byte chunks (bW-CHUNK), or of the headline's round
+# ROUND (bW-CHUNK-rROUND; round 1 is the run itself).
+wb_job() {
+	WB_JOB=b$1-$2
+	[ -n "${3:-}" ] && [ "$3" -gt 1 ] && WB_JOB=$WB_JOB-r$3
+	return 0
+}
+
 # wb_ibw_opts NAME: ib_write_bw's size, count and QP options for the run
 # named NAME. before, after, midK (between headline rounds K and K+1): 32
 # KiB messages, 1000 of them, one QP (the headline's link); bidir: the

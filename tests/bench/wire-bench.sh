@@ -89,7 +89,9 @@ ibw() {
 # every rank, ODD's for the odd ones too; RUN_ITERS iterations, ITERS by
 # default), held until the box's counters of their connections are read.
 run() {
-	local w=$1 cs=$2 job=b$1-$2${ROUND:+-r$ROUND} r n nelems=${3:-$NELEMS} o
+	local w=$1 cs=$2 job r n nelems=${3:-$NELEMS} o
+	wb_job "$w" "$cs" "${ROUND:-}"
+	job=$WB_JOB
 	"$RWCTL" job add $job workers "$w" chunk-size "$cs" optim sgd lr 0 \
 		token-file "$RW_OUT/token" || return 1
 	wb_requests $job "$RW_OUT/token" "$w" || return 1

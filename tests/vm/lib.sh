@@ -246,6 +246,7 @@ rw_nap() {
 		# (A subshell opens its own: one mkfifo, as one sleep would cost.)
 		mkfifo "$f" 2>/dev/null || [ -p "$f" ] || return 1
 		exec {RW_NAP_FD}<>"$f"
+		rm -f "$f"
 		RW_NAP_PID=$BASHPID
 	fi
 	read -r -t "$1" -u "$RW_NAP_FD" _ || :
