@@ -278,6 +278,44 @@ static int rw_conn_send_params(struct rw_conn *c, u32 chunk)
 }
 
 /*
+ * Send what is owed (a new worker's initial parameters) and what is fresh
+ * for an awaiting chunk, while the send queue has room: > 0 if it sent
+ * any, 0 if none, or a negative errno.
+ */
+static int rw_conn_send_owed(struct rw_conn *c)
+{
+	u32 n = c->nr_chunks, chunk;
+	int ret, did = 0;
+
+	for_each_set_bit(chunk, c->to_send, n) {
+		if (atomic_read(&c->sq_room) <= 0)
+			return did;
+		ret = rw_conn_send_params(c, chunk);
+		if (ret)
+			return ret;
+		__clear_bit(chunk, c->to_send);
+		did = 1;
+	}
+	for_each_set_bit(chunk, c->awaiting, n) {
+		if (atomic_read(&c->sq_room) <= 0)
+			return did;
+		if (!rw_worker_chunk_fresh(c->w, chunk))
+			continue;
+		/*
+		 * Before the answer can arrive and the chunk come again:
+		 * rw_conn_push_done must see it cleared by then.
+		 */
+		clear_bit(chunk, c->awaiting);
+		smp_mb__after_atomic();	/* the clear before the post */
+		ret = rw_conn_send_params(c, chunk);
+		if (ret)
+			return ret;
+		did = 1;
+	}
+	return did;
+}
+
+/*
  * One round: queue what arrived, then send what is owed and fresh. > 0 if
  * it did something (go round again), 0 if only an event can help, or a
  * negative errno that ends the connection.
@@ -324,32 +362,16 @@ static int rw_conn_agent_round(struct rw_conn *c)
 		if (ret)
 			return ret;
 	}
-	for_each_set_bit(chunk, c->to_send, n) {
-		if (atomic_read(&c->sq_room) <= 0)
-			return did;
-		ret = rw_conn_send_params(c, chunk);
-		if (ret)
-			return ret;
-		__clear_bit(chunk, c->to_send);
-		did = 1;
-	}
-	for_each_set_bit(chunk, c->awaiting, n) {
-		if (atomic_read(&c->sq_room) <= 0)
-			return did;
-		if (!rw_worker_chunk_fresh(c->w, chunk))
-			continue;
-		/*
-		 * Before the answer can arrive and the chunk come again:
-		 * rw_conn_push_done must see it cleared by then.
-		 */
-		clear_bit(chunk, c->awaiting);
-		smp_mb__after_atomic();	/* the clear before the post */
-		ret = rw_conn_send_params(c, chunk);
-		if (ret)
-			return ret;
-		did = 1;
-	}
-	return did;
+	/*
+	 * Bottom halves off while posting: soft-RoCE sends a kernel QP's
+	 * work requests from a tasklet, which then runs here as they are
+	 * turned back on instead of waking ksoftirqd (a hardware NIC only
+	 * sees its doorbells rung a little later).
+	 */
+	local_bh_disable();
+	ret = rw_conn_send_owed(c);
+	local_bh_enable();
+	return ret ? ret : did;
 }
 
 static const char *rw_conn_agent_why(int err)
