@@ -42,7 +42,6 @@ if [ $WB_FULL = 1 ]; then
 		done
 	done
 fi
-IBW="ib_write_bw -R -d rxe0 -p 18600 --report_gbits"
 # An attempt's seconds: its 32 MiB take 3 to 10 s on this link.
 IBW_S=120
 # The order both sides follow: the link before, the headline run and its
@@ -80,19 +79,18 @@ if [ "$RW_ROLE" = box ]; then
 			# ended when the worker says "again" (it is stuck).
 			name=${step#ibw:}
 			for attempt in 1 2 3; do
-				timeout $IBW_S $IBW $(wb_ibw_opts "$name") \
+				timeout $IBW_S $WB_IBW $(wb_ibw_opts "$name") \
 					>"$RW_OUT/ibw-$name-server.log" 2>&1 &
 				server=$!
 				sleep 1
 				touch "$RW_OUT/ibw-$name.$attempt"
-				if rw_await worker "ibw-$name.$attempt.end" &&
-				   grep -q again "$RW_CLUSTER/worker/ibw-$name.$attempt.end"; then
-					kill $server 2>/dev/null
-					wait $server
-					continue
-				fi
+				again=0
+				rw_await worker "ibw-$name.$attempt.end" &&
+					grep -q again "$RW_CLUSTER/worker/ibw-$name.$attempt.end" &&
+					again=1
+				[ $again = 1 ] && kill $server 2>/dev/null
 				wait $server
-				break
+				[ $again = 1 ] || break
 			done
 			;;
 		run:*)
@@ -124,27 +122,19 @@ wb_say() {
 }
 
 # ibw NAME: the client against the box's server, started a second before
-# the box said so (ibw-NAME.ATTEMPT). A busy box VM may not listen yet:
-# the client is rejected (REJECTED, or "Unexpected CM event") until it
-# does, and tries again. Now and then a pair stops mid-run and waits for
-# ever, as in one VM (wire-bench.sh): each attempt has $IBW_S seconds, and
-# one without a figure ends with "again" in ibw-NAME.ATTEMPT.end, which
-# has the box start another server (three attempts in all).
+# the box said so (ibw-NAME.ATTEMPT; wb_ibw_client). Now and then a pair
+# stops mid-run and waits for ever, as in one VM (wire-bench.sh): each
+# attempt has $IBW_S seconds, and one without a figure ends with "again"
+# in ibw-NAME.ATTEMPT.end, which has the box start another server (three
+# attempts in all).
 ibw() {
-	local try attempt
+	local attempt
 	for attempt in 1 2 3; do
 		rw_await box "ibw-$1.$attempt" || return 1
-		for try in 1 2 3 4 5 6 7 8 9 10; do
-			timeout $IBW_S $IBW $(wb_ibw_opts "$1") $BOX >"$RW_OUT/ibw-$1.log" 2>&1 && break
-			grep -qE 'Unexpected CM event|RDMA_CM_EVENT_REJECTED' "$RW_OUT/ibw-$1.log" || break
-			sleep 1
-		done
-		if wb_ibw "$1" "$RW_OUT/ibw-$1.log"; then
-			wb_say "$RW_OUT/ibw-$1.$attempt.end" done
+		if wb_ibw_client "$1" $IBW_S "$attempt" $BOX; then
+			wb_say "$RW_OUT/ibw-$1.$attempt.end" "done"
 			return 0
 		fi
-		echo "# ib_write_bw $1: attempt $attempt gave no figure"
-		cp "$RW_OUT/ibw-$1.log" "$RW_OUT/ibw-$1-attempt$attempt.log"
 		wb_say "$RW_OUT/ibw-$1.$attempt.end" again
 	done
 	return 1

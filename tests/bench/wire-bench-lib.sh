@@ -60,6 +60,30 @@ wb_ibw() {
 	test -n "$bw" && echo "ibw $1 $bw" >>"$res"
 }
 
+# ib_write_bw as both guest halves run it: over rdma_cm like ours, on a
+# port of its own (its default is the box's).
+WB_IBW="ib_write_bw -R -d rxe0 -p 18600 --report_gbits"
+
+# wb_ibw_client NAME SECONDS ATTEMPT HOST: attempt ATTEMPT of link NAME's
+# ib_write_bw client against the server on HOST, SECONDS at most per try,
+# its output in $RW_OUT/ibw-NAME.log. A busy guest may not listen yet:
+# the client is rejected ("Unexpected CM event", RDMA_CM_EVENT_REJECTED)
+# until it does, and tries again a second later (ten tries). Then the
+# figure (wb_ibw); without one, says so and keeps the log as
+# ibw-NAME-attemptATTEMPT.log.
+wb_ibw_client() {
+	local try log=$RW_OUT/ibw-$1.log
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		timeout "$2" $WB_IBW $(wb_ibw_opts "$1") "$4" >"$log" 2>&1 && break
+		grep -qE 'Unexpected CM event|RDMA_CM_EVENT_REJECTED' "$log" || break
+		sleep 1
+	done
+	wb_ibw "$1" "$log" && return 0
+	echo "# ib_write_bw $1: attempt $3 gave no figure"
+	cp "$log" "$RW_OUT/ibw-$1-attempt$3.log"
+	return 1
+}
+
 # wb_requests JOB TOKEN_FILE W: the connection requests of ranks 0..W-1
 # of JOB in WB_REQS, made before any worker starts: wire-req.py is a
 # Python process, and one started for rank 1 while rank 0 is measured

@@ -58,28 +58,20 @@ res=$RW_OUT/results
 : >"$res"
 
 # ibw NAME: ib_write_bw with the messages and QPs wb_ibw_opts NAME gives
-# (one QP and 32 KiB messages but for --full's W.CHUNK), over rdma_cm like
-# ours (on its own port: its default is the box's).
-# Now and then a pair of them stops mid-run on this looped-back rxe, under
+# (one QP and 32 KiB messages but for --full's W.CHUNK), server and client
+# (wb_ibw_client) in this VM. Now and then a pair of them stops mid-run on this looped-back rxe, under
 # load, and waits for ever (seen at 1000 messages in make check, more
 # often at 200): each attempt has 90 s, and a stopped one is run again.
 ibw() {
-	local cmd="ib_write_bw -R -d rxe0 -p 18600 --report_gbits $(wb_ibw_opts "$1")"
-	local server try attempt
+	local server attempt ok
 	for attempt in 1 2 3; do
-		timeout 90 $cmd >"$RW_OUT/ibw-$1-server.log" 2>&1 &
+		timeout 90 $WB_IBW $(wb_ibw_opts "$1") >"$RW_OUT/ibw-$1-server.log" 2>&1 &
 		server=$!
-		# A busy guest may take a while to listen: the client is
-		# rejected until it does, and tries again.
-		for try in 1 2 3 4 5 6 7 8 9 10; do
-			sleep 1
-			timeout 90 $cmd $BOX >"$RW_OUT/ibw-$1.log" 2>&1 && break
-			grep -q 'Unexpected CM event' "$RW_OUT/ibw-$1.log" || break
-		done
+		sleep 1
+		wb_ibw_client "$1" 90 "$attempt" $BOX
+		ok=$?
 		wait "$server"
-		wb_ibw "$1" "$RW_OUT/ibw-$1.log" && return 0
-		echo "# ib_write_bw $1: attempt $attempt gave no figure"
-		cp "$RW_OUT/ibw-$1.log" "$RW_OUT/ibw-$1-attempt$attempt.log"
+		[ $ok = 0 ] && return 0
 	done
 	return 1
 }
