@@ -43,7 +43,7 @@
  * controller simulates r = 0..(s_U - s_L) further iterations of p and of
  * the slowest live worker from their recent iteration times (a window per
  * worker) and picks the r that minimises the projected waiting time
- * (rw_gate_controller; the model is at the top of gate.c). p is granted
+ * (rw_gate_controller; the model is at the top of adapt.c). p is granted
  * the iterations that lead s_L + r* leaves it. Each admission that raises
  * c_max beyond s_L consumes one unit of the grant (Algorithm 1, lines
  * 12-14). The cap s_U always holds.

@@ -2,8 +2,9 @@
 #
 # User-space build of kmod/sync's pure gate and round rule, its cmocka tests and the
 # staleness simulator, included by the top Makefile after
-# tests/user/user.mk. gate.c compiles unchanged against kmod/compat.h;
-# each program links it directly (no library).
+# tests/user/user.mk. The gate's files (RW_SYNC_GATE) and round.c compile
+# unchanged against kmod/compat.h; each program links them directly (no
+# library).
 #
 #   build/tests/user/test-sync-gate     policies on scripted clocks, liveness,
 #                                       epochs, rejoin, bad input
@@ -15,7 +16,8 @@
 
 RW_SYNC_SRC	:= $(TOP)/kmod/sync
 RW_SYNC_OBJ	:= $(RW_UT_OBJ)/sync
-RW_SYNC_PURE	:= $(RW_SYNC_OBJ)/gate.o $(RW_SYNC_OBJ)/round.o
+RW_SYNC_GATE	:= gate adapt
+RW_SYNC_PURE	:= $(patsubst %,$(RW_SYNC_OBJ)/%.o,$(RW_SYNC_GATE) round)
 RW_SYNC_HELP	:= $(RW_SYNC_OBJ)/synctest.o
 RW_SYNC_NAMES	:= test-sync-gate test-sync-random test-sync-ctl test-sync-round
 RW_SYNC_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_SYNC_NAMES))
@@ -27,8 +29,8 @@ RW_SIM_SRC	:= $(TOP)/tests/sim
 RW_SIM_OUT	:= $(BUILD)/sim
 RW_SIM		:= $(RW_SIM_OUT)/sim-staleness
 RW_SIM_NAMES	:= sim-main sim-run sim-model sim-profile
-RW_SIM_OBJS	:= $(patsubst %,$(RW_SIM_OUT)/%.o,$(RW_SIM_NAMES)) \
-		   $(RW_SIM_OUT)/gate.o $(RW_SIM_OUT)/round.o
+RW_SIM_PURE	:= $(patsubst %,$(RW_SIM_OUT)/%.o,$(RW_SYNC_GATE) round)
+RW_SIM_OBJS	:= $(patsubst %,$(RW_SIM_OUT)/%.o,$(RW_SIM_NAMES)) $(RW_SIM_PURE)
 
 .PHONY: sim-staleness
 
@@ -52,8 +54,8 @@ $(RW_SYNC_BINS): $(RW_UT_OUT)/%: $(RW_SYNC_OBJ)/%.o $(RW_SYNC_HELP) \
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(RW_SYNC_HELP) $(RW_SYNC_PURE) \
 		$(RW_CMOCKA_LIBS)
 
-# The simulator is float code in user space; gate.c and round.c are shared.
-$(RW_SIM_OUT)/gate.o $(RW_SIM_OUT)/round.o: $(RW_SIM_OUT)/%.o: $(RW_SYNC_SRC)/%.c
+# The simulator is float code in user space; the gate and round.c are shared.
+$(RW_SIM_PURE): $(RW_SIM_OUT)/%.o: $(RW_SYNC_SRC)/%.c
 	@mkdir -p $(@D)
 	$(call rw_msg,CC,$@)
 	$(Q)$(CC) $(RW_SYNC_CFLAGS) -MMD -MP -c -o $@ $<
