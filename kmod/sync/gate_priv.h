@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of the staleness gate share and no one else calls:
- *  - gate.c: admission, parking, liveness, the clocks over live workers;
+ *  - member.c: heartbeats, eviction, joins, new settings;
+ *  - gate.c: admission, parking, the clocks over live workers;
  *  - adapt.c: the ADAPTIVE rules, the paces and the controller.
  * Each calls only files below it in that list. The module's glue (sync.c),
  * the engine, the tests and the simulator go through gate.h. Pure, like
@@ -44,6 +45,14 @@ static inline int rw_gate_current(const struct rw_gate *g, u32 p, u32 epoch)
 
 	return x->live && x->epoch == epoch ? 0 : -ESTALE;
 }
+
+/* gate.c */
+int rw_gate_config_check(const struct rw_gate_config *cfg);
+u64 rw_gate_limit(const struct rw_gate *g);
+void rw_gate_rescan(struct rw_gate *g);
+bool rw_gate_admissible(const struct rw_gate *g,
+			const struct rw_gate_worker *x);
+void rw_gate_unpark(struct rw_gate *g, struct rw_gate_worker *x, u64 now);
 
 /* adapt.c */
 void rw_gate_record(struct rw_gate *g, struct rw_gate_worker *x, u64 iter_ns);
