@@ -2,8 +2,9 @@
 /*
  * What the files of the staleness gate share and no one else calls:
  *  - member.c: heartbeats, eviction, joins, new settings;
- *  - gate.c: admission, parking, the clocks over live workers;
- *  - adapt.c: the ADAPTIVE rules, the paces and the controller.
+ *  - admit.c: requests, pushes, parking and release, the hold;
+ *  - adapt.c: the ADAPTIVE rules, the paces and the controller;
+ *  - gate.c: settings, set-up, the clocks over live workers.
  * Each calls only files below it in that list. The module's glue (sync.c),
  * the engine, the tests and the simulator go through gate.h. Pure, like
  * them: compat.h and gate.h only.
@@ -48,8 +49,12 @@ static inline int rw_gate_current(const struct rw_gate *g, u32 p, u32 epoch)
 
 /* gate.c */
 int rw_gate_config_check(const struct rw_gate_config *cfg);
+bool rw_gate_backups(const struct rw_gate *g);
 u64 rw_gate_limit(const struct rw_gate *g);
+void rw_gate_refloor(struct rw_gate *g);
 void rw_gate_rescan(struct rw_gate *g);
+
+/* admit.c */
 bool rw_gate_admissible(const struct rw_gate *g,
 			const struct rw_gate_worker *x);
 void rw_gate_unpark(struct rw_gate *g, struct rw_gate_worker *x, u64 now);

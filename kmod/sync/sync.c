@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The staleness gate in the kernel: kmod/sync/gate.c decides, this file
- * adds the lock, the sleeping, the clock and the eviction timer.
+ * The staleness gate in the kernel: the pure gate (kmod/sync/gate.h)
+ * decides, this file adds the lock, the sleeping, the clock and the
+ * eviction timer.
  *
  * One spinlock per job serialises every gate call (they are short: at most
  * O(workers) for a release). It is taken with bottom halves off, so a push
