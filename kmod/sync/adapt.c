@@ -5,7 +5,7 @@
  * the controller (LagTuner's Algorithm 2) that decides by how much. Pure
  * and deterministic, like the rest of the gate: time is an argument, ties
  * go to the lowest worker index, and everything is integer nanoseconds.
- * Admission (admit.c) asks it; it asks no other gate file.
+ * Admission (request.c) asks it; it asks no other gate file.
  *
  * Paces. Each worker's ring holds its last @window iteration times,
  * measured from admission to push: what an iteration costs the worker

@@ -4,7 +4,7 @@
  * keeps over live workers and the invariant they hold. Pure and
  * deterministic: time is an argument, ties go to the lowest worker index,
  * and everything is integer nanoseconds. The rest of the gate sits beside
- * it: admit.c (requests, pushes, parking, the hold), member.c (liveness,
+ * it: request.c (requests, pushes, parking, the hold), member.c (liveness,
  * joins, new settings) and adapt.c (the ADAPTIVE rules and controller);
  * gate_priv.h declares what they share.
  *
@@ -167,7 +167,7 @@ void rw_gate_rescan(struct rw_gate *g)
 	rw_gate_refloor(g);
 	/*
 	 * Live workers down to the quorum: plain BSP again, with whatever
-	 * spread the backup workers left (laggards skip ahead: admit.c).
+	 * spread the backup workers left (laggards skip ahead: request.c).
 	 */
 	if (g->backups && !rw_gate_backups(g) && hi - lo > rw_gate_limit(g))
 		g->slack = max_t(u64, g->slack, hi - lo - rw_gate_limit(g));

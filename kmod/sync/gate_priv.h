@@ -2,7 +2,7 @@
 /*
  * What the files of the staleness gate share and no one else calls:
  *  - member.c: heartbeats, eviction, joins, new settings;
- *  - admit.c: requests, pushes, parking and release, the hold;
+ *  - request.c: requests, pushes, parking and release, the hold;
  *  - adapt.c: the ADAPTIVE rules, the paces and the controller;
  *  - gate.c: settings, set-up, the clocks over live workers.
  * Each calls only files below it in that list. The module's glue (sync.c),
@@ -54,7 +54,7 @@ u64 rw_gate_limit(const struct rw_gate *g);
 void rw_gate_refloor(struct rw_gate *g);
 void rw_gate_rescan(struct rw_gate *g);
 
-/* admit.c */
+/* request.c */
 bool rw_gate_admissible(const struct rw_gate *g,
 			const struct rw_gate_worker *x);
 void rw_gate_unpark(struct rw_gate *g, struct rw_gate_worker *x, u64 now);

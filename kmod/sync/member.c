@@ -6,7 +6,7 @@
  * change of who is live recounts the clocks over the live workers
  * (gate.c), so nobody waits for a dead worker; an evicted worker that was
  * parked is unparked, and new settings re-key the parked workers for the
- * rules they bring (admit.c).
+ * rules they bring (request.c).
  */
 #include "compat.h"
 #include "gate_priv.h"

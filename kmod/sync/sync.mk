@@ -16,7 +16,7 @@
 
 RW_SYNC_SRC	:= $(TOP)/kmod/sync
 RW_SYNC_OBJ	:= $(RW_UT_OBJ)/sync
-RW_SYNC_GATE	:= gate admit member adapt
+RW_SYNC_GATE	:= gate request member adapt
 RW_SYNC_PURE	:= $(patsubst %,$(RW_SYNC_OBJ)/%.o,$(RW_SYNC_GATE) round)
 RW_SYNC_HELP	:= $(RW_SYNC_OBJ)/synctest.o
 RW_SYNC_NAMES	:= test-sync-gate test-sync-random test-sync-ctl test-sync-round
