@@ -25,7 +25,7 @@
 #include <kunit/visibility.h>
 
 #include "rw.h"
-#include "engine_priv.h"
+#include "engine/engine_priv.h"
 #include "migrate.h"
 
 struct rw_migrate {

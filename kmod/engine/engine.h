@@ -4,8 +4,8 @@
  * every transfer takes. Read-only views are in engine_query.h, rebalancing
  * on request in chunk/migrate.h.
  */
-#ifndef _RW_ENGINE_H
-#define _RW_ENGINE_H
+#ifndef _RW_ENGINE_ENGINE_H
+#define _RW_ENGINE_ENGINE_H
 
 #include <linux/cpumask.h>
 #include <linux/types.h>
@@ -145,4 +145,4 @@ int rw_engine_wait(struct rw_engine *e, u32 chunk, u64 version,
 int rw_engine_read(struct rw_engine *e, u32 chunk, void *dst, size_t len,
 		   u64 *version);
 
-#endif /* _RW_ENGINE_H */
+#endif /* _RW_ENGINE_ENGINE_H */

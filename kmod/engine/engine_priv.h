@@ -10,8 +10,8 @@
  * The rest of the module goes through engine.h, engine_query.h and
  * chunk/migrate.h.
  */
-#ifndef _RW_ENGINE_PRIV_H
-#define _RW_ENGINE_PRIV_H
+#ifndef _RW_ENGINE_ENGINE_PRIV_H
+#define _RW_ENGINE_ENGINE_PRIV_H
 
 #include <linux/atomic.h>
 #include <linux/mutex.h>
@@ -20,7 +20,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "chunk/core_thread.h"
 #include "chunk/map.h"
 #include "chunk/rebalance.h"
@@ -150,4 +150,4 @@ void rw_engine_migrate_done(struct rw_engine *e, struct rw_engine_core *ec,
 /* After every core has stopped: free migrate events left in a queue. */
 void rw_engine_migrate_drop(struct rw_event *ev);
 
-#endif /* _RW_ENGINE_PRIV_H */
+#endif /* _RW_ENGINE_ENGINE_PRIV_H */

@@ -45,8 +45,8 @@
 #include <kunit/visibility.h>
 
 #include "rw.h"
-#include "engine.h"
-#include "engine_priv.h"
+#include "engine/engine.h"
+#include "engine/engine_priv.h"
 #include "params.h"
 #include "agg/agg.h"
 #include "trace.h"
