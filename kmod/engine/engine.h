@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The chunk engine of one job (engine.c): its lifecycle and the fast path
- * every transfer takes. Read-only views are in engine_query.h, rebalancing
+ * The chunk engine of one job: its lifecycle and shape (build.c), the fast
+ * path every transfer takes (path.c), and its initial parameters and
+ * checkpoint image (image.c). Read-only views are in query.h, rebalancing
  * on request in chunk/migrate.h.
  */
 #ifndef _RW_ENGINE_ENGINE_H
