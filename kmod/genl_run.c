@@ -12,8 +12,8 @@
 #include <net/genetlink.h>
 
 #include "rw.h"
-#include "engine.h"
-#include "engine_query.h"
+#include "engine/engine.h"
+#include "engine/query.h"
 #include "genl.h"
 #include "genl_run.h"
 #include "job.h"

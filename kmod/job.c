@@ -20,8 +20,8 @@
 
 #include "rw.h"
 #include "job.h"
-#include "engine.h"
-#include "engine_query.h"
+#include "engine/engine.h"
+#include "engine/query.h"
 #include "genl.h"
 #include "params.h"
 #include "worker.h"

@@ -78,8 +78,8 @@ struct rw_job_past {
  *         e->rebal_lock   chunk/migrate.c: a running engine's placement
  *         s->lock         sync/sync.c: the gate (spinlock, BH off)
  *   w->lock               worker.c: transfers; never with w->setup
- *     e->init_lock        engine.c: initial parameters against the first
- *                         push; copies from user memory (mmap_lock below)
+ *     e->init_lock        engine/image.c: initial parameters against the
+ *                         first push; copies from user memory (mmap_lock below)
  *     s->lock
  *   rw_ibdevs_lock        ibdev.c: takes no other lock of ours (allocates
  *                         and frees protection domains under it)

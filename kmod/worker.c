@@ -33,8 +33,8 @@
 #include <kunit/visibility.h>
 
 #include "rw.h"
-#include "engine.h"
-#include "engine_query.h"
+#include "engine/engine.h"
+#include "engine/query.h"
 #include "genl.h"
 #include "job.h"
 #include "worker.h"

@@ -7,7 +7,7 @@
 #include <linux/types.h>
 
 #include "rackweave.h"
-#include "engine.h"
+#include "engine/engine.h"
 
 struct rw_job;
 struct rw_layout;

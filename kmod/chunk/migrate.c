@@ -8,12 +8,12 @@
  * A move is a migrate event queued to the chunk's current owner: the owner
  * hands the chunk over (release store of chunk->owner) after everything
  * queued before it, and an event that reaches a former owner is passed on
- * (engine.c's handler). Producers read the owner with acquire, so the new
- * owner sees the old owner's writes. Memory and NIC stay put: moves stay
- * within a node.
+ * (engine/path.c's handler). Producers read the owner with acquire, so the
+ * new owner sees the old owner's writes. Memory and NIC stay put: moves
+ * stay within a node.
  *
  * Locks: e->rebal_lock serialises windows and protects the map's placement
- * against readers (engine_query.c); it is taken under a job's run_lock
+ * against readers (engine/query.c); it is taken under a job's run_lock
  * (netlink snapshots) and takes nothing else.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -25,7 +25,7 @@
 #include <kunit/visibility.h>
 
 #include "rw.h"
-#include "engine_priv.h"
+#include "engine/engine_priv.h"
 #include "migrate.h"
 
 struct rw_migrate {

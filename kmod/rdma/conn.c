@@ -40,7 +40,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rw.h"
-#include "engine_query.h"
+#include "engine/query.h"
 #include "ibdev.h"
 #include "job.h"
 #include "worker.h"

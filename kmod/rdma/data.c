@@ -49,7 +49,7 @@
 #include <linux/slab.h>
 
 #include "rw.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "job.h"
 #include "worker.h"
 #include "rdma/conn.h"

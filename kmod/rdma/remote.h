@@ -12,7 +12,7 @@
 #include <linux/types.h>
 
 #include "rackweave.h"
-#include "engine.h"
+#include "engine/engine.h"
 
 struct ib_device;
 struct rw_remote;

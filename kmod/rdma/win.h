@@ -12,7 +12,7 @@
 #include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "rdma/wire.h"
 
 struct rw_win_seg {

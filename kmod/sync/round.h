@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Rounds: which gradients a chunk's next optimizer step takes. Pure logic
- * (see compat.h): the chunk's owner (kmod/engine.c) calls it, and so do the
- * cmocka tests. Deterministic: the outcome depends only on the arguments.
+ * (see compat.h): the chunk's owner (kmod/engine/path.c) calls it, and so
+ * do the cmocka tests. Deterministic: the outcome depends only on the
+ * arguments.
  *
  * Every gradient in a slot carries a tag written by its pusher: the
  * iteration it belongs to (the worker's gate clock when it was admitted)

@@ -15,7 +15,7 @@
 #include <linux/slab.h>
 
 #include "rw.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "agg/agg.h"
 #include "engine_kunit.h"
 

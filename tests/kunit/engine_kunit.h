@@ -9,7 +9,7 @@
 
 #include <kunit/test.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 /*
  * A deterministic gradient for (@step, @worker, @chunk), made from integer

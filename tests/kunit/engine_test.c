@@ -16,8 +16,8 @@
 #include <linux/slab.h>
 
 #include "rw.h"
-#include "engine.h"
-#include "engine_query.h"
+#include "engine/engine.h"
+#include "engine/query.h"
 #include "agg/agg.h"
 #include "chunk/migrate.h"
 #include "engine_kunit.h"

@@ -13,7 +13,7 @@
 #include <net/genetlink.h>
 
 #include "rw.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "genl_job.h"
 #include "job.h"
 #include "worker.h"

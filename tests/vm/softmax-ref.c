@@ -14,7 +14,7 @@
  * bias at the next 64-byte boundary, the gap zero). Then, chunk by chunk,
  * the module's aggregation code, built natively from kmod/agg, sums the W
  * slots in rank order and applies the optimizer, exactly as the chunk
- * engine does (kmod/engine.c, rw_engine_step): step t = the chunk's
+ * engine does (kmod/engine/path.c, rw_engine_step): step t = the chunk's
  * version + 1, the whole chunk including padding, FPU slices as
  * kmod/agg/agg.c cuts them. Under BSP with the same optimizer, learning
  * rate, chunk size and implementation (rwctl status names the box's), the

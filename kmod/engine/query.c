@@ -14,8 +14,8 @@
 #include <kunit/visibility.h>
 
 #include "rw.h"
-#include "engine_priv.h"
-#include "engine_query.h"
+#include "engine/engine_priv.h"
+#include "engine/query.h"
 
 /* The node with the most of the job's chunks (its memory's home). */
 int rw_engine_home_node(const struct rw_engine *e)

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The chunk engine's own structures, shared by the three files that make
- * it up and by no one else:
- *  - engine.c: building, the fast path (push, arrive, step, publish) and
- *    the lifecycle;
+ * The chunk engine's own structures, shared by the files that make it up
+ * and by no one else:
+ *  - path.c: the fast path (push, arrive, step, publish) and pulls;
+ *  - build.c: building and teardown, the lifecycle;
+ *  - image.c: initial parameters and the checkpoint image;
  *  - chunk/migrate.c: rebalancing windows and the migration of chunks
  *    between cores;
- *  - engine_query.c: read-only snapshots for netlink and KUnit.
- * The rest of the module goes through engine.h, engine_query.h and
+ *  - query.c: read-only snapshots for netlink and KUnit.
+ * The rest of the module goes through engine.h, query.h and
  * chunk/migrate.h.
  */
-#ifndef _RW_ENGINE_PRIV_H
-#define _RW_ENGINE_PRIV_H
+#ifndef _RW_ENGINE_ENGINE_PRIV_H
+#define _RW_ENGINE_ENGINE_PRIV_H
 
 #include <linux/atomic.h>
 #include <linux/mutex.h>
@@ -20,7 +21,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "chunk/core_thread.h"
 #include "chunk/map.h"
 #include "chunk/rebalance.h"
@@ -35,7 +36,7 @@ struct rw_slot {
 	void *grad;
 };
 
-/* Ownership rules: the header comment of engine.c. */
+/* Ownership rules: the header comment of path.c. */
 struct rw_chunk {
 	struct rw_core *owner;		/* see the ownership rules */
 	const void **src;		/* the slots' buffers, worker-rank order */
@@ -137,8 +138,15 @@ struct rw_engine {
 };
 
 /*
- * Implemented in chunk/migrate.c, for engine.c's lifecycle and event
- * handler.
+ * Implemented in path.c, for build.c to hand each core: a core's events,
+ * and the end of each batch of them.
+ */
+void rw_engine_handle(struct rw_core *core, struct rw_event *ev);
+void rw_engine_idle(struct rw_core *core);
+
+/*
+ * Implemented in chunk/migrate.c, for build.c's lifecycle and path.c's
+ * event handler.
  */
 int rw_engine_rebal_init(struct rw_engine *e, u32 rebalance_ms);
 void rw_engine_rebal_start(struct rw_engine *e);
@@ -150,4 +158,4 @@ void rw_engine_migrate_done(struct rw_engine *e, struct rw_engine_core *ec,
 /* After every core has stopped: free migrate events left in a queue. */
 void rw_engine_migrate_drop(struct rw_event *ev);
 
-#endif /* _RW_ENGINE_PRIV_H */
+#endif /* _RW_ENGINE_ENGINE_PRIV_H */

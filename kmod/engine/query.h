@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Read-only views of a running engine (implemented in engine_query.c):
+ * Read-only views of a running engine (implemented in query.c):
  * where its chunks live and how loaded each core is, its counters, and its
  * NUMA home.
  */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The chunk engine of one job (engine.c): its lifecycle and the fast path
- * every transfer takes. Read-only views are in engine_query.h, rebalancing
+ * The chunk engine of one job: its lifecycle and shape (build.c), the fast
+ * path every transfer takes (path.c), and its initial parameters and
+ * checkpoint image (image.c). Read-only views are in query.h, rebalancing
  * on request in chunk/migrate.h.
  */
-#ifndef _RW_ENGINE_H
-#define _RW_ENGINE_H
+#ifndef _RW_ENGINE_ENGINE_H
+#define _RW_ENGINE_ENGINE_H
 
 #include <linux/cpumask.h>
 #include <linux/types.h>
@@ -145,4 +146,4 @@ int rw_engine_wait(struct rw_engine *e, u32 chunk, u64 version,
 int rw_engine_read(struct rw_engine *e, u32 chunk, void *dst, size_t len,
 		   u64 *version);
 
-#endif /* _RW_ENGINE_H */
+#endif /* _RW_ENGINE_ENGINE_H */

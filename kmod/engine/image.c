@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A run's parameters set or saved outside the fast path. Initial
+ * parameters go in before the run's first push: init_lock serialises them
+ * against that push (rw_engine_start() in path.c), which ends the time
+ * they may be set. The checkpoint image (uapi RW_IOC_CHECKPOINT) is the
+ * parameters, each optimizer state array, then the chunk versions, with a
+ * hash of the layout it fits; it is read while the engine is quiet and
+ * written like initial parameters, so no step runs under either.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/lockdep.h>
+#include <linux/minmax.h>
+#include <linux/mutex.h>
+#include <linux/seqlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <kunit/visibility.h>
+
+#include "rw.h"
+#include "engine/engine.h"
+#include "engine/engine_priv.h"
+
+int rw_engine_init_begin(struct rw_engine *e)
+{
+	mutex_lock(&e->init_lock);
+	if (e->started || e->initialized) {
+		mutex_unlock(&e->init_lock);
+		return -EBUSY;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_begin);
+
+int rw_engine_init_chunk(struct rw_engine *e, u32 chunk,
+			 const void __user *src)
+{
+	struct rw_chunk *ch;
+	int ret = 0;
+
+	lockdep_assert_held(&e->init_lock);
+	if (chunk >= e->nr_chunks)
+		return -EINVAL;
+	ch = &e->chunks[chunk];
+	/* No step runs before the first push; observers read whole chunks. */
+	raw_write_seqcount_begin(&ch->seq);
+	if (copy_from_user(ch->params, src, ch->len))
+		ret = -EFAULT;
+	raw_write_seqcount_end(&ch->seq);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_chunk);
+
+void rw_engine_init_end(struct rw_engine *e, bool set)
+{
+	lockdep_assert_held(&e->init_lock);
+	if (set)
+		WRITE_ONCE(e->initialized, true);
+	mutex_unlock(&e->init_lock);
+	/* Even if not set: a pull may wait for a chunk's section to end. */
+	if (wq_has_sleeper(&e->wq))
+		wake_up_all(&e->wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_end);
+
+u32 rw_engine_nr_state(const struct rw_engine *e)
+{
+	return e->nr_state;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_nr_state);
+
+u64 rw_engine_image_len(const struct rw_engine *e)
+{
+	return (1 + (u64)e->nr_state) * rw_engine_buf_len(e, RW_BUF_PARAMS) +
+	       (u64)e->nr_chunks * sizeof(u64);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_len);
+
+static u64 rw_engine_fnv(u64 h, u64 v)
+{
+	u32 i;
+
+	for (i = 0; i < 8; i++) {
+		h ^= (v >> (8 * i)) & 0xff;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* FNV-1a 64 over the chunk size and each tensor's key, size and type. */
+u64 rw_engine_layout_hash(const struct rw_engine *e)
+{
+	u64 h = rw_engine_fnv(0xcbf29ce484222325ULL,
+			      e->layout.geom.chunk_size);
+	u32 i;
+
+	for (i = 0; i < e->layout.nr_tensors; i++) {
+		h = rw_engine_fnv(h, e->tensors[i].key);
+		h = rw_engine_fnv(h, e->tensors[i].nelems);
+		h = rw_engine_fnv(h, e->tensors[i].dtype);
+	}
+	return h;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_layout_hash);
+
+u64 rw_engine_max_version(const struct rw_engine *e)
+{
+	u64 v = 0;
+	u32 c;
+
+	for (c = 0; c < e->nr_chunks; c++)
+		v = max(v, rw_engine_version(e, c));
+	return v;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_max_version);
+
+bool rw_engine_quiet(const struct rw_engine *e)
+{
+	u32 c;
+
+	for (c = 0; c < e->nr_chunks; c++) {
+		const struct rw_chunk *ch = &e->chunks[c];
+
+		/* Pairs with the releases of done in the owner's paths. */
+		if (smp_load_acquire(&ch->done) != (u64)atomic64_read(&ch->posted))
+			return false;
+	}
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_quiet);
+
+/*
+ * The image offset of array @a (0: params, 1..nr_state: state, then the
+ * versions: nr_state + 1) for chunk @c.
+ */
+static u64 rw_engine_image_at(const struct rw_engine *e, u32 a, u32 c)
+{
+	u64 base = (u64)a * rw_engine_buf_len(e, RW_BUF_PARAMS);
+
+	if (a > e->nr_state)
+		return base + (u64)c * sizeof(u64);
+	return base + ((u64)c << e->layout.geom.chunk_shift);
+}
+
+int rw_engine_image_read(struct rw_engine *e, void __user *dst)
+{
+	u32 cs = e->layout.geom.chunk_size, c, a;
+
+	for (c = 0; c < e->nr_chunks; c++) {
+		struct rw_chunk *ch = &e->chunks[c];
+		u64 v = rw_engine_version(e, c);
+
+		for (a = 0; a <= e->nr_state; a++)
+			if (copy_to_user(dst + rw_engine_image_at(e, a, c),
+					 a ? ch->state[a - 1] : ch->params, cs))
+				return -EFAULT;
+		if (copy_to_user(dst + rw_engine_image_at(e, e->nr_state + 1, c),
+				 &v, sizeof(v)))
+			return -EFAULT;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_read);
+
+int rw_engine_image_write(struct rw_engine *e, const void __user *src)
+{
+	u32 cs = e->layout.geom.chunk_size, c, a;
+
+	lockdep_assert_held(&e->init_lock);
+	for (c = 0; c < e->nr_chunks; c++) {
+		struct rw_chunk *ch = &e->chunks[c];
+		u64 v, at = rw_engine_image_at(e, e->nr_state + 1, c);
+
+		if (copy_from_user(&v, src + at, sizeof(v)))
+			return -EFAULT;
+		/* No step runs before the first push (rw_engine_init_chunk). */
+		raw_write_seqcount_begin(&ch->seq);
+		for (a = 0; a <= e->nr_state; a++) {
+			float *to = a ? ch->state[a - 1] : ch->params;
+
+			if (copy_from_user(to, src + rw_engine_image_at(e, a, c),
+					   ch->len)) {
+				raw_write_seqcount_end(&ch->seq);
+				return -EFAULT;
+			}
+			memset((u8 *)to + ch->len, 0, cs - ch->len);
+		}
+		ch->version = v;
+		WRITE_ONCE(e->versions[c], v);
+		raw_write_seqcount_end(&ch->seq);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_write);
+
+bool rw_engine_init_settled(const struct rw_engine *e)
+{
+	/* Pairs with the release in rw_engine_start(). */
+	return READ_ONCE(e->initialized) || smp_load_acquire(&e->started);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_settled);
