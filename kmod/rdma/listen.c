@@ -364,7 +364,15 @@ void rw_wire_dev_gone(struct ib_device *dev)
 
 int rw_wire_init(void)
 {
-	return rw_conn_init();
+	int ret;
+
+	ret = rw_remote_init();
+	if (ret)
+		return ret;
+	ret = rw_conn_init();
+	if (ret)
+		rw_remote_exit();
+	return ret;
 }
 
 void rw_wire_exit(void)
@@ -380,4 +388,5 @@ void rw_wire_exit(void)
 	rw_nr_listeners = 0;
 	mutex_unlock(&rw_listen_lock);
 	rw_conn_exit();
+	rw_remote_exit();
 }

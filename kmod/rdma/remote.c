@@ -31,8 +31,15 @@
  * going (a disconnect, an error completion) only marks the attachment
  * broken (ECONNRESET from then on) and wakes everyone; the file's release
  * or the device's removal (ib_client .remove, before rdma_cm's) destroys
- * the queue pair, the registrations and the id. The buffers stay until the
- * file goes, so mappings never lose their pages.
+ * the queue pair, the registrations, the CQ and the PD at once. The
+ * rdma_cm id goes last, from a work of its own (rw_remote_reap): its
+ * destruction waits for the IB CM's disconnect request to leave, which a
+ * port that went down can hold up for minutes (or for ever, on 6.1's
+ * soft-RoCE), and no trainer's close or exit may wait on that. The
+ * attachment (its buffers too) is freed once its ids are gone; until then
+ * it holds the module, so rmmod says the module is in use instead of
+ * waiting. The buffers stay until the file goes, so mappings never lose
+ * their pages.
  *
  * A box with several NICs is reached on several addresses, one link each
  * (a connection of its own: id, PD, CQ, QP, registrations, credits and
@@ -49,11 +56,15 @@
 
 #include <linux/bitmap.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/jiffies.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
@@ -82,6 +93,34 @@
 static DEFINE_MUTEX(rw_remotes_lock);
 static LIST_HEAD(rw_remotes);
 
+/* Destroys torn-down links' rdma_cm ids (rw_remote_reap). */
+static struct workqueue_struct *rw_remote_wq;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test builds only: every id's destruction starts this many ms late, as
+ * when the IB CM holds an id whose disconnect request cannot leave
+ * (tests/vm/wire-remote.sh: a trainer's exit must not wait for it).
+ * Lowering it lets a waiting destruction go at once.
+ */
+static unsigned int rw_test_id_hold_ms;
+module_param_named(test_id_hold_ms, rw_test_id_hold_ms, uint, 0644);
+MODULE_PARM_DESC(test_id_hold_ms,
+		 "Test builds only: hold each worker-side rdma_cm id this many ms before destroying it (default 0)");
+
+static void rw_remote_test_hold(void)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(rw_test_id_hold_ms);
+
+	while (READ_ONCE(rw_test_id_hold_ms) && time_before(jiffies, end))
+		msleep(100);
+}
+#else
+static inline void rw_remote_test_hold(void)
+{
+}
+#endif
+
 struct rw_remote;
 
 /* One connection of an attachment, to one of the box's addresses. */
@@ -90,6 +129,7 @@ struct rw_remote_link {
 	u32 nic;			/* its index in the links */
 	struct sockaddr_storage box;
 	struct rdma_cm_id *id;		/* NULL once torn down */
+	struct rdma_cm_id *dead_id;	/* torn down, not yet destroyed */
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	bool has_qp;
@@ -126,6 +166,8 @@ struct rw_remote_link {
  * held here.
  */
 struct rw_remote {
+	struct kref ref;		/* the file's, and a queued reap's */
+	struct work_struct reap_work;	/* destroys the dead ids */
 	struct list_head link;		/* rw_remotes */
 	struct mutex setup;		/* declare */
 	struct mutex rdma;		/* the links' RDMA objects */
@@ -468,7 +510,10 @@ again:
 
 /* ---- life ---- */
 
-/* Tear one link's RDMA side down (@r->rdma held). */
+/*
+ * Tear one link's RDMA side down (@r->rdma held), all but its rdma_cm id,
+ * which waits in dead_id for rw_remote_reap().
+ */
 static void rw_remote_link_teardown(struct rw_remote_link *lk)
 {
 	struct ib_device *dev;
@@ -503,11 +548,16 @@ static void rw_remote_link_teardown(struct rw_remote_link *lk)
 	if (lk->pd)
 		ib_dealloc_pd(lk->pd);
 	lk->pd = NULL;
-	rdma_destroy_id(lk->id);
+	/* Destroyed by rw_remote_reap(), without @rdma and in no one's call. */
+	lk->dead_id = lk->id;
 	lk->id = NULL;
 }
 
-/* Tear every link's RDMA side down (@r->rdma held): the buffers stay. */
+/*
+ * Tear every link's RDMA side down (@r->rdma held): the buffers stay, and
+ * so do the ids until rw_remote_reap() (queued by the caller once it has
+ * let go of @rdma) destroys them.
+ */
 static void rw_remote_teardown(struct rw_remote *r)
 {
 	u32 i;
@@ -517,6 +567,66 @@ static void rw_remote_teardown(struct rw_remote *r)
 	for (i = 0; i < r->nr_links; i++)
 		rw_remote_link_teardown(&r->links[i]);
 	wake_up_all(&r->wq);
+}
+
+/* The last reference: the buffers, and the module an attachment holds. */
+static void rw_remote_release(struct kref *ref)
+{
+	struct rw_remote *r = container_of(ref, struct rw_remote, ref);
+	u32 i;
+
+	for (i = 0; i < r->nr_links; i++)
+		kfree(r->links[i].box_segs);
+	bitmap_free(r->have);
+	bitmap_free(r->busy);
+	bitmap_free(r->sel);
+	kvfree(r->link_of);
+	vfree(r->versions);
+	vfree(r->grad);
+	vfree(r->params);
+	kvfree(r->lt);
+	kvfree(r->offsets);
+	kvfree(r->by_key);
+	kfree(r);
+	/* rw_remote_exit() flushes rw_remote_wq, so this work ends first. */
+	module_put(THIS_MODULE);
+}
+
+/*
+ * Destroy the ids of @r's torn-down links. rdma_destroy_id() waits for
+ * the id's handlers and for the IB CM's last message on it (the
+ * disconnect request, cancelled but not yet completed by the device):
+ * nothing of ours waits for this work but rmmod, which @r's module
+ * reference refuses instead, and a device's removal, which rdma_cm
+ * itself makes wait for every id on the device.
+ */
+static void rw_remote_reap(struct work_struct *work)
+{
+	struct rw_remote *r = container_of(work, struct rw_remote, reap_work);
+	struct rdma_cm_id *ids[RW_WIRE_MAX_NICS];
+	u32 i, n = 0;
+
+	mutex_lock(&r->rdma);
+	for (i = 0; i < r->nr_links; i++) {
+		if (r->links[i].dead_id)
+			ids[n++] = r->links[i].dead_id;
+		r->links[i].dead_id = NULL;
+	}
+	mutex_unlock(&r->rdma);
+	/* Their handlers may still run until then: @r lives till after. */
+	for (i = 0; i < n; i++) {
+		rw_remote_test_hold();
+		rdma_destroy_id(ids[i]);
+	}
+	kref_put(&r->ref, rw_remote_release);
+}
+
+/* Have @r's dead ids destroyed, @r kept until then; @r->rdma not held. */
+static void rw_remote_reap_later(struct rw_remote *r)
+{
+	kref_get(&r->ref);
+	if (!queue_work(rw_remote_wq, &r->reap_work))
+		kref_put(&r->ref, rw_remote_release);	/* never the last */
 }
 
 static int rw_remote_qp(struct rw_remote_link *lk)
@@ -663,6 +773,10 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
+	/* Dropped by rw_remote_release(), which may run after the file. */
+	__module_get(THIS_MODULE);
+	kref_init(&r->ref);
+	INIT_WORK(&r->reap_work, rw_remote_reap);
 	mutex_init(&r->setup);
 	mutex_init(&r->rdma);
 	mutex_init(&r->xfer);
@@ -701,8 +815,6 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 
 void rw_remote_free(struct rw_remote *r)
 {
-	u32 i;
-
 	mutex_lock(&rw_remotes_lock);
 	list_del(&r->link);
 	mutex_unlock(&rw_remotes_lock);
@@ -710,19 +822,8 @@ void rw_remote_free(struct rw_remote *r)
 	mutex_lock(&r->rdma);
 	rw_remote_teardown(r);
 	mutex_unlock(&r->rdma);
-	for (i = 0; i < r->nr_links; i++)
-		kfree(r->links[i].box_segs);
-	bitmap_free(r->have);
-	bitmap_free(r->busy);
-	bitmap_free(r->sel);
-	kvfree(r->link_of);
-	vfree(r->versions);
-	vfree(r->grad);
-	vfree(r->params);
-	kvfree(r->lt);
-	kvfree(r->offsets);
-	kvfree(r->by_key);
-	kfree(r);
+	rw_remote_reap_later(r);
+	kref_put(&r->ref, rw_remote_release);
 }
 
 /* Whether a link of @r is on @dev (@r->rdma held). */
@@ -740,18 +841,35 @@ static bool rw_remote_on(struct rw_remote *r, struct ib_device *dev)
 void rw_remote_dev_gone(struct ib_device *dev)
 {
 	struct rw_remote *r;
+	bool gone;
 
 	mutex_lock(&rw_remotes_lock);
 	list_for_each_entry(r, &rw_remotes, link) {
 		/* Nobody holds @rdma while waiting for the box. */
 		mutex_lock(&r->rdma);
-		if (rw_remote_on(r, dev)) {
+		gone = rw_remote_on(r, dev);
+		if (gone) {
 			rw_remote_break(r, "the RDMA device went");
 			rw_remote_teardown(r);
 		}
 		mutex_unlock(&r->rdma);
+		/* rdma_cm's own removal, next, waits for these ids. */
+		if (gone)
+			rw_remote_reap_later(r);
 	}
 	mutex_unlock(&rw_remotes_lock);
+}
+
+int rw_remote_init(void)
+{
+	rw_remote_wq = alloc_workqueue("rackweave_reap", WQ_UNBOUND, 0);
+	return rw_remote_wq ? 0 : -ENOMEM;
+}
+
+/* Every attachment holds the module: only their last reaps may be left. */
+void rw_remote_exit(void)
+{
+	destroy_workqueue(rw_remote_wq);
 }
 
 int rw_remote_for_each(int (*fn)(const struct rw_conn_info *info,

@@ -26,7 +26,11 @@ struct rw_remote;
  */
 struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 				   const struct sockaddr_storage *box, u32 nr);
-/* Disconnect (if still connected) and free; no mapping is left. */
+/*
+ * Disconnect (if still connected) and let go; no mapping is left. Never
+ * waits for an rdma_cm id: the ids are destroyed, and the attachment
+ * freed, by a work of their own (rdma/remote.c, rw_remote_reap).
+ */
 void rw_remote_free(struct rw_remote *r);
 
 int rw_remote_declare(struct rw_remote *r, const struct rw_tensor_desc *t,
@@ -44,9 +48,13 @@ struct page *rw_remote_page(struct rw_remote *r, enum rw_engine_buf buf,
 
 /*
  * @dev is going (ib_client .remove): every attachment on it breaks and
- * its RDMA objects go now. An open file keeps the module, so unloading
- * never finds an attachment.
+ * its RDMA objects go now, its rdma_cm ids just after (rdma_cm's own
+ * removal waits for them). An attachment holds the module until its ids
+ * are gone, so unloading never finds one.
  */
 void rw_remote_dev_gone(struct ib_device *dev);
+
+int rw_remote_init(void);
+void rw_remote_exit(void);
 
 #endif /* _RW_RDMA_REMOTE_H */

@@ -14,7 +14,10 @@
 # A wrong token, a taken rank, a rank beyond the job, an address nobody
 # listens at and one no device reaches are refused with their errno, and
 # nothing is left behind. Deleting the box's job by force ends a remote
-# trainer with ECONNRESET.
+# trainer with ECONNRESET. A killed remote trainer is gone at once even
+# when the destruction of its rdma_cm id is held up (the test build's
+# hook, as an IB CM that keeps an id), and rmmod waits for nothing: it
+# says the module is in use until the id is gone.
 . "$(dirname "$0")/lib.sh"
 
 ITERS=5
@@ -102,6 +105,41 @@ t_ok "listen show in text: the attachment" sh -c \
 t_ok "job del bad force" "$RWCTL" job del bad force
 wait $hpid
 t_ok "the remote trainer hears the connection go" grep -q "connection to the remote box was lost\|the job was deleted" "$RW_OUT/hold.log"
+
+# --- a trainer's exit never waits for its rdma_cm id ---
+# The IB CM can hold a destroyed id for minutes when its disconnect
+# request cannot leave (a port gone down under it): the test build's
+# hook holds every worker-side id's destruction 60 s the same way.
+HOLD=/sys/module/rackweave/parameters/test_id_hold_ms
+t_ok "job add hold" job hold
+"$LOCAL" hold "$RW_OUT/token" 0 2 1 $BOX >"$RW_OUT/held.log" 2>&1 &
+hpid=$!
+rw_until_attached hold 1 >/dev/null
+echo 60000 >$HOLD
+t0=$EPOCHREALTIME
+kill -9 $hpid
+wait $hpid 2>/dev/null
+ms=$(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 ))
+echo "# a killed remote trainer was gone in $ms ms, its id held 60 s"
+t_ok "a killed remote trainer is gone at once (${ms} ms), its id's destruction held" \
+	test "$ms" -lt 5000
+t_ok "... and the box freed its rank (the disconnect left at its close)" \
+	rw_until_attached hold 0
+t_eq "... listen show: the attachment is gone" '[]' \
+	"$("$RWCTL" -j listen show | jpy 'd["remotes"]')"
+t_fails "... rmmod refused while the held id waits: the module is in use" rmmod rackweave
+echo 0 >$HOLD
+unused() {
+	local _
+	for _ in $(seq 100); do
+		[ "$(cat /sys/module/rackweave/refcnt)" = 0 ] && return 0
+		rw_nap 0.1
+	done
+	echo "refcnt $(cat /sys/module/rackweave/refcnt)"
+	return 1
+}
+t_ok "... the held id goes once let go: the module is free" unused
+t_ok "job del hold" "$RWCTL" job del hold
 
 t_ok "job del mix far" sh -c "'$RWCTL' job del mix && '$RWCTL' job del far"
 t_eq "listen show: no attachment left" '[]' \
