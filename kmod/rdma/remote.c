@@ -24,7 +24,7 @@
  * chunk has its parameters and none is in flight. Each parameter write
  * bumps the chunk's version, so the versions buffer moves as a local
  * job's does, and wakes pullers and poll(). A box silent for a second
- * gets a heartbeat (rdma/conn.h); one that vanished without a word fails
+ * gets a heartbeat (rdma/link.h); one that vanished without a word fails
  * it, and every waiter sees ECONNRESET.
  *
  * Teardown never runs in a handler of our own rdma_cm id: the connection
@@ -69,7 +69,8 @@
 #include "rw.h"
 #include "chunk/layout.h"
 #include "rdma/auth.h"
-#include "rdma/conn.h"
+#include "rdma/link.h"
+#include "rdma/rdma.h"
 #include "rdma/remote.h"
 #include "rdma/win.h"
 #include "rdma/wire.h"
@@ -109,10 +110,9 @@ struct rw_remote_link {
 	u32 nr_chunks;			/* the reply's, set with @got_reply */
 	struct rw_wire_reply_info rep;
 	struct rw_wire_seg *box_segs;	/* the box's gradient window */
-	struct ib_cqe ctl_cqe, setup_cqe, reg_cqe, data_cqe, push_cqe;
-	atomic_t sq_room;
+	struct rw_link_cqe ctl_cqe, setup_cqe, reg_cqe, data_cqe, push_cqe;
+	struct rw_link ep;		/* send queue room, heartbeat */
 	atomic_t unacked;		/* pushes whose sends have not completed */
-	struct rw_beat beat;
 	struct rw_win wgrad, wparams;	/* the buffers, on this link's device */
 	atomic64_t pushes, writes;	/* for rw_remote_for_each() */
 };
@@ -137,7 +137,7 @@ struct rw_remote {
 	u32 nr_links;			/* 1..RW_WIRE_MAX_NICS */
 	u32 session;			/* with several links */
 	struct rw_remote_link links[RW_WIRE_MAX_NICS];
-	struct delayed_work beat_work;	/* heartbeats (rdma/conn.h) */
+	struct delayed_work beat_work;	/* heartbeats (rdma/link.h) */
 
 	/* The run, once declared. */
 	bool declared;
@@ -269,9 +269,16 @@ static int rw_remote_cm_wait(struct rw_remote_link *lk, unsigned int ms)
 
 /* ---- completions ---- */
 
-static void rw_remote_wc_error(struct rw_remote_link *lk, struct ib_wc *wc,
+static struct rw_remote_link *rw_remote_link_ep(struct rw_link *ep)
+{
+	return container_of(ep, struct rw_remote_link, ep);
+}
+
+/* Every failed completion of a link (rw_link_done, rdma/link.c). */
+static void rw_remote_wc_error(struct rw_link *ep, struct ib_wc *wc,
 			       const char *what)
 {
+	struct rw_remote_link *lk = rw_remote_link_ep(ep);
 	struct rw_remote *r = lk->r;
 
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -283,23 +290,16 @@ static void rw_remote_wc_error(struct rw_remote_link *lk, struct ib_wc *wc,
 
 static int rw_remote_post_data_recv(struct rw_remote_link *lk)
 {
-	struct ib_recv_wr wr = { .wr_cqe = &lk->data_cqe };
-
-	return ib_post_recv(lk->id->qp, &wr, NULL);
+	return rw_link_post_imm_recv(lk->id->qp, &lk->data_cqe);
 }
 
-static void rw_remote_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
+/* The box's reply to a link's setup came. */
+static void rw_remote_ctl_done(struct rw_link *ep, struct ib_wc *wc)
 {
-	struct rw_remote_link *lk = container_of(wc->wr_cqe,
-						 struct rw_remote_link,
-						 ctl_cqe);
+	struct rw_remote_link *lk = rw_remote_link_ep(ep);
 	struct rw_remote *r = lk->r;
 	const char *why = "";
 
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(lk, wc, "reply receive");
-		return;
-	}
 	ib_dma_sync_single_for_cpu(lk->id->device, lk->msg_dma,
 				   RW_WIRE_MSG_MAX, DMA_FROM_DEVICE);
 	if (wc->opcode != IB_WC_RECV || wc->wc_flags & IB_WC_WITH_IMM ||
@@ -328,26 +328,20 @@ static void rw_remote_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 		}
 		lk->rep.win.segs = lk->box_segs;
 	}
-	rw_beat_heard(&lk->beat);
+	rw_beat_heard(&ep->beat);
 	/* Pairs with the acquires in rw_remote_declare() and data_done. */
 	smp_store_release(&lk->got_reply, true);
 	wake_up_all(&r->wq);
 }
 
 /* The box wrote a chunk's parameters. */
-static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
 {
-	struct rw_remote_link *lk = container_of(wc->wr_cqe,
-						 struct rw_remote_link,
-						 data_cqe);
+	struct rw_remote_link *lk = rw_remote_link_ep(ep);
 	struct rw_remote *r = lk->r;
 	struct rw_wire_imm imm;
 	u64 v;
 
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(lk, wc, "parameter write");
-		return;
-	}
 	/* Pairs with the release in rw_remote_ctl_done(). */
 	if (!smp_load_acquire(&lk->got_reply) ||
 	    wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
@@ -362,7 +356,7 @@ static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 	v += (imm.clock - v) & RW_IMM_CLOCK_MASK;
 	WRITE_ONCE(r->versions[imm.chunk], v);
 	atomic64_inc(&lk->writes);
-	rw_beat_heard(&lk->beat);
+	rw_beat_heard(&ep->beat);
 	set_bit(imm.chunk, r->have);
 	/* A puller that sees the chunk idle sees it had parameters too. */
 	smp_mb__before_atomic();
@@ -374,58 +368,24 @@ static void rw_remote_data_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake_up_all(&r->wq);
 }
 
-static void rw_remote_setup_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rw_remote_setup_done(struct rw_link *ep, struct ib_wc *wc)
 {
-	struct rw_remote_link *lk = container_of(wc->wr_cqe,
-						 struct rw_remote_link,
-						 setup_cqe);
+	struct rw_remote_link *lk = rw_remote_link_ep(ep);
 
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(lk, wc, "setup send");
-		return;
-	}
 	/* The registrations before it are done with as well. */
-	atomic_add(lk->nr_regs + 1, &lk->sq_room);
+	atomic_add(lk->nr_regs + 1, &ep->sq_room);
 	wake_up_all(&lk->r->wq);
 }
 
-/* Registrations are unsignaled: only a failed one completes. */
-static void rw_remote_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+/* The box took a push (its answer comes as a parameter write). */
+static void rw_remote_push_done(struct rw_link *ep, struct ib_wc *wc)
 {
-	struct rw_remote_link *lk = container_of(wc->wr_cqe,
-						 struct rw_remote_link,
-						 reg_cqe);
+	struct rw_remote_link *lk = rw_remote_link_ep(ep);
 
-	rw_remote_wc_error(lk, wc, "registration");
-}
-
-static void rw_remote_push_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rw_remote_link *lk = container_of(wc->wr_cqe,
-						 struct rw_remote_link,
-						 push_cqe);
-
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(lk, wc, "push");
-		return;
-	}
 	atomic_dec(&lk->unacked);
-	atomic_inc(&lk->sq_room);
-	rw_beat_heard(&lk->beat);
+	atomic_inc(&ep->sq_room);
+	rw_beat_heard(&ep->beat);
 	wake_up_all(&lk->r->wq);
-}
-
-static void rw_remote_beat_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rw_remote_link *lk = container_of(wc->wr_cqe,
-						 struct rw_remote_link,
-						 beat.cqe);
-
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_remote_wc_error(lk, wc, "heartbeat");
-		return;
-	}
-	rw_beat_done(&lk->beat, &lk->sq_room);
 }
 
 /*
@@ -453,8 +413,8 @@ static void rw_remote_beat_work(struct work_struct *work)
 		if (!lk->id || !smp_load_acquire(&lk->got_reply) ||
 		    lk->rep.status)
 			continue;
-		if (rw_beat_tick(&lk->beat, lk->id->qp, &lk->sq_room,
-				 &lk->rep.win) == -ETIMEDOUT) {
+		if (rw_link_beat_tick(&lk->ep, lk->id->qp,
+				      &lk->rep.win) == -ETIMEDOUT) {
 			rw_remote_break(r, "the box went silent despite heartbeats");
 			mutex_unlock(&r->rdma);
 			return;
@@ -463,7 +423,7 @@ static void rw_remote_beat_work(struct work_struct *work)
 	mutex_unlock(&r->rdma);
 again:
 	queue_delayed_work(system_wq, &r->beat_work,
-			   msecs_to_jiffies(RW_CONN_BEAT_MS));
+			   msecs_to_jiffies(RW_LINK_BEAT_MS));
 }
 
 /* ---- life ---- */
@@ -525,31 +485,35 @@ static int rw_remote_qp(struct rw_remote_link *lk)
 	struct ib_qp_init_attr qpa = {};
 	int ret;
 
-	lk->depth = rw_conn_depth(dev);
+	lk->depth = rw_link_depth(dev);
 	lk->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(lk->pd)) {
 		ret = PTR_ERR(lk->pd);
 		lk->pd = NULL;
 		return ret;
 	}
-	lk->cq = ib_alloc_cq_any(dev, lk, 2 * (lk->depth + 1),
+	lk->cq = ib_alloc_cq_any(dev, lk, rw_link_nr_cqe(lk->depth),
 				 IB_POLL_SOFTIRQ);
 	if (IS_ERR(lk->cq)) {
 		ret = PTR_ERR(lk->cq);
 		lk->cq = NULL;
 		return ret;
 	}
-	rw_conn_qp_attr(&qpa, lk->cq, lk->depth);
+	rw_link_qp_attr(&qpa, lk->cq, lk->depth);
 	ret = rdma_create_qp(lk->id, lk->pd, &qpa);
 	if (ret)
 		return ret;
 	lk->has_qp = true;
-	lk->ctl_cqe.done = rw_remote_ctl_done;
-	lk->data_cqe.done = rw_remote_data_done;
-	lk->setup_cqe.done = rw_remote_setup_done;
-	lk->reg_cqe.done = rw_remote_reg_done;
-	lk->push_cqe.done = rw_remote_push_done;
-	lk->beat.cqe.done = rw_remote_beat_done;
+	rw_link_init(&lk->ep, rw_remote_wc_error);
+	rw_link_cqe_init(&lk->ctl_cqe, &lk->ep, "reply receive",
+			 rw_remote_ctl_done);
+	rw_link_cqe_init(&lk->data_cqe, &lk->ep, "parameter write",
+			 rw_remote_data_done);
+	rw_link_cqe_init(&lk->setup_cqe, &lk->ep, "setup send",
+			 rw_remote_setup_done);
+	/* Registrations are unsignaled: only a failed one completes. */
+	rw_link_cqe_init(&lk->reg_cqe, &lk->ep, "registration", NULL);
+	rw_link_cqe_init(&lk->push_cqe, &lk->ep, "push", rw_remote_push_done);
 	return 0;
 }
 
@@ -575,11 +539,8 @@ static int rw_remote_connect(struct rw_remote_link *lk, const u8 *token)
 
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
-	param.retry_count = RW_CONN_RETRIES;
-	param.rnr_retry_count = 7;
-	ret = rdma_set_ack_timeout(lk->id, RW_CONN_ACK_TIMEOUT);
-	if (!ret)
-		ret = rdma_set_min_rnr_timer(lk->id, RW_CONN_MIN_RNR_TIMER);
+	param.retry_count = RW_LINK_RETRIES;
+	ret = rw_link_cm_param(lk->id, &param);
 	if (!ret)
 		ret = rdma_connect(lk->id, &param);
 	memzero_explicit(&req, sizeof(req));
@@ -692,10 +653,10 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	for (i = 0; i < nr; i++) {
 		pr_info("job %s rank %u: connected to %pISpc (link %u of %u)\n",
 			r->job, r->rank, &r->links[i].box, i, nr);
-		rw_beat_heard(&r->links[i].beat);
+		rw_beat_heard(&r->links[i].ep.beat);
 	}
 	queue_delayed_work(system_wq, &r->beat_work,
-			   msecs_to_jiffies(RW_CONN_BEAT_MS));
+			   msecs_to_jiffies(RW_LINK_BEAT_MS));
 	return r;
 }
 
@@ -813,22 +774,6 @@ static struct page *rw_remote_params_page(void *arg, u64 off)
 	return rw_remote_vpage(((struct rw_remote *)arg)->params, off);
 }
 
-/* Map one control buffer for the device: 0 or -ENOMEM. */
-static int rw_remote_map_buf(struct ib_device *dev, void **buf, u64 *dma,
-			     enum dma_data_direction dir)
-{
-	*buf = kzalloc(RW_WIRE_MSG_MAX, GFP_KERNEL);
-	if (!*buf)
-		return -ENOMEM;
-	*dma = ib_dma_map_single(dev, *buf, RW_WIRE_MSG_MAX, dir);
-	if (ib_dma_mapping_error(dev, *dma)) {
-		kfree(*buf);
-		*buf = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 /* A link's registrations, receives and setup (@r->rdma held). */
 static int rw_remote_send_setup(struct rw_remote_link *lk,
 				const struct rw_tensor_desc *t, u32 n,
@@ -843,12 +788,12 @@ static int rw_remote_send_setup(struct rw_remote_link *lk,
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
-		.wr_cqe = &lk->setup_cqe,
+		.wr_cqe = &lk->setup_cqe.cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
 	struct ib_recv_wr rwr = {
-		.wr_cqe = &lk->ctl_cqe,
+		.wr_cqe = &lk->ctl_cqe.cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
@@ -876,10 +821,11 @@ static int rw_remote_send_setup(struct rw_remote_link *lk,
 	segs = kvcalloc(lk->wparams.nr_segs, sizeof(*segs), GFP_KERNEL);
 	if (!segs)
 		return -ENOMEM;
-	ret = rw_remote_map_buf(dev, &lk->msg, &lk->msg_dma, DMA_FROM_DEVICE);
+	ret = rw_link_buf_map(dev, RW_WIRE_MSG_MAX, DMA_FROM_DEVICE, &lk->msg,
+			      &lk->msg_dma);
 	if (!ret)
-		ret = rw_remote_map_buf(dev, &lk->out, &lk->out_dma,
-					DMA_TO_DEVICE);
+		ret = rw_link_buf_map(dev, RW_WIRE_MSG_MAX, DMA_TO_DEVICE,
+				      &lk->out, &lk->out_dma);
 	if (ret)
 		goto out;
 
@@ -893,10 +839,10 @@ static int rw_remote_send_setup(struct rw_remote_link *lk,
 	if (ret)
 		goto out;
 	/* The setup's slot and the registrations' come back with its send. */
-	atomic_set(&lk->sq_room, lk->depth - lk->nr_regs - 1);
-	ret = rw_win_post_reg(&lk->wgrad, lk->id->qp, &lk->reg_cqe, 0);
+	atomic_set(&lk->ep.sq_room, lk->depth - lk->nr_regs - 1);
+	ret = rw_win_post_reg(&lk->wgrad, lk->id->qp, &lk->reg_cqe.cqe, 0);
 	if (!ret)
-		ret = rw_win_post_reg(&lk->wparams, lk->id->qp, &lk->reg_cqe,
+		ret = rw_win_post_reg(&lk->wparams, lk->id->qp, &lk->reg_cqe.cqe,
 				      IB_ACCESS_LOCAL_WRITE |
 				      IB_ACCESS_REMOTE_WRITE);
 	if (ret)
@@ -1200,7 +1146,7 @@ static bool rw_remote_sq_ready(struct rw_remote *r, void *arg)
 {
 	struct rw_remote_link *lk = arg;
 
-	return atomic_read(&lk->sq_room) > 0 &&
+	return atomic_read(&lk->ep.sq_room) > 0 &&
 	       atomic_read(&lk->unacked) < (int)lk->rep.credits;
 }
 
@@ -1211,16 +1157,6 @@ static bool rw_remote_sq_ready(struct rw_remote *r, void *arg)
 static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
 				u32 c)
 {
-	struct rw_wire_seg_info at;
-	struct ib_sge sge;
-	struct ib_rdma_wr wr = {
-		.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM,
-		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.wr_cqe = &lk->push_cqe,
-		.wr.sg_list = &sge,
-		.wr.num_sge = 1,
-		.wr.ex.imm_data = cpu_to_be32(RW_IMM(RW_IMM_PUSH, r->clock, c)),
-	};
 	u64 off;
 	u32 len;
 	int ret;
@@ -1231,17 +1167,12 @@ static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
 	mutex_lock(&r->rdma);
 	ret = -ECONNRESET;
 	if (lk->id && !READ_ONCE(r->error)) {
-		rw_win_at(&lk->wgrad, off, &sge.addr, &sge.lkey);
-		sge.length = len;
-		rw_wire_win_at(&lk->rep.win, off, &at);
-		wr.remote_addr = at.addr;
-		wr.rkey = at.rkey;
 		set_bit(c, r->busy);
 		atomic_inc(&lk->unacked);
-		atomic_dec(&lk->sq_room);
-		ret = ib_post_send(lk->id->qp, &wr.wr, NULL);
+		ret = rw_link_write_imm(&lk->push_cqe, lk->id->qp, &lk->wgrad,
+					&lk->rep.win, off, len,
+					RW_IMM(RW_IMM_PUSH, r->clock, c));
 		if (ret) {
-			atomic_inc(&lk->sq_room);
 			atomic_dec(&lk->unacked);
 			clear_bit(c, r->busy);
 		} else {
