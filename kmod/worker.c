@@ -39,7 +39,7 @@
 #include "job.h"
 #include "worker.h"
 #include "chunk/layout.h"
-#include "rdma/remote.h"
+#include "rdma/host.h"
 #include "sync/sync.h"
 #include "trace.h"
 

@@ -33,7 +33,7 @@ int rw_worker_attach(struct rw_worker *w, const char *job, const u8 *token,
 		     u32 rank, u32 flags);
 /*
  * The worker of rank @rank of job @job on the box listening at @box: @nr
- * addresses, one per box NIC (rdma/remote.c).
+ * addresses, one per box NIC (rdma/host.h).
  */
 int rw_worker_attach_remote(struct rw_worker *w, const char *job,
 			    const u8 *token, u32 rank,
