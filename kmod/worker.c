@@ -442,41 +442,6 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_setup);
 
-int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
-		   u32 nr, bool keys, unsigned long *sel)
-{
-	u32 nc = l->geom.nr_chunks, i, idx;
-	struct rw_layout_span sp;
-	int ret;
-
-	bitmap_zero(sel, nc);
-	if (!nr) {
-		bitmap_set(sel, 0, nc);
-		return 0;
-	}
-	for (i = 0; i < nr; i++) {
-		if (keys) {
-			if (r[i].count)
-				return -EINVAL;
-			ret = rw_layout_find(l, r[i].first, &idx);
-			if (ret)
-				return ret;
-			ret = rw_layout_span(l, r[i].first, 0,
-					     l->tensors[idx].nelems, &sp);
-			if (ret)
-				return ret;
-			bitmap_set(sel, sp.first_chunk, sp.nr_chunks);
-		} else {
-			if (!r[i].count || r[i].first >= nc ||
-			    r[i].count > nc - r[i].first)
-				return -EINVAL;
-			bitmap_set(sel, r[i].first, r[i].count);
-		}
-	}
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(rw_xfer_select);
-
 /*
  * The gate dropped this worker. It keeps its rank until the file is
  * released: its mappings still reach the rank's gradient slots, so no

@@ -10,7 +10,6 @@
 #include "engine.h"
 
 struct rw_job;
-struct rw_layout;
 struct rw_worker;
 
 /* The operations of RW_IOC_PUSH, _PULL and _PUSHPULL. */
@@ -103,14 +102,5 @@ struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
  * the job's worker count) lost their workers. Called with run_lock held.
  */
 void rw_worker_job_gone(struct rw_job *job, const u32 *ranks);
-
-/*
- * Chunks selected by @nr ranges (0: all) of chunk indices or, with @keys,
- * whole tensors: bits set in @sel (nr_chunks bits, cleared first).
- * -EINVAL: an empty range, one outside the model, a key range with a
- * count; -ENOENT: an unknown key. Local and remote workers both select so.
- */
-int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
-		   u32 nr, bool keys, unsigned long *sel);
 
 #endif /* _RW_WORKER_H */
