@@ -77,7 +77,7 @@ struct rw_job_past {
  *         rw_jobs_lock    job.c: the registry and [J]
  *         e->rebal_lock   chunk/migrate.c: a running engine's placement
  *         s->lock         sync/sync.c: the gate (spinlock, BH off)
- *   w->lock               worker.c: transfers; never with w->setup
+ *   w->lock               worker_xfer.c: transfers; never with w->setup
  *     e->init_lock        engine.c: initial parameters against the first
  *                         push; copies from user memory (mmap_lock below)
  *     s->lock

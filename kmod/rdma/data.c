@@ -52,6 +52,7 @@
 #include "engine.h"
 #include "job.h"
 #include "worker.h"
+#include "worker_xfer.h"
 #include "rdma/conn.h"
 #include "rdma/wire.h"
 #include "trace.h"

@@ -28,7 +28,7 @@
 #include "rdma/host_priv.h"
 #include "rdma/link.h"
 #include "rdma/wire.h"
-#include "worker.h"
+#include "worker_xfer.h"
 
 /* ---- which link carries a chunk ---- */
 
