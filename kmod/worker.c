@@ -457,6 +457,11 @@ struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_page);
 
+u64 rw_worker_buf_len(struct rw_worker *w, enum rw_engine_buf buf)
+{
+	return rw_engine_buf_len(w->engine, buf);
+}
+
 void rw_worker_free(struct rw_worker *w)
 {
 	struct rw_job *job = w->job;

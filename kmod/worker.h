@@ -53,5 +53,7 @@ enum rw_engine_buf rw_worker_buf_at(u64 off, u64 *base);
 struct rw_job *rw_worker_job(struct rw_worker *w);
 struct page *rw_worker_page(struct rw_worker *w, enum rw_engine_buf buf,
 			    u64 off);
+/* The length of buffer @buf of a declared worker (the box's RDMA windows). */
+u64 rw_worker_buf_len(struct rw_worker *w, enum rw_engine_buf buf);
 
 #endif /* _RW_WORKER_H */

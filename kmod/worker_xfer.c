@@ -29,6 +29,7 @@
 
 #include "rw.h"
 #include "engine.h"
+#include "engine_query.h"
 #include "job.h"
 #include "worker_priv.h"
 #include "worker_xfer.h"
@@ -310,10 +311,29 @@ bool rw_worker_admitted(struct rw_worker *w)
 	return READ_ONCE(w->admitted);
 }
 
-struct rw_engine *rw_worker_engine(struct rw_worker *w)
+u32 rw_worker_chunk_len(struct rw_worker *w, u32 chunk)
 {
-	/* Pairs with the release in rw_worker_declare(). */
-	return smp_load_acquire(&w->declared) ? w->engine : NULL;
+	return rw_engine_chunk_len(w->engine, chunk);
+}
+
+u64 rw_worker_chunk_version(struct rw_worker *w, u32 chunk)
+{
+	return rw_engine_version(w->engine, chunk);
+}
+
+int rw_worker_chunk_nodes(struct rw_worker *w, int *nodes, u32 n)
+{
+	return rw_engine_chunk_nodes(w->engine, nodes, n);
+}
+
+void rw_worker_watch(struct rw_worker *w, struct wait_queue_entry *wqe)
+{
+	add_wait_queue(rw_engine_waitq(w->engine), wqe);
+}
+
+void rw_worker_unwatch(struct rw_worker *w, struct wait_queue_entry *wqe)
+{
+	remove_wait_queue(rw_engine_waitq(w->engine), wqe);
 }
 
 /*

@@ -9,10 +9,10 @@
 
 #include <linux/poll.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include "rackweave.h"
 
-struct rw_engine;
 struct rw_job;
 struct rw_worker;
 
@@ -50,8 +50,20 @@ int rw_worker_push_chunk(struct rw_worker *w, u32 chunk, long tmo);
 int rw_worker_pull_admit(struct rw_worker *w, long tmo);
 bool rw_worker_chunk_fresh(struct rw_worker *w, u32 chunk);
 bool rw_worker_admitted(struct rw_worker *w);
-/* The engine once the worker declared (else NULL); it lives as @w does. */
-struct rw_engine *rw_worker_engine(struct rw_worker *w);
+
+/*
+ * What the agent reads of the run, lock-free, once rw_worker_setup() has
+ * answered 0 (the worker declared; its engine lives as @w does): a
+ * chunk's length and version (optimizer steps applied), the NUMA node of
+ * each of the first @n chunks (as rw_engine_chunk_nodes), and an entry
+ * @wqe woken at every step of the engine (rw_worker_watch), taken off
+ * again before @wqe goes (rw_worker_unwatch).
+ */
+u32 rw_worker_chunk_len(struct rw_worker *w, u32 chunk);
+u64 rw_worker_chunk_version(struct rw_worker *w, u32 chunk);
+int rw_worker_chunk_nodes(struct rw_worker *w, int *nodes, u32 n);
+void rw_worker_watch(struct rw_worker *w, struct wait_queue_entry *wqe);
+void rw_worker_unwatch(struct rw_worker *w, struct wait_queue_entry *wqe);
 
 /*
  * The job was deleted by force; the ranks in @ranks (ended by U32_MAX or

@@ -40,10 +40,10 @@
 #include <rdma/ib_verbs.h>
 
 #include "rw.h"
-#include "engine_query.h"
 #include "ibdev.h"
 #include "job.h"
 #include "worker.h"
+#include "worker_xfer.h"
 #include "rdma/conn.h"
 #include "rdma/wire.h"
 
@@ -168,8 +168,7 @@ static void rw_peer_put(struct rw_peer *p)
 static_assert(NUMA_NO_NODE == RW_WIRE_NO_NODE, "one value for no node");
 
 /* The table of @p, a peer of several connections, for @nr_chunks chunks. */
-static int rw_peer_assign(struct rw_peer *p, struct rw_engine *e,
-			  u32 nr_chunks)
+static int rw_peer_assign(struct rw_peer *p, u32 nr_chunks)
 {
 	int link_node[RW_WIRE_MAX_NICS];
 	int *chunk_node;
@@ -186,7 +185,7 @@ static int rw_peer_assign(struct rw_peer *p, struct rw_engine *e,
 	link_of = kvmalloc(nr_chunks, GFP_KERNEL);
 	ret = chunk_node && link_of ? 0 : -ENOMEM;
 	if (!ret)
-		ret = rw_engine_chunk_nodes(e, chunk_node, nr_chunks);
+		ret = rw_worker_chunk_nodes(p->w, chunk_node, nr_chunks);
 	if (!ret)
 		ret = rw_wire_assign(chunk_node, nr_chunks, link_node,
 				     p->nr_nics, link_of);
@@ -200,7 +199,7 @@ static int rw_peer_assign(struct rw_peer *p, struct rw_engine *e,
 	return 0;
 }
 
-int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks)
+int rw_conn_take_chunks(struct rw_conn *c, u32 nr_chunks)
 {
 	struct rw_peer *p = c->owner;
 	int ret = 0;
@@ -210,7 +209,7 @@ int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks)
 		return 0;
 	mutex_lock(&rw_peers_lock);
 	if (!p->link_of)
-		ret = rw_peer_assign(p, e, nr_chunks);
+		ret = rw_peer_assign(p, nr_chunks);
 	else if (p->nr_chunks != nr_chunks)
 		ret = -EPROTO;
 	mutex_unlock(&rw_peers_lock);

@@ -17,7 +17,6 @@
 #include "rdma/win.h"
 
 struct rw_worker;
-struct rw_engine;
 
 /*
  * A remote rank on the box: its connections, one per box NIC its worker
@@ -75,7 +74,6 @@ struct rw_conn {
 	struct rw_link_cqe ctl_cqe, reply_cqe, reg_cqe, push_cqe, write_cqe;
 
 	/* The data path, set up before the reply goes out. */
-	struct rw_engine *e;
 	u32 nr_chunks;
 	u32 chunk_shift;
 	struct rw_win grad;		/* the peer writes its gradients here */
@@ -104,12 +102,12 @@ bool rw_conn_close_later(struct rw_conn *c);
 /*
  * Give @c its chunks (uapi "RDMA wire"): its peer's chunk -> connection
  * table, decided by rw_wire_assign() at the peer's first setup from the
- * chunk map of @e and the nodes of the devices its connections have by
+ * chunk map of its worker's engine and the nodes of the devices its connections have by
  * then, and the same for every connection after. Sets c->link_of (NULL
  * for a peer of one connection). 0, -ENOMEM, or -EPROTO if the peer's
  * connections disagree on the model's chunk count.
  */
-int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks);
+int rw_conn_take_chunks(struct rw_conn *c, u32 nr_chunks);
 
 /* Whether @chunk is @c's to carry: pushes and parameter writes. */
 static inline bool rw_conn_carries(const struct rw_conn *c, u32 chunk)

@@ -15,7 +15,9 @@
  * and each carries the chunks its peer's table gives it (rdma/conn.c), its
  * pushes and its parameter writes; a push of another connection's chunk
  * ends the rank.
- * Their agents go through the worker, whose lock serialises them.
+ * Their agents go through the worker, whose lock serialises them; the
+ * box's side reaches the engine only through the worker's entry points
+ * for the agent (worker_xfer.h), never directly.
  *
  * Push: the worker writes a chunk's gradient straight into its slot with
  * an immediate naming the chunk; the completion handler checks the
@@ -49,7 +51,6 @@
 #include <linux/slab.h>
 
 #include "rw.h"
-#include "engine.h"
 #include "job.h"
 #include "worker.h"
 #include "worker_xfer.h"
@@ -161,7 +162,7 @@ static void rw_conn_push_done(struct rw_link *ep, struct ib_wc *wc)
 		rw_conn_protocol_error(c, "a chunk of another connection");
 		return;
 	}
-	if (wc->byte_len != rw_engine_chunk_len(c->e, imm.chunk)) {
+	if (wc->byte_len != rw_worker_chunk_len(c->w, imm.chunk)) {
 		rw_conn_protocol_error(c, "push of the wrong length");
 		return;
 	}
@@ -219,11 +220,11 @@ static void rw_conn_write_done(struct rw_link *ep, struct ib_wc *wc)
 static int rw_conn_send_params(struct rw_conn *c, u32 chunk)
 {
 	u64 off = (u64)chunk << c->chunk_shift;
-	u64 version = rw_engine_version(c->e, chunk);
+	u64 version = rw_worker_chunk_version(c->w, chunk);
 	int ret;
 
 	ret = rw_link_write_imm(&c->write_cqe, c->id->qp, &c->params, &c->peer,
-				off, rw_engine_chunk_len(c->e, chunk),
+				off, rw_worker_chunk_len(c->w, chunk),
 				RW_IMM(RW_IMM_PARAMS, version, chunk));
 	if (!ret)
 		trace_rw_wire_write(c->info.job, c->info.rank, chunk, version);
@@ -433,19 +434,19 @@ static int rw_conn_post_reply(struct rw_conn *c, size_t len)
 	return ib_post_send(c->id->qp, &wr, NULL);
 }
 
-/* The engine's pages behind the connection's two windows. */
+/* The worker's pages (the engine's) behind the connection's windows. */
 static struct page *rw_conn_grad_page(void *arg, u64 off)
 {
 	struct rw_conn *c = arg;
 
-	return rw_engine_page(c->e, RW_BUF_GRAD, c->info.rank, off);
+	return rw_worker_page(c->w, RW_BUF_GRAD, off);
 }
 
 static struct page *rw_conn_params_page(void *arg, u64 off)
 {
 	struct rw_conn *c = arg;
 
-	return rw_engine_page(c->e, RW_BUF_PARAMS, 0, off);
+	return rw_worker_page(c->w, RW_BUF_PARAMS, off);
 }
 
 /*
@@ -481,7 +482,6 @@ static int rw_conn_setup(struct rw_conn *c)
 		return ret;
 	if (rw_wire_win_check(&si.win, s.model_bytes, s.chunk_size))
 		return -EINVAL;
-	c->e = rw_worker_engine(c->w);
 	c->nr_chunks = s.nr_chunks;
 	c->chunk_shift = ilog2(s.chunk_size);
 	c->peer.seg_shift = si.win.seg_shift;
@@ -495,7 +495,7 @@ static int rw_conn_setup(struct rw_conn *c)
 	c->to_send = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
 	if (!c->peer.segs || !c->arrived || !c->awaiting || !c->to_send)
 		return -ENOMEM;
-	ret = rw_conn_take_chunks(c, c->e, s.nr_chunks);
+	ret = rw_conn_take_chunks(c, s.nr_chunks);
 	if (ret)
 		return ret;
 	/* This connection's chunks only: its siblings carry the others. */
@@ -509,12 +509,12 @@ static int rw_conn_setup(struct rw_conn *c)
 		return -EOPNOTSUPP;
 	src.page = rw_conn_grad_page;
 	src.arg = c;
-	src.len = rw_engine_buf_len(c->e, RW_BUF_GRAD);
+	src.len = rw_worker_buf_len(c->w, RW_BUF_GRAD);
 	ret = rw_win_map(&c->grad, c->pd, &src, shift);
 	if (ret)
 		return ret;
 	src.page = rw_conn_params_page;
-	src.len = rw_engine_buf_len(c->e, RW_BUF_PARAMS);
+	src.len = rw_worker_buf_len(c->w, RW_BUF_PARAMS);
 	ret = rw_win_map(&c->params, c->pd, &src, shift);
 	if (ret)
 		return ret;
@@ -582,7 +582,7 @@ static void rw_conn_setup_work(struct work_struct *work)
 			return;
 		}
 		init_waitqueue_func_entry(&c->engine_wait, rw_conn_engine_wake);
-		add_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
+		rw_worker_watch(c->w, &c->engine_wait);
 		c->engine_waiting = true;
 		rw_beat_heard(&c->ep.beat);
 		c->agent = kthread_run(rw_conn_agent, c, "rw_conn/%s/%u.%u",
@@ -645,7 +645,7 @@ void rw_conn_data_stop(struct rw_conn *c)
 		kthread_stop(c->agent);
 	c->agent = NULL;
 	if (c->engine_waiting)
-		remove_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
+		rw_worker_unwatch(c->w, &c->engine_wait);
 	c->engine_waiting = false;
 }
 
