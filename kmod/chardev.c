@@ -30,6 +30,8 @@
 #include "rdma/rdma.h"
 #include "job.h"
 #include "worker.h"
+#include "worker_ckpt.h"
+#include "worker_xfer.h"
 #include "trace.h"
 
 static bool rw_mem_is_zero(const void *p, size_t len)

@@ -25,6 +25,7 @@
 #include <linux/limits.h>
 #include <linux/overflow.h>
 #include <linux/export.h>
+#include <linux/bitmap.h>
 #include <kunit/visibility.h>
 #include <asm/byteorder.h>
 
@@ -90,6 +91,23 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define cpu_to_le16(x)	((__le16)htole16(x))
 #define cpu_to_le32(x)	((__le32)htole32(x))
 #define cpu_to_le64(x)	((__le64)htole64(x))
+
+/* As <linux/bitmap.h>: the bitmaps a pure source fills (chunk selections). */
+#define RW_COMPAT_LONG_BITS	(8 * sizeof(unsigned long))
+
+static inline void bitmap_zero(unsigned long *dst, unsigned int nbits)
+{
+	memset(dst, 0, (nbits + RW_COMPAT_LONG_BITS - 1) /
+		       RW_COMPAT_LONG_BITS * sizeof(unsigned long));
+}
+
+static inline void bitmap_set(unsigned long *map, unsigned int start,
+			      unsigned int len)
+{
+	for (; len; start++, len--)
+		map[start / RW_COMPAT_LONG_BITS] |=
+			1UL << (start % RW_COMPAT_LONG_BITS);
+}
 
 /* Exports exist only for the KUnit module; user space links statically. */
 #define EXPORT_SYMBOL_IF_KUNIT(sym)

@@ -3,7 +3,7 @@
  * RW_CMD_LISTEN_ADD and _DEL, and RW_A_LISTENERS, RW_A_CONNECTIONS and
  * RW_A_REMOTES of the status reply: the box's RDMA listeners
  * (rdma/listen.c) and remote workers (rdma/conn.c), and this host's
- * attachments to other boxes (rdma/remote.c), as netlink sees them. Addresses
+ * attachments to other boxes (rdma/host.h), as netlink sees them. Addresses
  * travel as 4 or 16 raw bytes in network order, the port in host order.
  */
 #include <linux/in.h>

@@ -24,7 +24,7 @@
 #include "engine/query.h"
 #include "genl.h"
 #include "params.h"
-#include "worker.h"
+#include "worker_xfer.h"
 #include "sync/sync.h"
 #include "agg/agg.h"
 #include "rdma/auth.h"

@@ -69,7 +69,8 @@ struct rw_job_past {
  * [J]; run_lock protects [R].
  *
  * The module's whole lock order, outermost first: a lock is taken only
- * with locks above it (on its own branch) held, never below it.
+ * with locks above it (on its own branch) held, never below it. This is
+ * its one copy; docs/design.md points here.
  *
  *   mmap_lock             the kernel's, held around ->mmap (chardev.c)
  *     w->setup            worker.c: attach, declare, setup, mmap
@@ -77,20 +78,40 @@ struct rw_job_past {
  *         rw_jobs_lock    job.c: the registry and [J]
  *         e->rebal_lock   chunk/migrate.c: a running engine's placement
  *         s->lock         sync/sync.c: the gate (spinlock, BH off)
- *   w->lock               worker.c: transfers; never with w->setup
+ *           e->view_lock  engine/path.c: the engine's view of the
+ *                         members, written as the gate changes (leaf)
+ *   w->lock               worker_xfer.c: transfers; never with w->setup
  *     e->init_lock        engine/image.c: initial parameters against the
  *                         first push; copies from user memory (mmap_lock below)
  *     s->lock
- *   rw_ibdevs_lock        ibdev.c: takes no other lock of ours (allocates
- *                         and frees protection domains under it)
- *   job->replay_lock      rdma/admit.c: connect nonces (spinlock, leaf)
+ *   rdma_cm's handler mutex, held around our event handlers:
+ *     rw_peers_lock       rdma/conn.c: the box's peers (a rank's
+ *                         connections); held around rw_worker_attach
+ *       w->setup          and the locks under it, as above
+ *     job->replay_lock    rdma/admit.c: connect nonces (spinlock, leaf)
  *   rw_listen_lock        rdma/listen.c: creates and binds rdma_cm ids
  *                         under it, never destroys one; no handler takes it
  *   rw_conns_lock         rdma/conn.c: the connection list (spinlock, leaf)
+ *   c->lock               rdma/data.c: a connection's stopping against its
+ *                         queued setup (spinlock, leaf)
+ *   rw_ibdevs_lock        ibdev.c: takes no other lock of ours (allocates
+ *                         and frees protection domains under it)
+ *   r->setup, r->xfer     rdma/host_setup.c, host_xfer.c: a remote
+ *                         attachment's declare and transfers (never both;
+ *                         held while sleeping for the box); no lock of the
+ *                         worker's is held with them
+ *     r->rdma             rdma/host_*.c: the links' RDMA objects; held to
+ *                         post, call rdma_cm or tear down, never to wait
+ *       rdma_cm's handler mutex (rdma_connect and co. take it)
+ *   rw_remotes_lock       rdma/host_life.c: the attachments, for device
+ *                         removal and the netlink list
+ *     r->rdma
  *
  * rdma_cm runs our event handlers with its handler mutex held; they take
- * w->setup and the locks under it (admit, attach), so nothing of ours
- * destroys an rdma_cm id (which waits for that mutex) with any of them held.
+ * rw_peers_lock, w->setup and the locks under it (admit, attach), so
+ * nothing of ours destroys an rdma_cm id (which waits for that mutex) with
+ * any of them held, nor with r->rdma held (the worker host's ids go in a
+ * work of their own, rw_remote_reap, with no lock held).
  *
  * Attach takes rw_jobs_lock under w->setup without run_lock, which the
  * order allows. Nothing copies to or from user memory with any of these

@@ -2,7 +2,8 @@
 #
 # User-space build of kmod/chunk's pure sources and their cmocka tests,
 # included by the top Makefile after tests/user/user.mk. layout.c, map.c and
-# rebalance.c compile unchanged against kmod/compat.h; each test links them
+# rebalance.c compile unchanged against kmod/compat.h (and layout.c against
+# the uapi header, for the ranges a selection names); each test links them
 # directly (no library).
 #
 #   build/tests/user/test-chunk-layout   layout geometry, lookups, bad input
@@ -17,7 +18,7 @@ RW_CHUNK_NAMES	:= test-chunk-layout test-chunk-map test-chunk-rebal
 RW_CHUNK_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_CHUNK_NAMES))
 RW_CHUNK_TOBJS	:= $(patsubst %,$(RW_CHUNK_OBJ)/%.o,$(RW_CHUNK_NAMES))
 
-RW_CHUNK_CFLAGS	:= -I$(TOP)/kmod -I$(RW_CHUNK_SRC) $(USER_CFLAGS)
+RW_CHUNK_CFLAGS	:= -I$(TOP)/kmod -I$(TOP)/uapi -I$(RW_CHUNK_SRC) $(USER_CFLAGS)
 
 user-tests: $(RW_CHUNK_BINS)
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Model layout: where each tensor lies in the flat buffer and which chunks
- * a piece of it falls in. The placement rule and its reasons are in
- * layout.h.
+ * Model layout: where each tensor lies in the flat buffer, which chunks
+ * a piece of it falls in, and which chunks a transfer's ranges select
+ * (rw_xfer_select, for local and remote workers alike). The placement rule
+ * and its reasons are in layout.h.
  *
  * Every entry point checks its whole input before it writes anything the
  * caller sees, so a rejected call leaves the caller's structures as they
@@ -18,6 +19,7 @@
  */
 #include "compat.h"
 #include "layout.h"
+#include "rackweave.h"
 
 /* log2 of the element size of @dtype, or -1 if @dtype is unknown. */
 static int rw_dtype_shift(u32 dtype)
@@ -361,3 +363,38 @@ int rw_layout_seg(const struct rw_layout *l, u32 c, u32 tensor,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_layout_seg);
+
+int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
+		   u32 nr, bool keys, unsigned long *sel)
+{
+	u32 nc = l->geom.nr_chunks, i, idx;
+	struct rw_layout_span sp;
+	int ret;
+
+	bitmap_zero(sel, nc);
+	if (!nr) {
+		bitmap_set(sel, 0, nc);
+		return 0;
+	}
+	for (i = 0; i < nr; i++) {
+		if (keys) {
+			if (r[i].count)
+				return -EINVAL;
+			ret = rw_layout_find(l, r[i].first, &idx);
+			if (ret)
+				return ret;
+			ret = rw_layout_span(l, r[i].first, 0,
+					     l->tensors[idx].nelems, &sp);
+			if (ret)
+				return ret;
+			bitmap_set(sel, sp.first_chunk, sp.nr_chunks);
+		} else {
+			if (!r[i].count || r[i].first >= nc ||
+			    r[i].count > nc - r[i].first)
+				return -EINVAL;
+			bitmap_set(sel, r[i].first, r[i].count);
+		}
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_xfer_select);

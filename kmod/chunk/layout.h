@@ -150,4 +150,16 @@ int rw_layout_chunk_tensors(const struct rw_layout *l, u32 c, u32 *first,
 int rw_layout_seg(const struct rw_layout *l, u32 c, u32 tensor,
 		  struct rw_layout_seg *seg);
 
+struct rw_range;
+
+/*
+ * The chunks a transfer or an initialisation names (uapi struct rw_range):
+ * @nr ranges (0: all) of chunk indices or, with @keys, whole tensors, as
+ * bits set in @sel (nr_chunks bits, cleared first). -EINVAL: an empty
+ * range, one outside the model, a key range with a count; -ENOENT: an
+ * unknown key. Local and remote workers both select so.
+ */
+int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
+		   u32 nr, bool keys, unsigned long *sel);
+
 #endif /* _RW_CHUNK_LAYOUT_H */

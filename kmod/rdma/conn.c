@@ -40,10 +40,10 @@
 #include <rdma/ib_verbs.h>
 
 #include "rw.h"
-#include "engine/query.h"
 #include "ibdev.h"
 #include "job.h"
 #include "worker.h"
+#include "worker_xfer.h"
 #include "rdma/conn.h"
 #include "rdma/wire.h"
 
@@ -168,8 +168,7 @@ static void rw_peer_put(struct rw_peer *p)
 static_assert(NUMA_NO_NODE == RW_WIRE_NO_NODE, "one value for no node");
 
 /* The table of @p, a peer of several connections, for @nr_chunks chunks. */
-static int rw_peer_assign(struct rw_peer *p, struct rw_engine *e,
-			  u32 nr_chunks)
+static int rw_peer_assign(struct rw_peer *p, u32 nr_chunks)
 {
 	int link_node[RW_WIRE_MAX_NICS];
 	int *chunk_node;
@@ -186,7 +185,7 @@ static int rw_peer_assign(struct rw_peer *p, struct rw_engine *e,
 	link_of = kvmalloc(nr_chunks, GFP_KERNEL);
 	ret = chunk_node && link_of ? 0 : -ENOMEM;
 	if (!ret)
-		ret = rw_engine_chunk_nodes(e, chunk_node, nr_chunks);
+		ret = rw_worker_chunk_nodes(p->w, chunk_node, nr_chunks);
 	if (!ret)
 		ret = rw_wire_assign(chunk_node, nr_chunks, link_node,
 				     p->nr_nics, link_of);
@@ -200,7 +199,7 @@ static int rw_peer_assign(struct rw_peer *p, struct rw_engine *e,
 	return 0;
 }
 
-int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks)
+int rw_conn_take_chunks(struct rw_conn *c, u32 nr_chunks)
 {
 	struct rw_peer *p = c->owner;
 	int ret = 0;
@@ -210,7 +209,7 @@ int rw_conn_take_chunks(struct rw_conn *c, struct rw_engine *e, u32 nr_chunks)
 		return 0;
 	mutex_lock(&rw_peers_lock);
 	if (!p->link_of)
-		ret = rw_peer_assign(p, e, nr_chunks);
+		ret = rw_peer_assign(p, nr_chunks);
 	else if (p->nr_chunks != nr_chunks)
 		ret = -EPROTO;
 	mutex_unlock(&rw_peers_lock);
@@ -242,17 +241,11 @@ static void rw_peer_close(struct rw_conn *c)
 	spin_unlock_irqrestore(&rw_conns_lock, flags);
 }
 
-/* Completion entries a connection claims on its device's shared queue. */
-static u32 rw_conn_nr_cqe(const struct rw_conn *c)
-{
-	return 2 * c->depth + 2;
-}
-
 static void rw_conn_free(struct rw_conn *c)
 {
 	rw_conn_data_free(c);
 	if (c->cq)
-		ib_cq_pool_put(c->cq, rw_conn_nr_cqe(c));
+		ib_cq_pool_put(c->cq, rw_link_nr_cqe(c->depth));
 	if (c->pd)
 		rw_ibdev_pd_put(c->dev, c->job);
 	if (c->owner)
@@ -323,61 +316,6 @@ static void rw_conn_qp_event(struct ib_event *ev, void *ctx)
 	rw_conn_close_later(c);
 }
 
-u32 rw_conn_depth(struct ib_device *dev)
-{
-	return min_t(u32, RW_CONN_DEPTH_MAX, (u32)dev->attrs.max_qp_wr - 1);
-}
-
-int rw_beat_tick(struct rw_beat *b, struct ib_qp *qp, atomic_t *sq_room,
-		 const struct rw_wire_win *peer)
-{
-	unsigned long heard = READ_ONCE(b->heard);
-	struct rw_wire_seg_info at;
-	struct ib_rdma_wr wr = {
-		.wr.opcode = IB_WR_RDMA_WRITE,
-		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.wr_cqe = &b->cqe,
-	};
-	int ret;
-
-	if (time_after(jiffies, heard + msecs_to_jiffies(RW_CONN_SILENT_MS)))
-		return -ETIMEDOUT;
-	if (time_before(jiffies, heard + msecs_to_jiffies(RW_CONN_BEAT_MS)) ||
-	    atomic_read(&b->out) || atomic_read(sq_room) <= 0)
-		return 0;
-	atomic_set(&b->out, 1);
-	atomic_dec(sq_room);
-	rw_wire_win_at(peer, 0, &at);
-	wr.remote_addr = at.addr;
-	wr.rkey = at.rkey;
-	ret = ib_post_send(qp, &wr.wr, NULL);
-	if (ret) {
-		atomic_inc(sq_room);
-		atomic_set(&b->out, 0);
-	}
-	return ret;
-}
-
-void rw_beat_done(struct rw_beat *b, atomic_t *sq_room)
-{
-	atomic_inc(sq_room);
-	rw_beat_heard(b);
-	atomic_set(&b->out, 0);
-}
-
-void rw_conn_qp_attr(struct ib_qp_init_attr *qpa, struct ib_cq *cq,
-		     u32 depth)
-{
-	qpa->send_cq = cq;
-	qpa->recv_cq = cq;
-	qpa->cap.max_send_wr = depth + 1;
-	qpa->cap.max_recv_wr = depth + 1;
-	qpa->cap.max_send_sge = 1;
-	qpa->cap.max_recv_sge = 1;
-	qpa->sq_sig_type = IB_SIGNAL_REQ_WR;
-	qpa->qp_type = IB_QPT_RC;
-}
-
 int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 		   const struct rw_admit *adm)
 {
@@ -417,14 +355,14 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 		c->pd = NULL;
 		goto err_free;
 	}
-	c->depth = rw_conn_depth(id->device);
+	c->depth = rw_link_depth(id->device);
 	/*
 	 * Completions go to the device's shared queues, one per completion
 	 * vector (per core), drained by ib_core's per-CPU workqueue, never
 	 * by aggregation in softirq. Connections spread over the vectors of
 	 * the cores of the device's node, by rank.
 	 */
-	c->cq = ib_cq_pool_get(id->device, rw_conn_nr_cqe(c),
+	c->cq = ib_cq_pool_get(id->device, rw_link_nr_cqe(c->depth),
 			       cpumask_local_spread(c->info.rank,
 						    ibdev_to_node(id->device)),
 			       IB_POLL_WORKQUEUE);
@@ -435,7 +373,7 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	}
 	qpa.event_handler = rw_conn_qp_event;
 	qpa.qp_context = c;
-	rw_conn_qp_attr(&qpa, c->cq, c->depth);
+	rw_link_qp_attr(&qpa, c->cq, c->depth);
 	ret = rdma_create_qp(id, c->pd, &qpa);
 	if (ret)
 		goto err_free;
@@ -448,10 +386,7 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 
 	/* Events of this id come to the connection from now on. */
 	id->context = &c->ctx;
-	param.rnr_retry_count = 7;
-	ret = rdma_set_ack_timeout(id, RW_CONN_ACK_TIMEOUT);
-	if (!ret)
-		ret = rdma_set_min_rnr_timer(id, RW_CONN_MIN_RNR_TIMER);
+	ret = rw_link_cm_param(id, &param);
 	if (!ret)
 		ret = rdma_accept(id, &param);
 	if (ret) {

@@ -15,7 +15,9 @@
  * and each carries the chunks its peer's table gives it (rdma/conn.c), its
  * pushes and its parameter writes; a push of another connection's chunk
  * ends the rank.
- * Their agents go through the worker, whose lock serialises them.
+ * Their agents go through the worker, whose lock serialises them; the
+ * box's side reaches the engine only through the worker's entry points
+ * for the agent (worker_xfer.h), never directly.
  *
  * Push: the worker writes a chunk's gradient straight into its slot with
  * an immediate naming the chunk; the completion handler checks the
@@ -32,7 +34,7 @@
  * for it. It sleeps on its own queue and is kicked by arrivals, by send
  * completions and by every step of the engine (an entry on the engine's
  * wait queue). When the worker has been silent for a second it writes
- * a heartbeat (rdma/conn.h): a worker whose host vanished without a word
+ * a heartbeat (rdma/link.h): a worker whose host vanished without a word
  * fails it, and its connection closes, which frees its rank.
  *
  * Any error in a completion, a malformed or unexpected immediate, a push
@@ -49,9 +51,9 @@
 #include <linux/slab.h>
 
 #include "rw.h"
-#include "engine/engine.h"
 #include "job.h"
 #include "worker.h"
+#include "worker_xfer.h"
 #include "rdma/conn.h"
 #include "rdma/wire.h"
 #include "trace.h"
@@ -59,9 +61,17 @@
 /* How long the agent waits in the gate before it looks around again. */
 #define RW_AGENT_GATE_MS	200
 
-static void rw_conn_wc_error(struct rw_conn *c, struct ib_wc *wc,
+static struct rw_conn *rw_conn_of(struct rw_link *ep)
+{
+	return container_of(ep, struct rw_conn, ep);
+}
+
+/* Every failed completion of the box's side (rw_link_done, rdma/link.c). */
+static void rw_conn_wc_error(struct rw_link *ep, struct ib_wc *wc,
 			     const char *what)
 {
+	struct rw_conn *c = rw_conn_of(ep);
+
 	if (wc->status != IB_WC_WR_FLUSH_ERR) {
 		pr_warn_ratelimited("%pISpc: %s: %s: closing\n", &c->info.peer,
 				    what, ib_wc_status_msg(wc->status));
@@ -100,7 +110,7 @@ static int rw_conn_post_ctl_recv(struct rw_conn *c)
 		.lkey = c->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
-		.wr_cqe = &c->ctl_cqe,
+		.wr_cqe = &c->ctl_cqe.cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
@@ -111,20 +121,15 @@ static int rw_conn_post_ctl_recv(struct rw_conn *c)
 /* A receive for one pushed chunk: it carries no data, only an immediate. */
 static int rw_conn_post_push_recv(struct rw_conn *c)
 {
-	struct ib_recv_wr wr = { .wr_cqe = &c->push_cqe };
-
-	return ib_post_recv(c->id->qp, &wr, NULL);
+	return rw_link_post_imm_recv(c->id->qp, &c->push_cqe);
 }
 
-static void rw_conn_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
+/* The worker's setup came. */
+static void rw_conn_ctl_done(struct rw_link *ep, struct ib_wc *wc)
 {
-	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn, ctl_cqe);
+	struct rw_conn *c = rw_conn_of(ep);
 	unsigned long flags;
 
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_conn_wc_error(c, wc, "setup receive");
-		return;
-	}
 	if (wc->opcode != IB_WC_RECV || wc->wc_flags & IB_WC_WITH_IMM) {
 		rw_conn_protocol_error(c, "data before the setup");
 		return;
@@ -137,16 +142,12 @@ static void rw_conn_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
-static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
+/* The worker wrote a chunk's gradient into its slot. */
+static void rw_conn_push_done(struct rw_link *ep, struct ib_wc *wc)
 {
-	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn,
-					 push_cqe);
+	struct rw_conn *c = rw_conn_of(ep);
 	struct rw_wire_imm imm;
 
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_conn_wc_error(c, wc, "push");
-		return;
-	}
 	if (wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
 	    !(wc->wc_flags & IB_WC_WITH_IMM)) {
 		rw_conn_protocol_error(c, "a message where a push belongs");
@@ -161,7 +162,7 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 		rw_conn_protocol_error(c, "a chunk of another connection");
 		return;
 	}
-	if (wc->byte_len != rw_engine_chunk_len(c->e, imm.chunk)) {
+	if (wc->byte_len != rw_worker_chunk_len(c->w, imm.chunk)) {
 		rw_conn_protocol_error(c, "push of the wrong length");
 		return;
 	}
@@ -183,19 +184,14 @@ static void rw_conn_push_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	atomic64_inc(&c->pushes);
 	trace_rw_wire_push(c->info.job, c->info.rank, imm.chunk, imm.clock);
-	rw_beat_heard(&c->beat);
+	rw_beat_heard(&c->ep.beat);
 	rw_conn_kick(c);
 }
 
-static void rw_conn_reply_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rw_conn_reply_done(struct rw_link *ep, struct ib_wc *wc)
 {
-	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn,
-					 reply_cqe);
+	struct rw_conn *c = rw_conn_of(ep);
 
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_conn_wc_error(c, wc, "setup reply");
-		return;
-	}
 	atomic64_inc(&c->messages);
 	if (c->reply_status) {
 		/* The refusal is out: nothing more to say to this peer. */
@@ -203,44 +199,19 @@ static void rw_conn_reply_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	/* The registrations before the reply are done with as well. */
-	atomic_add(c->nr_regs + 1, &c->sq_room);
+	atomic_add(c->nr_regs + 1, &c->ep.sq_room);
 	rw_conn_kick(c);
 }
 
-/* Registrations are unsignaled: only a failed one completes. */
-static void rw_conn_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rw_conn_write_done(struct rw_link *ep, struct ib_wc *wc)
 {
-	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn, reg_cqe);
+	struct rw_conn *c = rw_conn_of(ep);
 
-	rw_conn_wc_error(c, wc, "registration");
-}
-
-static void rw_conn_write_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn,
-					 write_cqe);
-
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_conn_wc_error(c, wc, "parameter write");
-		return;
-	}
 	atomic64_inc(&c->writes);
-	rw_beat_heard(&c->beat);
+	rw_beat_heard(&ep->beat);
 	/* Only an agent that stopped for want of room waits for this. */
-	if (atomic_inc_return(&c->sq_room) <= 1)
+	if (atomic_inc_return(&ep->sq_room) <= 1)
 		rw_conn_kick(c);
-}
-
-static void rw_conn_beat_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rw_conn *c = container_of(wc->wr_cqe, struct rw_conn,
-					 beat.cqe);
-
-	if (wc->status != IB_WC_SUCCESS) {
-		rw_conn_wc_error(c, wc, "heartbeat");
-		return;
-	}
-	rw_beat_done(&c->beat, &c->sq_room);
 }
 
 /* ---- the agent ---- */
@@ -249,30 +220,13 @@ static void rw_conn_beat_done(struct ib_cq *cq, struct ib_wc *wc)
 static int rw_conn_send_params(struct rw_conn *c, u32 chunk)
 {
 	u64 off = (u64)chunk << c->chunk_shift;
-	u64 version = rw_engine_version(c->e, chunk);
-	struct rw_wire_seg_info at;
-	struct ib_sge sge;
-	struct ib_rdma_wr wr = {
-		.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM,
-		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.wr_cqe = &c->write_cqe,
-		.wr.sg_list = &sge,
-		.wr.num_sge = 1,
-		.wr.ex.imm_data = cpu_to_be32(RW_IMM(RW_IMM_PARAMS, version,
-						     chunk)),
-	};
+	u64 version = rw_worker_chunk_version(c->w, chunk);
 	int ret;
 
-	rw_win_at(&c->params, off, &sge.addr, &sge.lkey);
-	sge.length = rw_engine_chunk_len(c->e, chunk);
-	rw_wire_win_at(&c->peer, off, &at);
-	wr.remote_addr = at.addr;
-	wr.rkey = at.rkey;
-	atomic_dec(&c->sq_room);
-	ret = ib_post_send(c->id->qp, &wr.wr, NULL);
-	if (ret)
-		atomic_inc(&c->sq_room);
-	else
+	ret = rw_link_write_imm(&c->write_cqe, c->id->qp, &c->params, &c->peer,
+				off, rw_worker_chunk_len(c->w, chunk),
+				RW_IMM(RW_IMM_PARAMS, version, chunk));
+	if (!ret)
 		trace_rw_wire_write(c->info.job, c->info.rank, chunk, version);
 	return ret;
 }
@@ -288,7 +242,7 @@ static int rw_conn_send_owed(struct rw_conn *c)
 	int ret, did = 0;
 
 	for_each_set_bit(chunk, c->to_send, n) {
-		if (atomic_read(&c->sq_room) <= 0)
+		if (atomic_read(&c->ep.sq_room) <= 0)
 			return did;
 		ret = rw_conn_send_params(c, chunk);
 		if (ret)
@@ -297,7 +251,7 @@ static int rw_conn_send_owed(struct rw_conn *c)
 		did = 1;
 	}
 	for_each_set_bit(chunk, c->awaiting, n) {
-		if (atomic_read(&c->sq_room) <= 0)
+		if (atomic_read(&c->ep.sq_room) <= 0)
 			return did;
 		if (!rw_worker_chunk_fresh(c->w, chunk))
 			continue;
@@ -326,8 +280,8 @@ static int rw_conn_agent_round(struct rw_conn *c)
 	u32 n = c->nr_chunks, chunk;
 	int ret, did = 0;
 
-	/* A heartbeat if the peer has been silent (rdma/conn.h). */
-	ret = rw_beat_tick(&c->beat, c->id->qp, &c->sq_room, &c->peer);
+	/* A heartbeat if the peer has been silent (rdma/link.h). */
+	ret = rw_link_beat_tick(&c->ep, c->id->qp, &c->peer);
 	if (ret)
 		return ret;
 
@@ -451,17 +405,13 @@ static int rw_conn_declare(struct rw_conn *c,
 
 static int rw_conn_map_reply(struct rw_conn *c, size_t len)
 {
-	c->reply = kzalloc(len, GFP_KERNEL);
-	if (!c->reply)
-		return -ENOMEM;
-	c->reply_len = len;
-	c->reply_dma = ib_dma_map_single(c->dev, c->reply, len, DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(c->dev, c->reply_dma)) {
-		kfree(c->reply);
-		c->reply = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	int ret;
+
+	ret = rw_link_buf_map(c->dev, len, DMA_TO_DEVICE, &c->reply,
+			      &c->reply_dma);
+	if (!ret)
+		c->reply_len = len;
+	return ret;
 }
 
 /* Send the first @len bytes of the reply buffer. */
@@ -475,7 +425,7 @@ static int rw_conn_post_reply(struct rw_conn *c, size_t len)
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
-		.wr_cqe = &c->reply_cqe,
+		.wr_cqe = &c->reply_cqe.cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
@@ -484,19 +434,19 @@ static int rw_conn_post_reply(struct rw_conn *c, size_t len)
 	return ib_post_send(c->id->qp, &wr, NULL);
 }
 
-/* The engine's pages behind the connection's two windows. */
+/* The worker's pages (the engine's) behind the connection's windows. */
 static struct page *rw_conn_grad_page(void *arg, u64 off)
 {
 	struct rw_conn *c = arg;
 
-	return rw_engine_page(c->e, RW_BUF_GRAD, c->info.rank, off);
+	return rw_worker_page(c->w, RW_BUF_GRAD, off);
 }
 
 static struct page *rw_conn_params_page(void *arg, u64 off)
 {
 	struct rw_conn *c = arg;
 
-	return rw_engine_page(c->e, RW_BUF_PARAMS, 0, off);
+	return rw_worker_page(c->w, RW_BUF_PARAMS, off);
 }
 
 /*
@@ -532,7 +482,6 @@ static int rw_conn_setup(struct rw_conn *c)
 		return ret;
 	if (rw_wire_win_check(&si.win, s.model_bytes, s.chunk_size))
 		return -EINVAL;
-	c->e = rw_worker_engine(c->w);
 	c->nr_chunks = s.nr_chunks;
 	c->chunk_shift = ilog2(s.chunk_size);
 	c->peer.seg_shift = si.win.seg_shift;
@@ -546,7 +495,7 @@ static int rw_conn_setup(struct rw_conn *c)
 	c->to_send = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
 	if (!c->peer.segs || !c->arrived || !c->awaiting || !c->to_send)
 		return -ENOMEM;
-	ret = rw_conn_take_chunks(c, c->e, s.nr_chunks);
+	ret = rw_conn_take_chunks(c, s.nr_chunks);
 	if (ret)
 		return ret;
 	/* This connection's chunks only: its siblings carry the others. */
@@ -560,12 +509,12 @@ static int rw_conn_setup(struct rw_conn *c)
 		return -EOPNOTSUPP;
 	src.page = rw_conn_grad_page;
 	src.arg = c;
-	src.len = rw_engine_buf_len(c->e, RW_BUF_GRAD);
+	src.len = rw_worker_buf_len(c->w, RW_BUF_GRAD);
 	ret = rw_win_map(&c->grad, c->pd, &src, shift);
 	if (ret)
 		return ret;
 	src.page = rw_conn_params_page;
-	src.len = rw_engine_buf_len(c->e, RW_BUF_PARAMS);
+	src.len = rw_worker_buf_len(c->w, RW_BUF_PARAMS);
 	ret = rw_win_map(&c->params, c->pd, &src, shift);
 	if (ret)
 		return ret;
@@ -594,10 +543,11 @@ static int rw_conn_setup(struct rw_conn *c)
 	if (!segs)
 		return -ENOMEM;
 	/* Registration picks the keys: post it before describing them. */
-	ret = rw_win_post_reg(&c->grad, c->id->qp, &c->reg_cqe,
+	ret = rw_win_post_reg(&c->grad, c->id->qp, &c->reg_cqe.cqe,
 			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
 	if (!ret)
-		ret = rw_win_post_reg(&c->params, c->id->qp, &c->reg_cqe, 0);
+		ret = rw_win_post_reg(&c->params, c->id->qp, &c->reg_cqe.cqe,
+				      0);
 	if (!ret) {
 		rw_win_describe(&c->grad, segs);
 		ret = rw_wire_reply_pack(c->reply, c->reply_len, &ri, segs);
@@ -613,7 +563,7 @@ static int rw_conn_setup(struct rw_conn *c)
 	}
 	c->nr_regs = regs;
 	/* What is left once the registrations and the reply are posted. */
-	atomic_set(&c->sq_room, c->depth - regs - 1);
+	atomic_set(&c->ep.sq_room, c->depth - regs - 1);
 	return 0;
 }
 
@@ -632,9 +582,9 @@ static void rw_conn_setup_work(struct work_struct *work)
 			return;
 		}
 		init_waitqueue_func_entry(&c->engine_wait, rw_conn_engine_wake);
-		add_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
+		rw_worker_watch(c->w, &c->engine_wait);
 		c->engine_waiting = true;
-		rw_beat_heard(&c->beat);
+		rw_beat_heard(&c->ep.beat);
 		c->agent = kthread_run(rw_conn_agent, c, "rw_conn/%s/%u.%u",
 				       c->info.job, c->info.rank, c->nic);
 		if (IS_ERR(c->agent)) {
@@ -665,26 +615,24 @@ static void rw_conn_setup_work(struct work_struct *work)
 
 int rw_conn_data_init(struct rw_conn *c)
 {
+	int ret;
+
 	spin_lock_init(&c->lock);
 	init_waitqueue_head(&c->wq);
 	INIT_WORK(&c->setup_work, rw_conn_setup_work);
-	c->ctl_cqe.done = rw_conn_ctl_done;
-	c->reply_cqe.done = rw_conn_reply_done;
-	c->reg_cqe.done = rw_conn_reg_done;
-	c->push_cqe.done = rw_conn_push_done;
-	c->write_cqe.done = rw_conn_write_done;
-	c->beat.cqe.done = rw_conn_beat_done;
-	c->ctl = kmalloc(RW_WIRE_MSG_MAX, GFP_KERNEL);
-	if (!c->ctl)
-		return -ENOMEM;
-	c->ctl_dma = ib_dma_map_single(c->dev, c->ctl, RW_WIRE_MSG_MAX,
-				       DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(c->dev, c->ctl_dma)) {
-		kfree(c->ctl);
-		c->ctl = NULL;
-		return -ENOMEM;
-	}
-	return rw_conn_post_ctl_recv(c);
+	rw_link_init(&c->ep, rw_conn_wc_error);
+	rw_link_cqe_init(&c->ctl_cqe, &c->ep, "setup receive",
+			 rw_conn_ctl_done);
+	rw_link_cqe_init(&c->reply_cqe, &c->ep, "setup reply",
+			 rw_conn_reply_done);
+	/* Registrations are unsignaled: only a failed one completes. */
+	rw_link_cqe_init(&c->reg_cqe, &c->ep, "registration", NULL);
+	rw_link_cqe_init(&c->push_cqe, &c->ep, "push", rw_conn_push_done);
+	rw_link_cqe_init(&c->write_cqe, &c->ep, "parameter write",
+			 rw_conn_write_done);
+	ret = rw_link_buf_map(c->dev, RW_WIRE_MSG_MAX, DMA_FROM_DEVICE,
+			      &c->ctl, &c->ctl_dma);
+	return ret ?: rw_conn_post_ctl_recv(c);
 }
 
 void rw_conn_data_stop(struct rw_conn *c)
@@ -697,7 +645,7 @@ void rw_conn_data_stop(struct rw_conn *c)
 		kthread_stop(c->agent);
 	c->agent = NULL;
 	if (c->engine_waiting)
-		remove_wait_queue(rw_engine_waitq(c->e), &c->engine_wait);
+		rw_worker_unwatch(c->w, &c->engine_wait);
 	c->engine_waiting = false;
 }
 

@@ -30,7 +30,7 @@
 #include "job.h"
 #include "rdma/cm.h"
 #include "rdma/rdma.h"
-#include "rdma/remote.h"
+#include "rdma/host.h"
 #include "rdma/wire.h"
 
 /* Connect requests waiting for the handler, per listener. */

@@ -60,7 +60,7 @@ struct rw_conn_info {
 
 /*
  * Call @fn for each attachment of this host to a job on another box
- * (rdma/remote.c), oldest first, @info seen from this side (the box's
+ * (rdma/host_life.c), oldest first, @info seen from this side (the box's
  * address, this host's device), @broken once its connection is lost.
  * Stops at @fn's first non-zero return and returns it.
  */

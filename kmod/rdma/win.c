@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Windows: a buffer registered for one peer, on the box an engine buffer,
- * on a worker host a remote attachment's own (rdma/remote.c). Neither is
- * physically contiguous (the engine keeps each chunk in its own node's
+ * on a worker host a remote attachment's own (rdma/host_setup.c). Neither
+ * is physically contiguous (the engine keeps each chunk in its own node's
  * memory, both come from vmalloc); fast registration gives a buffer one
  * address range per segment anyway, from a list of its pages. A segment
  * holds whole chunks, so every chunk is one range under one key, and a

@@ -17,6 +17,7 @@
 #include "genl_job.h"
 #include "job.h"
 #include "worker.h"
+#include "worker_xfer.h"
 #include "chunk/layout.h"
 
 /* Two tensors: 100 and 3000 f32 at 4 KiB chunks: offsets 0 and 448. */

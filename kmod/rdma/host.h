@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The worker role (rdma/remote.c): an open /dev/rackweave attached to a
- * job on another host's box. worker.c hands every call of such a file
- * here; the calls mean what they mean for a local job (uapi).
+ * The worker host's end of the wire (rdma/host_*.c): an open
+ * /dev/rackweave attached to a job on another host's box
+ * (RW_ATTACH_REMOTE), a struct rw_remote. The box's end is rdma/conn.c
+ * and rdma/data.c; what both ends share is rdma/link.c. worker.c hands
+ * every call of such a file here and the calls mean what they mean for a
+ * local job (uapi); nothing here calls back into the worker.
+ *
+ *   host_life.c   attach (resolve, connect, one link per box address),
+ *                 heartbeats, teardown, device removal, the netlink list
+ *   host_setup.c  declare: buffers, registrations, the setup and its reply
+ *   host_xfer.c   push, pull, poll and mmap of a declared attachment
  */
-#ifndef _RW_RDMA_REMOTE_H
-#define _RW_RDMA_REMOTE_H
+#ifndef _RW_RDMA_HOST_H
+#define _RW_RDMA_HOST_H
 
 #include <linux/poll.h>
 #include <linux/socket.h>
@@ -16,6 +24,8 @@
 
 struct ib_device;
 struct rw_remote;
+
+/* host_life.c */
 
 /*
  * Connect to the box listening at @box (@nr addresses, one per box NIC,
@@ -29,22 +39,9 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 /*
  * Disconnect (if still connected) and let go; no mapping is left. Never
  * waits for an rdma_cm id: the ids are destroyed, and the attachment
- * freed, by a work of their own (rdma/remote.c, rw_remote_reap).
+ * freed, by a work of their own (host_life.c, rw_remote_reap).
  */
 void rw_remote_free(struct rw_remote *r);
-
-int rw_remote_declare(struct rw_remote *r, const struct rw_tensor_desc *t,
-		      u32 n, u32 flags);
-int rw_remote_setup(struct rw_remote *r, struct rw_setup *out);
-int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,
-		   u32 nr, u32 flags, u32 timeout_ms);
-__poll_t rw_remote_poll(struct rw_remote *r, struct file *file,
-			poll_table *pt);
-/* As rw_worker_map: whether [@off, @off + @len) of buffer @buf maps. */
-int rw_remote_map(struct rw_remote *r, enum rw_engine_buf buf, u64 off,
-		  u64 len, bool writable, bool shared);
-struct page *rw_remote_page(struct rw_remote *r, enum rw_engine_buf buf,
-			    u64 off);
 
 /*
  * @dev is going (ib_client .remove): every attachment on it breaks and
@@ -57,4 +54,20 @@ void rw_remote_dev_gone(struct ib_device *dev);
 int rw_remote_init(void);
 void rw_remote_exit(void);
 
-#endif /* _RW_RDMA_REMOTE_H */
+/* host_setup.c */
+int rw_remote_declare(struct rw_remote *r, const struct rw_tensor_desc *t,
+		      u32 n, u32 flags);
+int rw_remote_setup(struct rw_remote *r, struct rw_setup *out);
+
+/* host_xfer.c */
+int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,
+		   u32 nr, u32 flags, u32 timeout_ms);
+__poll_t rw_remote_poll(struct rw_remote *r, struct file *file,
+			poll_table *pt);
+/* As rw_worker_map: whether [@off, @off + @len) of buffer @buf maps. */
+int rw_remote_map(struct rw_remote *r, enum rw_engine_buf buf, u64 off,
+		  u64 len, bool writable, bool shared);
+struct page *rw_remote_page(struct rw_remote *r, enum rw_engine_buf buf,
+			    u64 off);
+
+#endif /* _RW_RDMA_HOST_H */

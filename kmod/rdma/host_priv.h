@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the worker host's files (rdma/host_*.c) share and no one else: an
+ * attachment and its links, and the few functions one of them calls in
+ * another. The calls go one way: host_life.c calls into host_setup.c and
+ * host_xfer.c (the completions it gives a new queue pair), host_xfer.c
+ * into host_setup.c, and host_setup.c into neither.
+ */
+#ifndef _RW_RDMA_HOST_PRIV_H
+#define _RW_RDMA_HOST_PRIV_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "rackweave.h"
+#include "chunk/layout.h"
+#include "rdma/link.h"
+#include "rdma/win.h"
+#include "rdma/wire.h"
+
+#define RW_REMOTE_RESOLVE_MS	5000
+#define RW_REMOTE_CONNECT_MS	20000
+
+struct rw_remote;
+
+/* One connection of an attachment, to one of the box's addresses. */
+struct rw_remote_link {
+	struct rw_remote *r;
+	u32 nic;			/* its index in the links */
+	struct sockaddr_storage box;
+	struct rdma_cm_id *id;		/* NULL once torn down */
+	struct rdma_cm_id *dead_id;	/* torn down, not yet destroyed */
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	bool has_qp;
+	bool connected;
+	u32 depth;
+	struct completion cm_done;
+	int cm_status;
+
+	/* Control: the setup sent, the reply received. */
+	void *msg;			/* RW_WIRE_MSG_MAX, received into */
+	u64 msg_dma;
+	void *out;			/* the setup */
+	u64 out_dma;
+	size_t out_len;
+	u32 nr_regs;
+	bool got_reply;
+	u32 nr_chunks;			/* the reply's, set with @got_reply */
+	struct rw_wire_reply_info rep;
+	struct rw_wire_seg *box_segs;	/* the box's gradient window */
+	struct rw_link_cqe ctl_cqe, setup_cqe, reg_cqe, data_cqe, push_cqe;
+	struct rw_link ep;		/* send queue room, heartbeat */
+	atomic_t unacked;		/* pushes whose sends have not completed */
+	struct rw_win wgrad, wparams;	/* the buffers, on this link's device */
+	atomic64_t pushes, writes;	/* for rw_remote_for_each() */
+};
+
+/*
+ * Locks: @setup (declare) and @xfer (transfers) come first and may be held
+ * while sleeping for the box; @rdma guards every link's RDMA objects and
+ * is held only to post, to call rdma_cm or to tear down, never while
+ * waiting. rdma_cm takes its handler locks under @rdma, and the box's
+ * accept takes a worker's locks under those: nothing of rw_worker's is
+ * held here.
+ */
+struct rw_remote {
+	struct kref ref;		/* the file's, and a queued reap's */
+	struct work_struct reap_work;	/* destroys the dead ids */
+	struct list_head link;		/* rw_remotes (host_life.c) */
+	struct mutex setup;		/* declare */
+	struct mutex rdma;		/* the links' RDMA objects */
+	struct mutex xfer;		/* transfers */
+	int error;			/* -ECONNRESET once broken */
+	wait_queue_head_t wq;
+	char job[RW_JOB_NAME_MAX];
+	u32 rank;
+	u32 nr_links;			/* 1..RW_WIRE_MAX_NICS */
+	u32 session;			/* with several links */
+	struct rw_remote_link links[RW_WIRE_MAX_NICS];
+	struct delayed_work beat_work;	/* heartbeats (rdma/link.h) */
+
+	/* The run, once declared. */
+	bool declared;
+	struct rw_layout_tensor *lt;
+	u64 *offsets;
+	u32 *by_key;
+	struct rw_layout l;
+	u64 buf_len;			/* each of grad and params, page-rounded */
+	u64 versions_len;
+	void *grad;
+	void *params;
+	u64 *versions;
+	u32 nr_chunks;			/* the box's, set at declare */
+	u32 max_chunks;			/* at the smallest chunk size */
+	unsigned long *have;		/* parameters received at least once */
+	u8 *link_of;			/* the link each chunk's first came on */
+	unsigned long *busy;		/* pushed, parameters not yet back */
+	unsigned long *sel;		/* the current transfer's chunks */
+	u8 clock;			/* iterations pushed, for immediates */
+	u32 npushed;
+};
+
+/* In rw_remote.link_of: the chunk's first parameters have not come yet. */
+#define RW_REMOTE_NO_LINK	0xffU
+
+static inline struct rw_remote_link *rw_remote_link_ep(struct rw_link *ep)
+{
+	return container_of(ep, struct rw_remote_link, ep);
+}
+
+/* host_setup.c */
+
+/*
+ * Mark @r broken (-ECONNRESET from then on) for @why and wake every
+ * waiter; never tears down (rdma_cm and completion handlers call it).
+ */
+void rw_remote_break(struct rw_remote *r, const char *why);
+/* A receive for one chunk's parameters on @lk (an immediate, no data). */
+int rw_remote_post_data_recv(struct rw_remote_link *lk);
+/* Declared: 0, or the errno of a call that needs a declared run. */
+int rw_remote_ready(struct rw_remote *r);
+/* Completions of a link's setup send and of the box's reply. */
+void rw_remote_setup_done(struct rw_link *ep, struct ib_wc *wc);
+void rw_remote_ctl_done(struct rw_link *ep, struct ib_wc *wc);
+
+/* host_xfer.c: completions of a push and of a parameter write. */
+void rw_remote_push_done(struct rw_link *ep, struct ib_wc *wc);
+void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc);
+
+#endif /* _RW_RDMA_HOST_PRIV_H */

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The worker host's end of the wire, its transfers (rdma/host.h): push,
+ * pull, poll and mmap of a declared attachment.
+ *
+ * Push writes each chosen chunk from the gradient buffer into this rank's
+ * slot on the box, WITH IMMEDIATE naming the chunk, on the one link that
+ * carries the chunk (its push and its parameters both: the one the box
+ * gives it by its chunk map, which is the link its first parameters
+ * arrive on); the chunk is in flight until the box writes its parameters
+ * back, and is not pushed again before (the box would refuse it). Pull
+ * waits until every chosen chunk has its parameters and none is in
+ * flight. Each parameter write bumps the chunk's version, so the versions
+ * buffer moves as a local job's does, and wakes pullers and poll().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/sched/signal.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "rw.h"
+#include "chunk/layout.h"
+#include "rdma/host.h"
+#include "rdma/host_priv.h"
+#include "rdma/link.h"
+#include "rdma/wire.h"
+#include "worker_xfer.h"
+
+/* ---- which link carries a chunk ---- */
+
+/* The link that carries chunk @c, once its first parameters came. */
+static struct rw_remote_link *rw_remote_link_of(struct rw_remote *r, u32 c)
+{
+	return &r->links[READ_ONCE(r->link_of[c])];
+}
+
+/*
+ * Whether @lk may carry chunk @c's parameters: the first write of a chunk
+ * makes its link the chunk's (the box writes each chunk's first on the
+ * connection it gives the chunk); every later write must come there. (With
+ * one link, every chunk is link 0's from the start.)
+ */
+static bool rw_remote_link_takes(struct rw_remote *r,
+				 struct rw_remote_link *lk, u32 c)
+{
+	u8 was = READ_ONCE(r->link_of[c]);
+
+	if (was == RW_REMOTE_NO_LINK)
+		was = cmpxchg(&r->link_of[c], (u8)RW_REMOTE_NO_LINK,
+			      (u8)lk->nic);
+	return was == RW_REMOTE_NO_LINK || was == lk->nic;
+}
+
+/* ---- completions ---- */
+
+/* The box took a push (its answer comes as a parameter write). */
+void rw_remote_push_done(struct rw_link *ep, struct ib_wc *wc)
+{
+	struct rw_remote_link *lk = rw_remote_link_ep(ep);
+
+	atomic_dec(&lk->unacked);
+	atomic_inc(&ep->sq_room);
+	rw_beat_heard(&ep->beat);
+	wake_up_all(&lk->r->wq);
+}
+
+/* The box wrote a chunk's parameters. */
+void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
+{
+	struct rw_remote_link *lk = rw_remote_link_ep(ep);
+	struct rw_remote *r = lk->r;
+	struct rw_wire_imm imm;
+	u64 v;
+
+	/* Pairs with the release in rw_remote_ctl_done(). */
+	if (!smp_load_acquire(&lk->got_reply) ||
+	    wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
+	    rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), lk->nr_chunks,
+			      &imm) || imm.type != RW_IMM_PARAMS ||
+	    !rw_remote_link_takes(r, lk, imm.chunk)) {
+		rw_remote_break(r, "a bad write from the box");
+		return;
+	}
+	/* The immediate carries the version's low bits: advance to them. */
+	v = READ_ONCE(r->versions[imm.chunk]);
+	v += (imm.clock - v) & RW_IMM_CLOCK_MASK;
+	WRITE_ONCE(r->versions[imm.chunk], v);
+	atomic64_inc(&lk->writes);
+	rw_beat_heard(&ep->beat);
+	set_bit(imm.chunk, r->have);
+	/* A puller that sees the chunk idle sees it had parameters too. */
+	smp_mb__before_atomic();
+	clear_bit(imm.chunk, r->busy);
+	if (rw_remote_post_data_recv(lk)) {
+		rw_remote_break(r, "cannot post a receive");
+		return;
+	}
+	wake_up_all(&r->wq);
+}
+
+/* ---- transfers ---- */
+
+static bool rw_remote_sel_idle(struct rw_remote *r, void *arg)
+{
+	return !bitmap_intersects(r->busy, r->sel, r->nr_chunks);
+}
+
+static bool rw_remote_sel_fresh(struct rw_remote *r, void *arg)
+{
+	return rw_remote_sel_idle(r, arg) &&
+	       bitmap_subset(r->sel, r->have, r->nr_chunks);
+}
+
+/* Wait until @cond(@r, @arg) holds or the connection breaks: 0 or an errno. */
+static int rw_remote_wait(struct rw_remote *r,
+			  bool (*cond)(struct rw_remote *r, void *arg),
+			  void *arg, bool nonblock, long tmo)
+{
+	long left;
+
+	if (cond(r, arg))
+		return 0;
+	if (READ_ONCE(r->error))
+		return r->error;
+	if (nonblock)
+		return -EAGAIN;
+	left = wait_event_interruptible_timeout(r->wq, cond(r, arg) ||
+						READ_ONCE(r->error), tmo);
+	if (left < 0)
+		return -ERESTARTSYS;
+	if (!left)
+		return -ETIMEDOUT;
+	return READ_ONCE(r->error) ?: 0;
+}
+
+/*
+ * Room on link @arg's send queue, and a credit: fewer pushes on their way
+ * than the box keeps receives posted for. A push the box has received
+ * (its send completed) holds no credit while it waits for its answer, so
+ * ranks pushing their chunks in different orders never wait on each other
+ * for credits (uapi/rackweave.h, "RDMA wire").
+ */
+static bool rw_remote_sq_ready(struct rw_remote *r, void *arg)
+{
+	struct rw_remote_link *lk = arg;
+
+	return atomic_read(&lk->ep.sq_room) > 0 &&
+	       atomic_read(&lk->unacked) < (int)lk->rep.credits;
+}
+
+/*
+ * Write chunk @c of the gradient into this rank's slot on the box, on the
+ * chunk's link @lk.
+ */
+static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
+				u32 c)
+{
+	u64 off;
+	u32 len;
+	int ret;
+
+	ret = rw_layout_chunk(&r->l.geom, c, &off, &len);
+	if (ret)
+		return ret;
+	mutex_lock(&r->rdma);
+	ret = -ECONNRESET;
+	if (lk->id && !READ_ONCE(r->error)) {
+		set_bit(c, r->busy);
+		atomic_inc(&lk->unacked);
+		ret = rw_link_write_imm(&lk->push_cqe, lk->id->qp, &lk->wgrad,
+					&lk->rep.win, off, len,
+					RW_IMM(RW_IMM_PUSH, r->clock, c));
+		if (ret) {
+			atomic_dec(&lk->unacked);
+			clear_bit(c, r->busy);
+		} else {
+			atomic64_inc(&lk->pushes);
+		}
+	}
+	mutex_unlock(&r->rdma);
+	return ret;
+}
+
+static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo)
+{
+	struct rw_remote_link *lk;
+	u32 c;
+	int ret;
+
+	/* A chunk goes again only once the box has answered it. */
+	ret = rw_remote_wait(r, rw_remote_sel_idle, NULL, nonblock, tmo);
+	if (ret)
+		return ret;
+	for_each_set_bit(c, r->sel, r->nr_chunks) {
+		lk = rw_remote_link_of(r, c);
+		ret = rw_remote_wait(r, rw_remote_sq_ready, lk, false, tmo);
+		if (!ret)
+			ret = rw_remote_push_chunk(r, lk, c);
+		if (ret)
+			return ret;
+		if (++r->npushed == r->nr_chunks) {
+			r->npushed = 0;
+			r->clock++;
+		}
+	}
+	return 0;
+}
+
+int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,
+		   u32 nr, u32 flags, u32 timeout_ms)
+{
+	long tmo = timeout_ms ? (long)msecs_to_jiffies(timeout_ms) :
+			MAX_SCHEDULE_TIMEOUT;
+	bool nonblock = flags & RW_XFER_NONBLOCK;
+	int ret;
+
+	if (flags & ~RW_XFER_FLAGS_ALL || !op || op & ~RW_XFER_BOTH)
+		return -EINVAL;
+	if (nr > RW_XFER_MAX_RANGES)
+		return -E2BIG;
+	ret = rw_remote_ready(r);
+	if (ret)
+		return ret;
+	if (mutex_lock_interruptible(&r->xfer))
+		return -ERESTARTSYS;
+	ret = rw_xfer_select(&r->l, rg, nr, flags & RW_XFER_KEYS, r->sel);
+	if (!ret && op & RW_XFER_PUSH)
+		ret = rw_remote_push(r, nonblock, tmo);
+	if (!ret && op & RW_XFER_PULL)
+		ret = rw_remote_wait(r, rw_remote_sel_fresh, NULL, nonblock,
+				     tmo);
+	mutex_unlock(&r->xfer);
+	return ret;
+}
+
+__poll_t rw_remote_poll(struct rw_remote *r, struct file *file,
+			poll_table *pt)
+{
+	__poll_t mask = 0;
+	u32 nc;
+
+	if (rw_remote_ready(r))
+		return EPOLLERR;
+	poll_wait(file, &r->wq, pt);
+	if (READ_ONCE(r->error))
+		return EPOLLERR;
+	nc = r->nr_chunks;
+	/* Lock-free, as rw_worker_poll(): the bits only race forward. */
+	if (bitmap_empty(r->busy, nc)) {
+		mask |= EPOLLOUT | EPOLLWRNORM;
+		if (bitmap_full(r->have, nc))
+			mask |= EPOLLIN | EPOLLRDNORM;
+	}
+	return mask;
+}
+
+int rw_remote_map(struct rw_remote *r, enum rw_engine_buf buf, u64 off,
+		  u64 len, bool writable, bool shared)
+{
+	u64 blen;
+	int ret = rw_remote_ready(r);
+
+	if (ret)
+		return ret;
+	blen = buf == RW_BUF_VERSIONS ? r->versions_len : r->buf_len;
+	if (off >= blen || len > blen - off)
+		return -EINVAL;
+	if (buf == RW_BUF_GRAD)
+		return shared ? 0 : -EINVAL;
+	return writable ? -EACCES : 0;
+}
+
+struct page *rw_remote_page(struct rw_remote *r, enum rw_engine_buf buf,
+			    u64 off)
+{
+	void *base;
+	u64 blen;
+
+	switch (buf) {
+	case RW_BUF_GRAD:
+		base = r->grad;
+		blen = r->buf_len;
+		break;
+	case RW_BUF_PARAMS:
+		base = r->params;
+		blen = r->buf_len;
+		break;
+	default:
+		base = r->versions;
+		blen = r->versions_len;
+		break;
+	}
+	return base && off < blen ? vmalloc_to_page((u8 *)base + off) : NULL;
+}

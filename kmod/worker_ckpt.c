@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A worker's initial parameters and checkpoints (worker_ckpt.h):
+ * RW_IOC_PARAMS_INIT (the run's first parameters from user memory, a
+ * checkpoint's image restored, or a wait for either) and RW_IOC_CHECKPOINT
+ * (the run's head and image, taken with the gate held and the iterations
+ * in flight finished). Observers, a box-side checkpointer, may do both;
+ * a file attached to another host's box may do neither.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/delay.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+
+#include "rw.h"
+#include "engine/engine.h"
+#include "job.h"
+#include "worker_ckpt.h"
+#include "worker_priv.h"
+#include "chunk/layout.h"
+#include "sync/sync.h"
+
+static bool rw_worker_init_settled(struct rw_worker *w)
+{
+	return rw_engine_init_settled(w->engine);
+}
+
+/* RW_INIT_WAIT: until initial parameters are set or the run began. */
+static int rw_worker_init_wait(struct rw_worker *w, u32 timeout_ms)
+{
+	return rw_worker_wait(w, rw_worker_init_settled,
+			      timeout_ms ? (long)msecs_to_jiffies(timeout_ms) :
+			      MAX_SCHEDULE_TIMEOUT);
+}
+
+/*
+ * The engine and gate a checkpoint or a restore works on: a worker's once
+ * it has declared, an observer's once a run exists. Both stay while the
+ * file lives (it holds the run).
+ */
+static int rw_worker_state_of(struct rw_worker *w, struct rw_engine **e,
+			      struct rw_sync **s)
+{
+	int ret;
+
+	mutex_lock(&w->setup);
+	ret = rw_worker_mapped_engine(w, e);
+	if (!ret) {
+		mutex_lock(&w->job->run_lock);
+		*s = w->job->sync;
+		mutex_unlock(&w->job->run_lock);
+		if (!*s)
+			ret = -ENOTCONN;
+	}
+	mutex_unlock(&w->setup);
+	return ret;
+}
+
+/* What a checkpoint of @e, a run of @w's job, says about itself. */
+static void rw_worker_ckpt_head(struct rw_worker *w, struct rw_engine *e,
+				struct rw_ckpt_head *h)
+{
+	const struct rw_job_config *c = &w->job->cfg;
+	const struct rw_layout *l = rw_engine_layout(e);
+
+	memset(h, 0, sizeof(*h));
+	h->magic = RW_CKPT_MAGIC;
+	h->head_len = sizeof(*h);
+	h->layout_hash = rw_engine_layout_hash(e);
+	h->nr_tensors = l->nr_tensors;
+	h->nr_chunks = l->geom.nr_chunks;
+	h->chunk_size = l->geom.chunk_size;
+	h->nr_state = rw_engine_nr_state(e);
+	/* The optimizer changes between runs only: stable during this one. */
+	h->optim = c->optim;
+	h->hparams[0] = c->lr;
+	h->hparams[1] = c->momentum;
+	h->hparams[2] = c->weight_decay;
+	h->hparams[3] = c->beta1;
+	h->hparams[4] = c->beta2;
+	h->hparams[5] = c->eps;
+	h->params_len = rw_engine_buf_len(e, RW_BUF_PARAMS);
+	h->image_len = rw_engine_image_len(e);
+	h->step = rw_engine_max_version(e);
+}
+
+/*
+ * Hold the gate, let the iterations in flight finish (their gradients
+ * all used), copy, let go. Polls: the last push of an iteration and the
+ * step it completes wake different queues.
+ */
+static int rw_worker_quiesce(struct rw_engine *e, struct rw_sync *s,
+			     u32 timeout_ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+
+	while (rw_sync_running(s) || !rw_engine_quiet(e)) {
+		if (timeout_ms && time_after(jiffies, end))
+			return -ETIMEDOUT;
+		if (msleep_interruptible(2))
+			return -ERESTARTSYS;
+	}
+	return 0;
+}
+
+int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
+			 u64 head, u64 data, u64 len)
+{
+	struct rw_ckpt_head h;
+	struct rw_engine *e;
+	struct rw_sync *s;
+	u64 at, clock;
+	int ret;
+
+	if (rw_worker_remote(w))
+		return -EOPNOTSUPP;
+	if (flags & ~RW_CKPT_FLAGS_ALL || !head)
+		return -EINVAL;
+	ret = rw_worker_live(w, READ_ONCE(w->job));
+	if (ret)
+		return ret;
+	ret = rw_worker_state_of(w, &e, &s);
+	if (ret)
+		return ret;
+	if (flags & RW_CKPT_HEAD_ONLY) {
+		rw_worker_ckpt_head(w, e, &h);
+		return copy_to_user(u64_to_user_ptr(head), &h, sizeof(h)) ?
+		       -EFAULT : 0;
+	}
+	if (len != rw_engine_image_len(e))
+		return -EINVAL;
+	/* It would wait for itself. */
+	if (!w->observer && READ_ONCE(w->admitted))
+		return -EBUSY;
+	at = rw_sync_hold(s);
+	/* A worker whose gradients the iteration in progress needs. */
+	if (!w->observer &&
+	    (rw_sync_worker_clock(s, w->rank, w->epoch, &clock) || clock < at))
+		ret = -EBUSY;
+	else
+		ret = rw_worker_quiesce(e, s, timeout_ms);
+	if (!ret) {
+		rw_worker_ckpt_head(w, e, &h);
+		ret = rw_engine_image_read(e, u64_to_user_ptr(data));
+	}
+	rw_sync_unhold(s);
+	if (!ret && copy_to_user(u64_to_user_ptr(head), &h, sizeof(h)))
+		ret = -EFAULT;
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_checkpoint);
+
+/* RW_INIT_CHECKPOINT: a head that matches this run, then its image. */
+static int rw_worker_restore(struct rw_worker *w, u64 data, u64 len)
+{
+	struct rw_ckpt_head want, got;
+	struct rw_engine *e;
+	struct rw_sync *s;
+	int ret;
+
+	ret = rw_worker_state_of(w, &e, &s);
+	if (ret)
+		return ret;
+	rw_worker_ckpt_head(w, e, &want);
+	if (len != sizeof(got) + want.image_len)
+		return -EINVAL;
+	if (copy_from_user(&got, u64_to_user_ptr(data), sizeof(got)))
+		return -EFAULT;
+	/* Everything but the step must be this run's. */
+	got.step = want.step;
+	if (memcmp(&got, &want, sizeof(got)))
+		return -EINVAL;
+	ret = rw_engine_init_begin(e);
+	if (ret)
+		return ret;
+	ret = rw_engine_image_write(e, u64_to_user_ptr(data + sizeof(got)));
+	rw_engine_init_end(e, !ret);
+	return ret;
+}
+
+int rw_worker_params_init(struct rw_worker *w, const struct rw_range *r,
+			  u32 nr, u32 flags, u64 data, u64 len, u32 timeout_ms)
+{
+	unsigned long *sel = NULL;
+	u32 c, shift;
+	int ret;
+
+	if (rw_worker_remote(w))
+		return -EOPNOTSUPP;
+	if (flags & ~RW_INIT_FLAGS_ALL)
+		return -EINVAL;
+	if (nr > RW_XFER_MAX_RANGES)
+		return -E2BIG;
+	if (flags & RW_INIT_CHECKPOINT) {
+		/* A checkpointer (an observer) may restore as well. */
+		if (flags != RW_INIT_CHECKPOINT || nr)
+			return -EINVAL;
+		ret = rw_worker_live(w, READ_ONCE(w->job));
+		return ret ? ret : rw_worker_restore(w, data, len);
+	}
+	ret = rw_worker_ready(w, true);
+	if (ret)
+		return ret;
+	if (flags & RW_INIT_WAIT)
+		return nr || data || len ? -EINVAL :
+		       rw_worker_init_wait(w, timeout_ms);
+	if (len != rw_engine_buf_len(w->engine, RW_BUF_PARAMS))
+		return -EINVAL;
+	sel = bitmap_zalloc(w->nr_chunks, GFP_KERNEL);
+	if (!sel)
+		return -ENOMEM;
+	ret = rw_xfer_select(rw_engine_layout(w->engine), r, nr,
+			     flags & RW_INIT_KEYS, sel);
+	if (ret)
+		goto out;
+	/* w->lock: the same file does not push meanwhile (lock order: job.h). */
+	ret = mutex_lock_interruptible(&w->lock);
+	if (ret)
+		goto out;
+	shift = rw_engine_layout(w->engine)->geom.chunk_shift;
+	ret = rw_engine_init_begin(w->engine);
+	if (!ret) {
+		for_each_set_bit(c, sel, w->nr_chunks) {
+			ret = rw_engine_init_chunk(w->engine, c,
+						   u64_to_user_ptr(data +
+								   ((u64)c << shift)));
+			if (ret)
+				break;
+		}
+		rw_engine_init_end(w->engine, !ret);
+	}
+	mutex_unlock(&w->lock);
+out:
+	bitmap_free(sel);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_params_init);
