@@ -368,7 +368,10 @@
  *   registered at @segs[i].addr under key @segs[i].rkey. Byte off of the
  *   buffer is at segs[off >> seg_shift].addr + off % 2^seg_shift, so a
  *   chunk never straddles two segments. Each key covers only that
- *   segment of that peer's buffer.
+ *   segment of that peer's buffer. The module registers its windows from
+ *   0 (segment i at i << seg_shift), so no address it sends is a kernel
+ *   address; a peer must take the addresses as given (raw-verbs peers
+ *   send their own virtual addresses, which is theirs to show).
  *   Setup: the model's tensors as RW_IOC_DECLARE takes them (the first
  *   declaration starts the job's run, a later one must match; @flags may
  *   hold RW_DECLARE_VERIFY), then the worker's parameter window: it covers

@@ -58,7 +58,15 @@ static int rw_win_seg_map(struct rw_win *win, struct ib_pd *pd,
 		return ret;
 	}
 	ret = ib_map_mr_sg(s->mr, s->sgt.sgl, s->mapped, NULL, PAGE_SIZE);
-	return ret == s->mapped ? 0 : -EINVAL;
+	if (ret != s->mapped)
+		return -EINVAL;
+	/*
+	 * Addressed from 0 at the window's start (the registration takes
+	 * the region's iova as posted): a peer learns offsets into its own
+	 * window, never where our memory is. Segments start on pages.
+	 */
+	s->mr->iova = first;
+	return 0;
 }
 
 int rw_win_map(struct rw_win *win, struct ib_pd *pd,

@@ -159,6 +159,25 @@ static int wait_cq(struct tr *t)
 }
 
 /* Wait for and handle one completion: 0, or -1 with a line printed. */
+/*
+ * Whether the box's window names an address outside [0, its size): the
+ * module registers windows from 0, so segment i is at i << seg_shift and
+ * nothing in the reply says where the box's memory is.
+ */
+static int leaks_addresses(const struct rw_wire_win *w)
+{
+	uint64_t size = (uint64_t)w->nr_segs << w->seg_shift;
+	struct rw_wire_seg_info s;
+	uint32_t i;
+
+	for (i = 0; i < w->nr_segs; i++) {
+		rw_wire_seg_get(w, i, &s);
+		if (s.addr >= size || size - s.addr < (1ULL << w->seg_shift))
+			return 1;
+	}
+	return 0;
+}
+
 static int step(struct tr *t)
 {
 	long end = now_ms() + TR_WAIT_MS;
@@ -205,6 +224,10 @@ static int step(struct tr *t)
 		memcpy(t->segs, t->rep.win.segs,
 		       t->rep.win.nr_segs * sizeof(t->segs[0]));
 		t->rep.win.segs = t->segs;
+		if (!t->rep.status && leaks_addresses(&t->rep.win)) {
+			printf("error: reply: a window address past the window's own bytes (a kernel address?)\n");
+			return -1;
+		}
 		t->got_reply = 1;
 		return 0;
 	case IBV_WC_RECV_RDMA_WITH_IMM:
