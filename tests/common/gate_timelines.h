@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The adaptive controller (rw_gate_controller, model at the top of
- * kmod/sync/gate.c) on timelines whose answer is worked out by hand in
+ * kmod/sync/adapt.c) on timelines whose answer is worked out by hand in
  * the comments, and the ADAPTIVE admission rules around it: grants and
  * their consumption, followers, the s_U cap, parking with and without a
  * grant, release of a parked worker that became a follower.

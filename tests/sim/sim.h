@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * scripts/sim-staleness: simulated workers train a real model through
- * kmod/sync/gate.c (who may start an iteration) and kmod/sync/round.c
- * (which gradients the server's next step takes), in simulated time.
+ * the gate (kmod/sync/gate.c and the files beside it: who may start an
+ * iteration) and kmod/sync/round.c (which gradients the server's next
+ * step takes), in simulated time.
  * Pieces:
  *
  *   sim-profile.c  iteration times of each worker (named profiles)

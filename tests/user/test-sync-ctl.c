@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The adaptive controller (rw_gate_controller, model at the top of
- * kmod/sync/gate.c) and the ADAPTIVE admission rules around it, on the
+ * kmod/sync/adapt.c) and the ADAPTIVE admission rules around it, on the
  * hand-computed timelines of tests/common/gate_timelines.h: one cmocka
  * test per timeline, run by the same interpreter the KUnit suite
  * rackweave_sync uses (tests/kunit/sync_test.c), so both sides check the
