@@ -55,6 +55,7 @@ int rw_remote_init(void);
 void rw_remote_exit(void);
 
 /* host_setup.c */
+/* @t and @flags as rw_worker_declare() has checked them (worker.c). */
 int rw_remote_declare(struct rw_remote *r, const struct rw_tensor_desc *t,
 		      u32 n, u32 flags);
 int rw_remote_setup(struct rw_remote *r, struct rw_setup *out);

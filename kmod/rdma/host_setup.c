@@ -322,11 +322,8 @@ static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
 	r->by_key = kvcalloc(n, sizeof(*r->by_key), GFP_KERNEL);
 	if (!r->lt || !r->offsets || !r->by_key)
 		return -ENOMEM;
+	/* worker.c checked the flags and every tensor before handing it on. */
 	for (i = 0; i < n; i++) {
-		if (t[i].reserved || !t[i].nelems || t[i].dtype > RW_DTYPE_BF16)
-			return -EINVAL;
-		if (t[i].dtype != RW_DTYPE_F32)
-			return -EOPNOTSUPP;
 		r->lt[i].key = t[i].key;
 		r->lt[i].nelems = t[i].nelems;
 		r->lt[i].dtype = t[i].dtype;
