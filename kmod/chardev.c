@@ -189,7 +189,7 @@ static long rw_ioctl_declare(struct rw_worker *w, void __user *uarg)
 	t = rw_copy_array(w, d.tensors, d.nr_tensors, sizeof(*t));
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	ret = rw_worker_declare(w, t, d.nr_tensors, d.flags);
+	ret = rw_worker_declare(w, t, d.nr_tensors, d.flags, NULL);
 	kvfree(t);
 	return ret;
 }

@@ -27,6 +27,7 @@
 #include "genl_listen.h"
 #include "genl_run.h"
 #include "ibdev.h"
+#include "mem.h"
 
 /*
  * A node's CPUs are those whose cpu_to_node() is the node: the partition the
@@ -130,7 +131,10 @@ static int rw_genl_fill_status(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(skb, RW_A_VERSION_CODE, RW_VERSION_CODE) ||
 	    nla_put_u64_64bit(skb, RW_A_FEATURES, RW_FEATURES, RW_A_UNSPEC) ||
 	    nla_put_u32(skb, RW_A_CPUS_ONLINE, num_online_cpus()) ||
-	    nla_put_string(skb, RW_A_AGG_IMPL, rw_agg_impl_name()))
+	    nla_put_string(skb, RW_A_AGG_IMPL, rw_agg_impl_name()) ||
+	    nla_put_u64_64bit(skb, RW_A_MEM_BUDGET, rw_mem_budget(),
+			      RW_A_UNSPEC) ||
+	    nla_put_u64_64bit(skb, RW_A_MEM_USED, rw_mem_used(), RW_A_UNSPEC))
 		goto cancel;
 	ret = rw_genl_put_nodes(skb);
 	if (ret)

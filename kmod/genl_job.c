@@ -15,6 +15,7 @@
 #include "genl.h"
 #include "genl_job.h"
 #include "job.h"
+#include "mem.h"
 
 /* Not const: 6.1's policy holds a plain pointer to it. */
 static struct netlink_range_validation rw_chunk_range = {
@@ -44,7 +45,8 @@ static struct netlink_range_validation rw_chunk_range = {
 	[RW_JOB_A_WEIGHT_DECAY]	= { .type = NLA_U32 },			\
 	[RW_JOB_A_BETA1]	= { .type = NLA_U32 },			\
 	[RW_JOB_A_BETA2]	= { .type = NLA_U32 },			\
-	[RW_JOB_A_EPS]		= { .type = NLA_U32 }
+	[RW_JOB_A_EPS]		= { .type = NLA_U32 },			\
+	[RW_JOB_A_MAX_MEMORY]	= { .type = NLA_U64 }
 
 const struct nla_policy rw_job_new_policy[RW_JOB_A_MAX + 1] = {
 	RW_JOB_SETTINGS_POLICY,
@@ -135,6 +137,12 @@ static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
 	    nla_put_u32(skb, RW_JOB_A_EPS, c->eps) ||
 	    nla_put_u32(skb, RW_JOB_A_ATTACHED, READ_ONCE(job->attached)) ||
 	    nla_put_u32(skb, RW_JOB_A_MAPPINGS, atomic_read(&job->mappings)) ||
+	    nla_put_u64_64bit(skb, RW_JOB_A_MAX_MEMORY, c->max_memory,
+			      RW_JOB_A_UNSPEC) ||
+	    nla_put_u64_64bit(skb, RW_JOB_A_MEMORY_LIMIT,
+			      rw_mem_job_limit(c->max_memory), RW_JOB_A_UNSPEC) ||
+	    nla_put_u64_64bit(skb, RW_JOB_A_MEMORY, READ_ONCE(job->mem_held),
+			      RW_JOB_A_UNSPEC) ||
 	    (READ_ONCE(job->run_chunks) &&
 	     (nla_put_u32(skb, RW_JOB_A_TENSORS, READ_ONCE(job->run_tensors)) ||
 	      nla_put_u32(skb, RW_JOB_A_CHUNKS, READ_ONCE(job->run_chunks)) ||
@@ -198,6 +206,8 @@ int rw_genl_job_new(struct sk_buff *skb, struct genl_info *info)
 	cfg.beta1 = rw_attr_u32(info, RW_JOB_A_BETA1, RW_F32_0_9);
 	cfg.beta2 = rw_attr_u32(info, RW_JOB_A_BETA2, RW_F32_0_999);
 	cfg.eps = rw_attr_u32(info, RW_JOB_A_EPS, RW_F32_1E_8);
+	if (info->attrs[RW_JOB_A_MAX_MEMORY])
+		cfg.max_memory = nla_get_u64(info->attrs[RW_JOB_A_MAX_MEMORY]);
 
 	ret = rw_job_new(&cfg, &msg, token, &job);
 	memzero_explicit(cfg.token, sizeof(cfg.token));
@@ -285,6 +295,10 @@ int rw_genl_policy_set(struct sk_buff *skb, struct genl_info *info)
 	if (info->attrs[RW_JOB_A_EVICT_MS]) {
 		cfg.evict_ms = nla_get_u32(info->attrs[RW_JOB_A_EVICT_MS]);
 		mask |= RW_JOB_SET_EVICT;
+	}
+	if (info->attrs[RW_JOB_A_MAX_MEMORY]) {
+		cfg.max_memory = nla_get_u64(info->attrs[RW_JOB_A_MAX_MEMORY]);
+		mask |= RW_JOB_SET_MEMORY;
 	}
 	if (info->attrs[RW_JOB_A_OPTIM] || info->attrs[RW_JOB_A_LR] ||
 	    info->attrs[RW_JOB_A_MOMENTUM] ||

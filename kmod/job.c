@@ -20,6 +20,7 @@
 
 #include "rw.h"
 #include "job.h"
+#include "mem.h"
 #include "engine/engine.h"
 #include "engine/query.h"
 #include "genl.h"
@@ -356,6 +357,8 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 	}
 	if (mask & RW_JOB_SET_EVICT)
 		c.evict_ms = cfg->evict_ms;
+	if (mask & RW_JOB_SET_MEMORY)
+		c.max_memory = cfg->max_memory;
 	if (mask & RW_JOB_SET_OPTIM) {
 		c.optim = cfg->optim;
 		c.lr = cfg->lr;
@@ -370,7 +373,8 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 	live = job->users || job->engine;
 	if (job->deleted) {
 		ret = -ENOENT;
-	} else if (live && mask & ~(RW_JOB_SET_SYNC | RW_JOB_SET_EVICT)) {
+	} else if (live && mask & ~(RW_JOB_SET_SYNC | RW_JOB_SET_EVICT |
+				    RW_JOB_SET_MEMORY)) {
 		*msg = "a run exists: workers, chunk size and optimizer change between runs";
 		ret = -EBUSY;
 	} else {
@@ -485,14 +489,17 @@ void rw_job_release_user(struct rw_job *job)
 {
 	struct rw_engine *e = NULL;
 	struct rw_sync *s = NULL;
+	u64 charge = 0;
 
 	mutex_lock(&job->run_lock);
 	mutex_lock(&rw_jobs_lock);
 	if (!--job->users) {
 		e = job->engine;
 		s = job->sync;
+		charge = job->run_charge;
 		job->engine = NULL;
 		job->sync = NULL;
+		job->run_charge = 0;
 		WRITE_ONCE(job->run_chunks, 0);
 		WRITE_ONCE(job->run_tensors, 0);
 		WRITE_ONCE(job->run_bytes, 0);
@@ -503,6 +510,9 @@ void rw_job_release_user(struct rw_job *job)
 	/* Nobody else can reach them now: the last user is gone. */
 	rw_sync_destroy(s);
 	rw_engine_destroy(e);
+	/* The memory is back: so is the charge. */
+	if (charge)
+		rw_mem_uncharge(&job->mem_held, charge);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_del);
 

@@ -28,6 +28,7 @@ struct rw_job_config {
 	u32 optim;			/* enum rw_optim */
 	/* binary32 bit patterns, as on the wire */
 	u32 lr, momentum, weight_decay, beta1, beta2, eps;
+	u64 max_memory;			/* bytes a run may take; 0: default */
 };
 
 struct rw_engine;
@@ -137,6 +138,8 @@ struct rw_job {
 	u32 run_tensors;
 	u32 run_chunks;
 	u64 run_bytes;
+	u64 mem_held;			/* charged now, all runs (mem.c) */
+	u64 run_charge;			/* [R] what the run was charged */
 
 	struct mutex run_lock;		/* starts and ends runs */
 	struct rw_engine *engine;	/* [R], stable while a file is attached */
@@ -190,13 +193,15 @@ int rw_job_token_check(const struct rw_job *job, const u8 *token);
  * -ENOENT, -EBUSY for the workers, chunk size or optimizer while a run
  * exists (*@msg says why), -EINVAL or -ERANGE as rw_job_new. The sync
  * settings and evict_ms change a running job too: its gate and engine
- * take them at the next iteration boundary.
+ * take them at the next iteration boundary. max_memory may change at any
+ * time and applies from the next run (the running one keeps its charge).
  */
 #define RW_JOB_SET_WORKERS	BIT(0)
 #define RW_JOB_SET_CHUNK	BIT(1)
 #define RW_JOB_SET_SYNC		BIT(2)
 #define RW_JOB_SET_EVICT	BIT(3)
 #define RW_JOB_SET_OPTIM	BIT(4)	/* optimizer and hyper-parameters */
+#define RW_JOB_SET_MEMORY	BIT(5)	/* max_memory: from the next run */
 int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 		      u32 mask, const char **msg);
 

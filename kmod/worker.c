@@ -22,6 +22,7 @@
 #include <kunit/visibility.h>
 
 #include "rw.h"
+#include "mem.h"
 #include "engine/engine.h"
 #include "engine/query.h"
 #include "genl.h"
@@ -190,7 +191,8 @@ static bool rw_layout_same(const struct rw_layout *l,
 
 /* The first declaration: the job's run starts (run_lock held). */
 static int rw_worker_start_run(struct rw_job *job,
-			       const struct rw_tensor_desc *t, u32 n)
+			       const struct rw_tensor_desc *t, u32 n,
+			       const struct rw_cancel *cancel)
 {
 	const struct rw_job_config *c = &job->cfg;
 	struct rw_engine_config ec = {
@@ -201,12 +203,15 @@ static int rw_worker_start_run(struct rw_job *job,
 		.rebalance_ms = 1000,
 		.apply_each = c->sync != RW_SYNC_BSP,
 		.quorum = c->sync == RW_SYNC_BSP ? c->quorum : 0,
+		.cancel = cancel,
 	};
 	struct rw_gate_config gc;
 	struct rw_layout_tensor *lt;
 	struct rw_engine *e;
 	struct rw_sync *s;
+	u64 bytes;
 	u32 i;
+	int ret;
 
 	lockdep_assert_held(&job->run_lock);
 	rw_job_gate_config(c, &gc);
@@ -220,15 +225,28 @@ static int rw_worker_start_run(struct rw_job *job,
 		};
 	ec.tensors = lt;
 	rw_job_hparams(c, &ec.hp);
+	/* The whole run is charged before anything of it is allocated. */
+	ret = rw_engine_footprint(&ec, &bytes);
+	if (!ret)
+		ret = rw_mem_charge(c->name, c->max_memory, &job->mem_held,
+				    bytes);
+	if (ret) {
+		kvfree(lt);
+		return ret;
+	}
 	e = rw_engine_create(&ec);
 	kvfree(lt);
-	if (IS_ERR(e))
+	if (IS_ERR(e)) {
+		rw_mem_uncharge(&job->mem_held, bytes);
 		return PTR_ERR(e);
+	}
 	s = rw_sync_create(&gc);
 	if (IS_ERR(s)) {
 		rw_engine_destroy(e);
+		rw_mem_uncharge(&job->mem_held, bytes);
 		return PTR_ERR(s);
 	}
+	job->run_charge = bytes;
 	rw_sync_set_notify(s, rw_worker_evict_notify, job);
 	rw_sync_set_name(s, c->name);
 	rw_sync_set_members(s, rw_worker_members, e);
@@ -244,7 +262,7 @@ static int rw_worker_start_run(struct rw_job *job,
 }
 
 int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
-		      u32 n, u32 flags)
+		      u32 n, u32 flags, const struct rw_cancel *cancel)
 {
 	bool started = false;
 	struct rw_job *job;
@@ -278,7 +296,7 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 	if (!job->engine) {
 		ret = -ENOENT;
 		if (!(flags & RW_DECLARE_VERIFY))
-			ret = rw_worker_start_run(job, t, n);
+			ret = rw_worker_start_run(job, t, n, cancel);
 		started = !ret;
 	} else {
 		ret = rw_layout_same(rw_engine_layout(job->engine), t, n) ?
@@ -288,11 +306,11 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 		goto unlock;
 	nc = rw_engine_nr_chunks(job->engine);
 	ret = -ENOMEM;
-	w->pushed = bitmap_zalloc(nc, GFP_KERNEL);
-	w->sel = bitmap_zalloc(nc, GFP_KERNEL);
-	w->prev = bitmap_zalloc(nc, GFP_KERNEL);
+	w->pushed = bitmap_zalloc(nc, RW_GFP_BIG);
+	w->sel = bitmap_zalloc(nc, RW_GFP_BIG);
+	w->prev = bitmap_zalloc(nc, RW_GFP_BIG);
 	/* The rule may change during the run: always keep the snapshot. */
-	w->snap = kvcalloc(nc, sizeof(*w->snap), GFP_KERNEL);
+	w->snap = kvcalloc(nc, sizeof(*w->snap), RW_GFP_BIG);
 	if (!w->pushed || !w->sel || !w->prev || !w->snap)
 		goto unlock;
 	ret = rw_sync_enter(job->sync, w->rank, &w->epoch);

@@ -37,8 +37,15 @@ int rw_worker_attach_remote(struct rw_worker *w, const char *job,
 			    const struct sockaddr_storage *box, u32 nr);
 /* Attached to a job, here or on another host. */
 bool rw_worker_attached(struct rw_worker *w);
+/*
+ * Declare the model; the first declaration starts the job's run, charged
+ * to the job's and the box's memory limits first (-EDQUOT, -ENOSPC; see
+ * mem.h). A long start gives up when the caller has a fatal signal or
+ * @cancel (may be NULL) says it has gone.
+ */
+struct rw_cancel;
 int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
-		      u32 n, u32 flags);
+		      u32 n, u32 flags, const struct rw_cancel *cancel);
 int rw_worker_setup(struct rw_worker *w, struct rw_setup *out);
 
 /*

@@ -67,7 +67,12 @@
  *   EOPNOTSUPP (a dtype aggregation does not handle yet: only F32),
  *   EINVAL (zero tensors or elements, duplicate keys, unknown dtype),
  *   E2BIG (more than RW_MAX_TENSORS tensors, or more chunks than the
- *   engine handles), EOVERFLOW, ENOTCONN (not attached), EPERM (observer).
+ *   engine handles), EOVERFLOW, ENOTCONN (not attached), EPERM (observer),
+ *   EDQUOT (the run would take more than the job's max-memory), ENOSPC
+ *   (more than is left of the box's max_memory), ENOMEM (the box could not
+ *   find the memory; it never wakes the OOM killer for a run), EINTR (a
+ *   fatal signal stopped a long start; nothing is kept). A remote worker's
+ *   declare gets the same errors through the setup reply's status.
  *
  * RW_IOC_SETUP (struct rw_setup, in/out) reports the geometry once a layout
  *   is declared: worker count, chunk size, chunk and tensor counts, the
@@ -180,6 +185,10 @@
  *                                the box), _WRITES (parameter chunks the
  *                                box wrote here), _MESSAGES, and _BROKEN
  *                                (1 once the connection is lost)
+ *     RW_A_MEM_BUDGET    u64     bytes every job's runs may take together:
+ *                                the max_memory module parameter (default
+ *                                half the machine's memory)
+ *     RW_A_MEM_USED      u64     bytes charged to runs now
  *
  * RW_CMD_LISTEN_ADD (doit; CAP_NET_ADMIN): RW_LISTEN_A_ADDR, optional
  *   RW_LISTEN_A_PORT (default RW_WIRE_PORT, not 0). The box listens for
@@ -215,6 +224,16 @@
  *                                   live member's. Replies carry the K in
  *                                   force (workers when none is set).
  *     RW_JOB_A_OPTIM        u32     enum rw_optim; default SGD
+ *     RW_JOB_A_MAX_MEMORY   u64     bytes a run of the job may take, all
+ *                                   told (parameters, optimizer state,
+ *                                   every worker's slots, versions, RDMA
+ *                                   windows); 0 or absent: half the box's
+ *                                   budget (RW_A_MEM_BUDGET). A declare
+ *                                   that would start a run over it fails
+ *                                   EDQUOT; over what is left of the box's
+ *                                   budget, ENOSPC (the kernel log gives
+ *                                   the figures). May change at any time;
+ *                                   a run keeps what it was charged.
  *     RW_JOB_A_LR, _MOMENTUM, _WEIGHT_DECAY, _BETA1, _BETA2, _EPS
  *                           u32     optimizer hyper-parameters, each an IEEE
  *                                   754 binary32 bit pattern; defaults: lr
@@ -248,7 +267,9 @@
  *   RW_JOB_A_SYNC and its bounds (RW_JOB_A_QUORUM for BSP),
  *   RW_JOB_A_EVICT_MS, RW_JOB_A_OPTIM and its hyper-parameters,
  *   RW_JOB_A_ATTACHED (workers attached now),
- *   RW_JOB_A_MAPPINGS (live mmaps of its buffers) and, once a layout is
+ *   RW_JOB_A_MAPPINGS (live mmaps of its buffers), RW_JOB_A_MAX_MEMORY (as
+ *   set, 0 for the default), RW_JOB_A_MEMORY_LIMIT (the limit in force),
+ *   RW_JOB_A_MEMORY (bytes charged now) and, once a layout is
  *   declared, RW_JOB_A_TENSORS, RW_JOB_A_CHUNKS and RW_JOB_A_MODEL_BYTES.
  *   Never the token.
  *
@@ -257,8 +278,9 @@
  *   values, and the result is checked as a whole (EINVAL or ERANGE with an
  *   extended ack). A run starts with the first RW_IOC_DECLARE and ends when
  *   the last attached file is released (its mappings gone). The sync
- *   settings (RW_JOB_A_SYNC, the staleness bounds, RW_JOB_A_QUORUM) and
- *   RW_JOB_A_EVICT_MS also change a running job: the gate applies them to
+ *   settings (RW_JOB_A_SYNC, the staleness bounds, RW_JOB_A_QUORUM),
+ *   RW_JOB_A_EVICT_MS and RW_JOB_A_MAX_MEMORY also change a running job
+ *   (the memory limit from its next run): the gate applies them to
  *   every request from then on and the engine's step rule changes at the
  *   next iteration boundary (iterations already begun keep the old rule).
  *   Changing the sync mode without RW_JOB_A_QUORUM drops a quorum unless
@@ -754,6 +776,8 @@ enum rw_attr {
 	RW_A_LISTENERS,
 	RW_A_CONNECTIONS,
 	RW_A_REMOTES,
+	RW_A_MEM_BUDGET,	/* u64: bytes all runs may take (max_memory) */
+	RW_A_MEM_USED,		/* u64: bytes charged to runs now */
 	__RW_A_MAX
 };
 
@@ -866,6 +890,9 @@ enum rw_job_attr {
 	RW_JOB_A_RANK,		/* u32 */
 	RW_JOB_A_DEV,		/* string */
 	RW_JOB_A_QUORUM,	/* u32, BSP: gradients per step (0: all) */
+	RW_JOB_A_MAX_MEMORY,	/* u64: bytes a run may take; 0: the default */
+	RW_JOB_A_MEMORY_LIMIT,	/* u64: the limit in force, bytes */
+	RW_JOB_A_MEMORY,	/* u64: bytes charged to the job's run now */
 	__RW_JOB_A_MAX
 };
 #define RW_JOB_A_MAX (__RW_JOB_A_MAX - 1)

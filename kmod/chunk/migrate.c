@@ -109,7 +109,7 @@ VISIBLE_IF_KUNIT int rw_engine_rebalance_loads(struct rw_engine *e,
 		goto out;
 	if (!core_load) {
 		cl = kcalloc(nc, sizeof(u64), GFP_KERNEL);
-		kl = kvcalloc(e->nr_chunks, sizeof(u64), GFP_KERNEL);
+		kl = kvcalloc(e->nr_chunks, sizeof(u64), RW_GFP_BIG);
 		if (!cl || !kl)
 			goto out;
 		for (i = 0; i < nc; i++) {
@@ -164,7 +164,7 @@ int rw_engine_rebal_init(struct rw_engine *e, u32 rebalance_ms)
 	rw_rebal_params_default(&e->rebal_params);
 	rw_rebal_state_init(&e->rebal_state);
 	e->core_seen = kcalloc(e->map.nr.nr_cores, sizeof(u64), GFP_KERNEL);
-	e->chunk_seen = kvcalloc(e->nr_chunks, sizeof(u64), GFP_KERNEL);
+	e->chunk_seen = kvcalloc(e->nr_chunks, sizeof(u64), RW_GFP_BIG);
 	if (!e->core_seen || !e->chunk_seen) {
 		rw_engine_rebal_fini(e);
 		return -ENOMEM;

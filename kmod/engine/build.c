@@ -28,6 +28,7 @@
 #include <kunit/visibility.h>
 
 #include "rw.h"
+#include "engine/arena.h"
 #include "engine/engine.h"
 #include "engine/engine_priv.h"
 #include "params.h"
@@ -104,7 +105,7 @@ static int rw_engine_build_map_of(struct rw_engine *e,
 	e->map.cores = kcalloc(sz.nr_cores, sizeof(*e->map.cores), GFP_KERNEL);
 	e->map.nics = kcalloc(sz.nr_nics, sizeof(*e->map.nics), GFP_KERNEL);
 	e->map.place = kvcalloc(sz.nr_chunks, sizeof(*e->map.place),
-				GFP_KERNEL);
+				RW_GFP_BIG);
 	ret = -ENOMEM;
 	if (!e->map.nodes || !e->map.cores || !e->map.nics || !e->map.place)
 		goto err;
@@ -210,7 +211,7 @@ static void rw_engine_free_memory(struct rw_engine *e)
 	vfree(e->versions);
 	if (e->arenas)
 		for (i = 0; i < e->map.nr.nr_nodes; i++)
-			vfree(e->arenas[i]);
+			rw_arena_free(&e->arenas[i]);
 	kfree(e->arenas);
 	kvfree(e->srcs);
 	kvfree(e->tags);
@@ -250,9 +251,11 @@ static void rw_engine_place_chunk(struct rw_engine *e, u32 c, u8 *mem)
  * Per node, one arena holds every buffer of the chunks homed there:
  * parameters, optimizer state and one receive slot per worker, each a full
  * chunk_size (page-aligned, since chunk sizes are powers of two >= 4 KiB).
- * Then the user-mappable version array.
+ * Then the user-mappable version array. rw_engine_footprint() counts the
+ * same.
  */
-static int rw_engine_build_memory(struct rw_engine *e)
+static int rw_engine_build_memory(struct rw_engine *e,
+				  const struct rw_cancel *cancel)
 {
 	u32 cs = e->layout.geom.chunk_size, per_chunk, c, i;
 	u32 nn = e->map.nr.nr_nodes;
@@ -263,13 +266,13 @@ static int rw_engine_build_memory(struct rw_engine *e)
 	per_chunk = 1 + e->nr_state + e->nr_workers;
 	e->arenas = kcalloc(nn, sizeof(*e->arenas), GFP_KERNEL);
 	used = kcalloc(nn, sizeof(*used), GFP_KERNEL);
-	e->chunks = kvcalloc(e->nr_chunks, sizeof(*e->chunks), GFP_KERNEL);
+	e->chunks = kvcalloc(e->nr_chunks, sizeof(*e->chunks), RW_GFP_BIG);
 	e->slots = kvcalloc(array_size(e->nr_chunks, e->nr_workers),
-			    sizeof(*e->slots), GFP_KERNEL);
+			    sizeof(*e->slots), RW_GFP_BIG);
 	e->srcs = kvcalloc(array_size(e->nr_chunks, e->nr_workers),
-			   sizeof(*e->srcs), GFP_KERNEL);
+			   sizeof(*e->srcs), RW_GFP_BIG);
 	e->tags = kvcalloc(array_size(e->nr_chunks, e->nr_workers),
-			   sizeof(*e->tags), GFP_KERNEL);
+			   sizeof(*e->tags), RW_GFP_BIG);
 	if (!e->arenas || !used || !e->chunks || !e->slots || !e->srcs ||
 	    !e->tags)
 		goto err;
@@ -280,16 +283,16 @@ static int rw_engine_build_memory(struct rw_engine *e)
 			ret = -E2BIG;
 			goto err;
 		}
-		if (!bytes)
-			continue;
-		e->arenas[i] = vzalloc_node(bytes, e->map.nodes[i].id);
-		if (!e->arenas[i])
+		ret = rw_arena_alloc(&e->arenas[i], bytes, e->map.nodes[i].id,
+				     cancel);
+		if (ret)
 			goto err;
 	}
+	ret = -ENOMEM;
 	for (c = 0; c < e->nr_chunks; c++) {
 		u32 node = e->map.place[c].node;
 
-		rw_engine_place_chunk(e, c, (u8 *)e->arenas[node] +
+		rw_engine_place_chunk(e, c, (u8 *)e->arenas[node].addr +
 				      (size_t)used[node]++ * cs * per_chunk);
 	}
 	e->versions_len = PAGE_ALIGN(array_size(e->nr_chunks, sizeof(u64)));
@@ -340,6 +343,46 @@ static int rw_engine_start_cores(struct rw_engine *e)
 	return 0;
 }
 
+/*
+ * What a worker's two RDMA windows (its slots and the parameters, each the
+ * model's size) cost per page once registered: a scatterlist entry and
+ * the device's page list, rounded up.
+ */
+#define RW_WINDOW_PAGE_META	64
+
+int rw_engine_footprint(const struct rw_engine_config *cfg, u64 *bytes)
+{
+	u32 cs = cfg->chunk_size ? cfg->chunk_size : rw_params_chunk_size();
+	u64 nc, per_chunk, slots, pages, meta, total;
+	struct rw_layout_geom g;
+	int ret;
+
+	ret = rw_layout_measure(cfg->tensors, cfg->nr_tensors, cs, &g);
+	if (ret)
+		return ret;
+	nc = g.nr_chunks;
+	/* Parameters, optimizer state, one slot per worker (build_memory). */
+	per_chunk = (u64)cs * (1 + rw_engine_state_arrays(cfg->hp.optim) +
+			       cfg->nr_workers);
+	slots = nc * cfg->nr_workers;
+	pages = nc * (cs >> PAGE_SHIFT);
+	meta = nc * (sizeof(struct rw_chunk) + sizeof(struct rw_map_place) +
+		     2 * sizeof(u64)) +
+	       slots * (sizeof(struct rw_slot) + sizeof(void *) +
+			sizeof(struct rw_round_tag) + sizeof(u64) + 1) +
+	       PAGE_ALIGN(nc * sizeof(u64));
+	if (check_mul_overflow(nc, per_chunk, &total) ||
+	    check_add_overflow(total, meta, &total) ||
+	    check_add_overflow(total, (total >> PAGE_SHIFT) *
+			       RW_ARENA_PAGE_META, &total) ||
+	    check_add_overflow(total, pages * 2 * cfg->nr_workers *
+			       RW_WINDOW_PAGE_META, &total))
+		return -EOVERFLOW;
+	*bytes = total;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_footprint);
+
 struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg)
 {
 	struct rw_round_rule rule = {
@@ -389,7 +432,7 @@ struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg)
 	ret = rw_engine_build_cores(e);
 	if (ret)
 		goto err_map;
-	ret = rw_engine_build_memory(e);
+	ret = rw_engine_build_memory(e, cfg->cancel);
 	if (ret)
 		goto err_cores;
 	ret = rw_engine_rebal_init(e, cfg->rebalance_ms);

@@ -19,6 +19,19 @@
 struct page;
 struct rw_engine;
 
+/*
+ * Who asked for a long build, as the build asks between steps: @gone(@arg)
+ * is true once that caller has gone (a remote worker's connection
+ * closing). A fatal signal of the building task ends it too.
+ */
+struct rw_cancel {
+	bool (*gone)(void *arg);
+	void *arg;
+};
+
+/* 0; -EINTR on a fatal signal; -ECONNABORTED once @c (may be NULL) says. */
+int rw_cancelled(const struct rw_cancel *c);
+
 /* What a job asks of its chunk engine. Copied at creation. */
 struct rw_engine_config {
 	const char *name;			/* for thread names and logs */
@@ -31,6 +44,7 @@ struct rw_engine_config {
 	u32 rebalance_ms;			/* window; 0: only on request */
 	bool apply_each;			/* step on each gradient (async) */
 	u32 quorum;				/* synchronous: 0 (all) or K */
+	const struct rw_cancel *cancel;		/* NULL: only fatal signals */
 };
 
 /* The buffers a worker maps, in chunk order (see uapi RW_MMAP_*). */
@@ -41,6 +55,14 @@ enum rw_engine_buf {
 };
 
 struct rw_engine *rw_engine_create(const struct rw_engine_config *cfg);
+/*
+ * The bytes an engine for @cfg takes, all told (arenas, version array,
+ * per-chunk and per-slot bookkeeping), plus what each worker's
+ * registration of its windows costs, before anything is allocated:
+ * rw_engine_create() allocates no more. -EINVAL, -E2BIG or -EOVERFLOW for
+ * a layout it would refuse.
+ */
+int rw_engine_footprint(const struct rw_engine_config *cfg, u64 *bytes);
 void rw_engine_destroy(struct rw_engine *e);
 
 u32 rw_engine_nr_chunks(const struct rw_engine *e);

@@ -113,7 +113,7 @@ struct rw_engine {
 
 	struct rw_map map;
 	struct rw_engine_core *cores;	/* map.nr.nr_cores */
-	void **arenas;			/* one per map node, on that node */
+	struct rw_arena *arenas;	/* one per map node, on that node */
 
 	struct rw_chunk *chunks;
 	struct rw_slot *slots;		/* [chunk * nr_workers + worker] */

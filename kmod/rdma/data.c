@@ -385,10 +385,23 @@ static int rw_conn_agent(void *arg)
 
 /* ---- setup ---- */
 
-/* Declare the peer's model as RW_IOC_DECLARE would. */
+/* The connection is closing: its setup, if still running, gives up. */
+static bool rw_conn_gone(void *arg)
+{
+	struct rw_conn *c = arg;
+
+	return READ_ONCE(c->stopping);
+}
+
+/*
+ * Declare the peer's model as RW_IOC_DECLARE would. Starting the job's
+ * run can take a while for a big model; it stops as soon as the
+ * connection starts closing (rw_conn_data_stop() waits for it).
+ */
 static int rw_conn_declare(struct rw_conn *c,
 			   const struct rw_wire_setup_info *si)
 {
+	struct rw_cancel cancel = { .gone = rw_conn_gone, .arg = c };
 	struct rw_tensor_desc *t;
 	u32 i;
 	int ret;
@@ -398,7 +411,7 @@ static int rw_conn_declare(struct rw_conn *c,
 		return -ENOMEM;
 	for (i = 0; i < si->nr_tensors; i++)
 		rw_wire_tensor_get(si, i, &t[i]);
-	ret = rw_worker_declare(c->w, t, si->nr_tensors, si->flags);
+	ret = rw_worker_declare(c->w, t, si->nr_tensors, si->flags, &cancel);
 	kvfree(t);
 	return ret;
 }
@@ -638,7 +651,7 @@ int rw_conn_data_init(struct rw_conn *c)
 void rw_conn_data_stop(struct rw_conn *c)
 {
 	spin_lock_irq(&c->lock);
-	c->stopping = true;
+	WRITE_ONCE(c->stopping, true);
 	spin_unlock_irq(&c->lock);
 	cancel_work_sync(&c->setup_work);
 	if (c->agent)

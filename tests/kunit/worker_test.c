@@ -162,7 +162,7 @@ static void rw_wt_declare(struct kunit *test)
 	b = rw_worker_new();
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	KUNIT_EXPECT_EQ(test, rw_worker_declare(a, rw_wt_desc, 2, 0),
+	KUNIT_EXPECT_EQ(test, rw_worker_declare(a, rw_wt_desc, 2, 0, NULL),
 			-ENOTCONN);
 	KUNIT_ASSERT_EQ(test, rw_worker_attach(a, "kunit-declare", token, 0, 0),
 			0);
@@ -170,21 +170,21 @@ static void rw_wt_declare(struct kunit *test)
 			0);
 	KUNIT_EXPECT_EQ(test, rw_worker_setup(a, &st), -ENOTCONN);
 	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, rw_wt_desc, 2,
-						RW_DECLARE_VERIFY), -ENOENT);
+						RW_DECLARE_VERIFY, NULL), -ENOENT);
 	f16[0] = rw_wt_desc[0];
 	f16[0].dtype = RW_DTYPE_F16;
-	KUNIT_EXPECT_EQ(test, rw_worker_declare(a, f16, 1, 0), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, rw_worker_declare(a, rw_wt_desc, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rw_worker_declare(a, f16, 1, 0, NULL), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rw_worker_declare(a, rw_wt_desc, 0, 0, NULL), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, job->engine, NULL);
 
-	KUNIT_ASSERT_EQ(test, rw_worker_declare(a, rw_wt_desc, 2, 0), 0);
+	KUNIT_ASSERT_EQ(test, rw_worker_declare(a, rw_wt_desc, 2, 0, NULL), 0);
 	KUNIT_ASSERT_NOT_NULL(test, job->engine);
 	memcpy(other, rw_wt_desc, sizeof(other));
 	other[1].nelems++;
-	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, other, 2, 0), -EEXIST);
-	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, rw_wt_desc, 1, 0), -EEXIST);
+	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, other, 2, 0, NULL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, rw_wt_desc, 1, 0, NULL), -EEXIST);
 	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, rw_wt_desc, 2,
-						RW_DECLARE_VERIFY), 0);
+						RW_DECLARE_VERIFY, NULL), 0);
 	/* The declared layout did not change. */
 	KUNIT_EXPECT_EQ(test, rw_engine_layout(job->engine)->tensors[1].nelems,
 			3000ULL);
@@ -223,7 +223,7 @@ static void rw_wt_map_refs(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rw_worker_attach(a, "kunit-map", token, 0, 0), 0);
 	KUNIT_EXPECT_EQ(test, rw_worker_map(a, 0, 4096, true, true, &buf, &base,
 					    &mj), -ENOTCONN);
-	KUNIT_ASSERT_EQ(test, rw_worker_declare(a, rw_wt_desc, 2, 0), 0);
+	KUNIT_ASSERT_EQ(test, rw_worker_declare(a, rw_wt_desc, 2, 0, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rw_worker_attach(obs, "kunit-map", token, 0,
 					       RW_ATTACH_OBSERVER), 0);
 
@@ -302,8 +302,8 @@ static void rw_wt_bsp(struct kunit *test)
 			-ENOTCONN);
 	KUNIT_ASSERT_EQ(test, rw_worker_attach(a, "kunit-bsp", token, 0, 0), 0);
 	KUNIT_ASSERT_EQ(test, rw_worker_attach(b, "kunit-bsp", token, 1, 0), 0);
-	KUNIT_ASSERT_EQ(test, rw_worker_declare(a, rw_wt_desc, 2, 0), 0);
-	KUNIT_ASSERT_EQ(test, rw_worker_declare(b, rw_wt_desc, 2, 0), 0);
+	KUNIT_ASSERT_EQ(test, rw_worker_declare(a, rw_wt_desc, 2, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rw_worker_declare(b, rw_wt_desc, 2, 0, NULL), 0);
 
 	for (it = 1; it <= 3; it++) {
 		rw_wt_fill(job, 0, 0x3f800000U);	/* 1.0 */
