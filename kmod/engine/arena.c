@@ -15,8 +15,10 @@
  * setup whose connection is closing) stops it, and what it took so far
  * goes back at once.
  */
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -29,6 +31,29 @@
 
 #define RW_ARENA_GFP	(GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL | \
 			 __GFP_NOWARN)
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test builds only: make every MiB of an arena take this long, so that a
+ * test can leave in the middle of a setup (tests/vm/limits.sh).
+ */
+static unsigned int rw_test_arena_ms;
+module_param_named(test_arena_ms, rw_test_arena_ms, uint, 0644);
+MODULE_PARM_DESC(test_arena_ms,
+		 "Test builds only: sleep this many ms per MiB of a job's arenas (default 0)");
+
+static void rw_arena_test_delay(void)
+{
+	unsigned int ms = READ_ONCE(rw_test_arena_ms);
+
+	if (ms)
+		msleep(ms);
+}
+#else
+static inline void rw_arena_test_delay(void)
+{
+}
+#endif
 
 static void rw_arena_put_pages(struct page **pages, unsigned long n)
 {
@@ -58,6 +83,7 @@ int rw_arena_alloc(struct rw_arena *a, size_t bytes, int node,
 			if (ret)
 				goto err;
 			cond_resched();
+			rw_arena_test_delay();
 		}
 		pages[i] = alloc_pages_node(node, RW_ARENA_GFP, 0);
 		if (!pages[i]) {

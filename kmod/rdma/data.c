@@ -613,8 +613,12 @@ static void rw_conn_setup_work(struct work_struct *work)
 	/* A refusal: say why, then the reply's completion closes. */
 	c->reply_status = -ret;
 	ri.status = -ret;
-	pr_info("%pISpc: job %s rank %u: setup refused (%d)\n", &c->info.peer,
-		c->info.job, c->info.rank, ret);
+	if (ret == -ECONNABORTED)
+		pr_info("%pISpc: job %s rank %u: setup given up: the connection is closing\n",
+			&c->info.peer, c->info.job, c->info.rank);
+	else
+		pr_info("%pISpc: job %s rank %u: setup refused (%d)\n",
+			&c->info.peer, c->info.job, c->info.rank, ret);
 	if (!c->reply && rw_conn_map_reply(c, len)) {
 		rw_conn_close_later(c);
 		return;

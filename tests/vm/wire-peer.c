@@ -6,6 +6,7 @@
  *
  *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX [HOLD]
  *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX train ARGS...
+ *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX setup ARGS...
  *
  * Connects from SRC_ADDR to the box at DST_ADDR:PORT with REQUEST_HEX as
  * the connect request's private data (tests/vm/wire-req.py builds one) and
@@ -20,7 +21,8 @@
  * After "accepted" and a hold, it also prints "disconnected" when the box
  * closed the connection first, or "closed" when it did. Exit status: 0
  * accepted, 3 refused, 1 error. After "accepted", "train" trains as a
- * remote worker and "bench" times one (wire-train.c says how).
+ * remote worker and "bench" times one (wire-train.c says how); "setup"
+ * only declares a model (wire-setup.c).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -115,8 +117,8 @@ int main(int argc, char **argv)
 	int len, ret, rej;
 
 	if (argc < 5 || (argc > 6 && strcmp(argv[5], "train") &&
-			  strcmp(argv[5], "bench"))) {
-		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin | train ARGS... | bench ARGS...]\n");
+			  strcmp(argv[5], "bench") && strcmp(argv[5], "setup"))) {
+		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin | train ARGS... | bench ARGS... | setup ARGS...]\n");
 		return 2;
 	}
 	len = hex_decode(argv[4], pdata, sizeof(pdata));
@@ -190,6 +192,8 @@ int main(int argc, char **argv)
 	rdma_ack_cm_event(ev);
 	printf("accepted\n");
 
+	if (argc > 6 && !strcmp(argv[5], "setup"))
+		return wire_setup(ch, id, pd, cq, argc - 6, argv + 6);
 	if (argc > 6 && !strcmp(argv[5], "bench"))
 		return wire_bench(ch, id, pd, cq, argc - 6, argv + 6);
 	if (argc > 6)

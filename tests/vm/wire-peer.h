@@ -29,4 +29,11 @@ int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv);
 
+/*
+ * Setup mode (wire-setup.c; argv: NELEMS [drop MS]): declare a model of
+ * NELEMS f32 and print the box's answer, or disconnect after MS ms.
+ */
+int wire_setup(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv);
+
 #endif /* _RW_TESTS_WIRE_PEER_H */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wire-peer's setup mode: a peer that declares a model it has no memory
+ * for, as a tenant probing the box's limits would.
+ *
+ *   wire-peer SRC DST PORT REQUEST_HEX setup NELEMS [drop MS]
+ *
+ * Sends one setup message for a model of one f32 tensor of NELEMS
+ * elements, with a window of one page (the box declares the model before
+ * it looks at the window, so a refusal for the model's size comes first).
+ * Prints the box's answer: "refused EDQUOT" (and so on) or "set up"
+ * (which, with a window this small, should not happen). With "drop MS" it
+ * waits MS milliseconds after sending, then disconnects without waiting
+ * for the answer and prints "dropped": the box must give the setup up.
+ * Exit status: 0 for an answer or a drop, 1 on an error.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "rdma/wire.h"
+#include "wire-peer.h"
+
+#define SETUP_WAIT_MS	120000
+
+static struct ibv_mr *setup_reg(struct ibv_pd *pd, void **buf, int acc)
+{
+	*buf = aligned_alloc(4096, RW_WIRE_MSG_MAX);
+	if (!*buf)
+		return NULL;
+	memset(*buf, 0, RW_WIRE_MSG_MAX);
+	return ibv_reg_mr(pd, *buf, RW_WIRE_MSG_MAX, acc);
+}
+
+/* The first completion that is not the setup's send: the box's reply. */
+static int setup_answer(struct ibv_cq *cq, const void *msg)
+{
+	struct rw_wire_reply_info rep;
+	const char *why = "";
+	struct ibv_wc wc;
+	int n, waited = 0;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			break;
+		if (!n) {
+			if (waited++ > SETUP_WAIT_MS)
+				break;
+			usleep(1000);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			printf("error: completion: %s\n",
+			       ibv_wc_status_str(wc.status));
+			return 1;
+		}
+		if (wc.opcode != IBV_WC_RECV)
+			continue;
+		if (rw_wire_reply_parse(msg, wc.byte_len, &rep, &why)) {
+			printf("error: reply: %s\n", why);
+			return 1;
+		}
+		if (rep.status)
+			printf("refused %s\n", wire_errno_name((int)rep.status));
+		else
+			printf("set up %u chunks\n", rep.nr_chunks);
+		return 0;
+	}
+	printf("error: no answer in %d ms\n", SETUP_WAIT_MS);
+	return 1;
+}
+
+int wire_setup(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv)
+{
+	struct rw_tensor_desc one = { .key = 1, .dtype = RW_DTYPE_F32 };
+	struct rw_wire_setup_info si = {
+		.nr_tensors = 1,
+		.win = { .seg_shift = RW_WIRE_SEG_SHIFT_MAX, .nr_segs = 1 },
+	};
+	struct rw_wire_seg_info seg = {};
+	struct ibv_mr *in_mr, *out_mr, *win_mr;
+	struct ibv_recv_wr rwr = { .num_sge = 1 }, *rbad;
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.num_sge = 1,
+	}, *bad;
+	struct ibv_sge in_sge, out_sge;
+	struct rdma_cm_event *ev;
+	void *in, *out, *win;
+	long drop_ms = -1;
+	int n;
+
+	(void)ch;
+	if (argc < 1)
+		return 2;
+	one.nelems = strtoull(argv[0], NULL, 0);
+	if (argc == 3 && !strcmp(argv[1], "drop"))
+		drop_ms = strtol(argv[2], NULL, 0);
+	else if (argc != 1)
+		return 2;
+	in_mr = setup_reg(pd, &in, IBV_ACCESS_LOCAL_WRITE);
+	out_mr = setup_reg(pd, &out, 0);
+	win_mr = setup_reg(pd, &win, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE);
+	if (!in_mr || !out_mr || !win_mr) {
+		printf("error: registration: %s\n", strerror(errno));
+		return 1;
+	}
+	in_sge = (struct ibv_sge){
+		.addr = (uintptr_t)in, .length = RW_WIRE_MSG_MAX,
+		.lkey = in_mr->lkey,
+	};
+	rwr.sg_list = &in_sge;
+	if (ibv_post_recv(id->qp, &rwr, &rbad)) {
+		printf("error: post_recv: %s\n", strerror(errno));
+		return 1;
+	}
+	seg.addr = (uintptr_t)win;
+	seg.rkey = win_mr->rkey;
+	n = rw_wire_setup_pack(out, RW_WIRE_MSG_MAX, &si, &seg, &one);
+	if (n < 0) {
+		printf("error: setup pack: %d\n", n);
+		return 1;
+	}
+	out_sge = (struct ibv_sge){
+		.addr = (uintptr_t)out, .length = (uint32_t)n,
+		.lkey = out_mr->lkey,
+	};
+	wr.sg_list = &out_sge;
+	if (ibv_post_send(id->qp, &wr, &bad)) {
+		printf("error: post_send: %s\n", strerror(errno));
+		return 1;
+	}
+	if (drop_ms < 0)
+		return setup_answer(cq, in);
+	usleep((useconds_t)drop_ms * 1000);
+	rdma_disconnect(id);
+	if (!rdma_get_cm_event(ch, &ev))
+		rdma_ack_cm_event(ev);
+	printf("dropped\n");
+	return 0;
+}
