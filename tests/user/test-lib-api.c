@@ -74,6 +74,13 @@ static void rwt_strerror(void **state)
 		{ ENOENT, "module" },
 		{ ENOENT, "token" },
 		{ EPROTO, "ABI" },
+		{ EDQUOT, "max-memory" },
+		{ EDQUOT, "rwctl policy set JOB max-memory SIZE" },
+		{ ENOSPC, "memory budget (the module's max_memory)" },
+		{ ENOSPC, "rwctl status" },
+		{ ENOSPC, "no space left on the device" },
+		{ ENOMEM, "out of memory" },
+		{ ENOMEM, "OOM killer" },
 	};
 	size_t i;
 

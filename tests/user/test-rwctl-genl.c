@@ -312,6 +312,69 @@ static void rw_test_newer_module(void **state)
 	assert_int_equal(fx->st.devs[0].node, 2);
 }
 
+/* A fresh reply for the next case of a test. */
+static void rw_reset(struct rw_fixture *fx)
+{
+	nlmsg_free(fx->msg);
+	fx->msg = nlmsg_alloc();
+	assert_non_null(fx->msg);
+	assert_non_null(genlmsg_put(fx->msg, NL_AUTO_PORT, NL_AUTO_SEQ,
+				    RW_TEST_FAMILY, 0, 0, RW_CMD_STATUS_GET,
+				    RW_GENL_VERSION));
+}
+
+/* The box's memory figure @type as the module puts it: aligned by a pad. */
+static void rw_put_mem(struct nl_msg *m, int type, uint64_t v)
+{
+	assert_int_equal(nla_put(m, RW_A_UNSPEC, 0, NULL), 0);
+	assert_int_equal(nla_put_u64(m, type, v), 0);
+}
+
+/* The box's memory budget and use: both or neither, eight bytes each. */
+static void rw_test_memory(void **state)
+{
+	struct rw_fixture *fx = *state;
+	uint32_t v4 = 1;
+
+	/* A module older than memory limits sends neither. */
+	rw_put_header(fx->msg);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_false(fx->st.has_mem);
+
+	rw_put_mem(fx->msg, RW_A_MEM_BUDGET, 12ULL << 30);
+	rw_put_mem(fx->msg, RW_A_MEM_USED, 300ULL << 20);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_true(fx->st.has_mem);
+	assert_true(fx->st.mem_budget == 12ULL << 30);
+	assert_true(fx->st.mem_used == 300ULL << 20);
+
+	rw_reset(fx);
+	rw_put_header(fx->msg);
+	rw_put_mem(fx->msg, RW_A_MEM_BUDGET, UINT64_MAX);
+	rw_put_mem(fx->msg, RW_A_MEM_USED, 0);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_true(fx->st.mem_budget == UINT64_MAX);
+	assert_true(fx->st.mem_used == 0);
+
+	/* One without the other. */
+	rw_reset(fx);
+	rw_put_header(fx->msg);
+	rw_put_mem(fx->msg, RW_A_MEM_BUDGET, 1);
+	rw_assert_malformed(fx);
+	assert_non_null(strstr(fx->why, "memory budget without its use"));
+	rw_reset(fx);
+	rw_put_header(fx->msg);
+	rw_put_mem(fx->msg, RW_A_MEM_USED, 1);
+	rw_assert_malformed(fx);
+
+	/* A u32 where a u64 belongs. */
+	rw_reset(fx);
+	rw_put_header(fx->msg);
+	rw_put_mem(fx->msg, RW_A_MEM_BUDGET, 1);
+	assert_int_equal(nla_put(fx->msg, RW_A_MEM_USED, sizeof(v4), &v4), 0);
+	rw_assert_malformed(fx);
+}
+
 static void rw_test_status_free(void **state)
 {
 	struct rw_fixture *fx = *state;
@@ -348,6 +411,7 @@ int main(void)
 		RW_T(rw_test_dev_node_wrong_size),
 		RW_T(rw_test_node_missing_attr),
 		RW_T(rw_test_newer_module),
+		RW_T(rw_test_memory),
 		RW_T(rw_test_status_free),
 	};
 

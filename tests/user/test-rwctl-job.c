@@ -8,6 +8,7 @@
  * the token shown once, a dump retried once after NLM_F_DUMP_INTR.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,6 +57,7 @@ static struct {
 	bool last_force;
 	bool last_get_dump;
 	bool reply_token;
+	bool reply_memory;		/* as a module with memory limits */
 } rw_be;
 
 static void rw_fill_job(struct rwctl_job *j, const char *name, uint32_t id)
@@ -105,6 +107,11 @@ static int rw_be_add(const struct rwctl_job_add *a, struct rwctl_job *out,
 	/* The optimizer asked for, as the module reports it back. */
 	if (a->has_optim)
 		out->optim = a->optim;
+	if (rw_be.reply_memory) {
+		out->has_memory = true;
+		out->max_memory = a->max_memory;
+		out->memory_limit = a->max_memory ? a->max_memory : 512 << 20;
+	}
 	if (rw_be.reply_token) {
 		for (i = 0; i < RW_JOB_TOKEN_LEN; i++)
 			out->token[i] = (uint8_t)(i * 17 + 1);
@@ -266,6 +273,79 @@ static void rw_test_parse_add_sync(void **state)
 	assert_int_equal(a.staleness_hi, 5);
 }
 
+/* Sizes: bytes or a binary unit in any case, up to 2^64 - 1; the default. */
+static void rw_test_parse_max_memory(void **state)
+{
+	static const struct {
+		const char *arg;
+		uint64_t bytes;
+	} good[] = {
+		{ "default", 0 },
+		{ "0", 0 },
+		{ "0G", 0 },
+		{ "1", 1 },
+		{ "4097", 4097 },
+		{ "100B", 100 },
+		{ "100b", 100 },
+		{ "1k", 1024 },
+		{ "1K", 1024 },
+		{ "8KiB", 8192 },
+		{ "8kib", 8192 },
+		{ "512M", 512ULL << 20 },
+		{ "512MiB", 512ULL << 20 },
+		{ "512mIb", 512ULL << 20 },
+		{ "2g", 2ULL << 30 },
+		{ "2GiB", 2ULL << 30 },
+		{ "1536M", 1536ULL << 20 },
+		{ "3T", 3ULL << 40 },
+		{ "3tib", 3ULL << 40 },
+		{ "007G", 7ULL << 30 },
+		{ "16777215T", 16777215ULL << 40 },
+		{ "17179869183G", 17179869183ULL << 30 },
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	char *argv[] = { "j", "workers", "1", "max-memory", NULL };
+	struct rwctl_job_add a;
+	uint64_t v;
+	char msg[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		argv[4] = (char *)good[i].arg;
+		msg[0] = '\0';
+		if (rwctl_job_parse_add(5, argv, &a, msg, sizeof(msg)))
+			fail_msg("max-memory %s: %s", good[i].arg, msg);
+		assert_true(a.has_max_memory);
+		if (a.max_memory != good[i].bytes)
+			fail_msg("max-memory %s: %" PRIu64 " bytes, want %" PRIu64,
+				 good[i].arg, a.max_memory, good[i].bytes);
+	}
+
+	/* Not given: not sent, the module's default. */
+	assert_int_equal(rwctl_job_parse_add(3, argv, &a, msg, sizeof(msg)), 0);
+	assert_false(a.has_max_memory);
+
+	/* The parser alone: not a size, or past 64 bits. */
+	assert_int_equal(rwctl_parse_size("size", "1KB", &v, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_string_equal(msg, "size '1KB' is not a size: bytes, or a whole number with K, M, G or T (KiB, MiB, GiB, TiB)");
+	assert_int_equal(rwctl_parse_size("size", "default", &v, msg,
+					  sizeof(msg)), -EINVAL);
+	assert_int_equal(rwctl_parse_size("size", "16384P", &v, msg,
+					  sizeof(msg)), -EINVAL);
+	assert_int_equal(rwctl_parse_size("size", "16777216t", &v, msg,
+					  sizeof(msg)), -ERANGE);
+	assert_string_equal(msg, "size '16777216t' is too large (a size must be below 16 EiB)");
+	assert_int_equal(rwctl_parse_size("size", "17179869184g", &v, msg,
+					  sizeof(msg)), -ERANGE);
+	assert_int_equal(rwctl_parse_size("size", "18014398509481984K", &v,
+					  msg, sizeof(msg)), -ERANGE);
+	assert_int_equal(rwctl_parse_size("size", "18014398509481983K", &v,
+					  msg, sizeof(msg)), 0);
+	assert_true(v == UINT64_MAX - 1023);
+}
+
 /* The longest name fits; every bad "job add" is exit 2 with a reason. */
 static void rw_test_add_usage_errors(void **state)
 {
@@ -326,6 +406,28 @@ static void rw_test_add_usage_errors(void **state)
 		  "'momentum' given twice" },
 		{ { "j", "workers", "1", "weight-decay", "", NULL }, "not a number" },
 		{ { "j", "workers", "1", "token-file", "", NULL }, "needs a path" },
+		{ { "j", "workers", "1", "max-memory", NULL }, "'max-memory' needs a value" },
+		{ { "j", "workers", "1", "max-memory", "4GB", NULL },
+		  "max-memory '4GB' is not a size: bytes, or a whole number with K, M, G or T (KiB, MiB, GiB, TiB); or 'default'" },
+		{ { "j", "workers", "1", "max-memory", "1.5G", NULL }, "max-memory '1.5G' is not a size" },
+		{ { "j", "workers", "1", "max-memory", "-1", NULL }, "max-memory '-1' is not a size" },
+		{ { "j", "workers", "1", "max-memory", "+1", NULL }, "not a size" },
+		{ { "j", "workers", "1", "max-memory", " 1", NULL }, "not a size" },
+		{ { "j", "workers", "1", "max-memory", "1 G", NULL }, "not a size" },
+		{ { "j", "workers", "1", "max-memory", "G", NULL }, "not a size" },
+		{ { "j", "workers", "1", "max-memory", "", NULL }, "not a size" },
+		{ { "j", "workers", "1", "max-memory", "0x10", NULL }, "not a size" },
+		{ { "j", "workers", "1", "max-memory", "1Gi", NULL }, "not a size" },
+		{ { "j", "workers", "1", "max-memory", "2P", NULL }, "not a size" },
+		{ { "j", "workers", "1", "max-memory", "none", NULL }, "max-memory 'none' is not a size" },
+		{ { "j", "workers", "1", "max-memory", "16777216T", NULL },
+		  "max-memory '16777216T' is too large (a size must be below 16 EiB)" },
+		{ { "j", "workers", "1", "max-memory", "18446744073709551616", NULL },
+		  "too large" },
+		{ { "j", "workers", "1", "max-memory", "99999999999999999999999k", NULL },
+		  "too large" },
+		{ { "j", "workers", "1", "max-memory", "1G", "max-memory", "2G", NULL },
+		  "'max-memory' given twice" },
 		{ { "j", "workers", "1", "bogus", NULL }, "unknown argument 'bogus' to 'job add'" },
 		{ { "j", "workers", "1", "-j", NULL }, "options go before OBJECT" },
 	};
@@ -375,6 +477,8 @@ static void rw_test_help(void **state)
 	assert_non_null(strstr(rw_last.out, "Usage: rwctl [OPTIONS] job {"));
 	assert_non_null(strstr(rw_last.out, "adaptive LO HI"));
 	assert_non_null(strstr(rw_last.out, "token-file PATH"));
+	assert_non_null(strstr(rw_last.out, "[ max-memory { SIZE | default } ]"));
+	assert_non_null(strstr(rw_last.out, "half the box's\n              budget (max_memory)"));
 	RUN("job", "add", "help");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	assert_non_null(strstr(rw_last.out, "job add NAME workers N"));
@@ -418,6 +522,90 @@ static void rw_test_add_average(void **state)
 	rw_assert_json(rw_last.out);
 	assert_non_null(strstr(rw_last.out,
 			       "\"staleness\":3,\"optim\":\"average\",\"lr\":0.001,"));
+}
+
+/* max-memory reaches the backend and comes back in the job shown. */
+static void rw_test_add_max_memory(void **state)
+{
+	struct nlattr *tb[RW_JOB_A_MAX + 1];
+	struct rwctl_job_add a;
+	struct nl_msg *m;
+	char *argv[] = { "big", "workers", "2", "max-memory", "1536M" };
+	char msg[256];
+
+	(void)state;
+	rw_be.reply_memory = true;
+	RUN("job", "add", "big", "workers", "2", "max-memory", "1536M");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_last.err, "");
+	assert_true(rw_be.last_add.has_max_memory);
+	assert_true(rw_be.last_add.max_memory == 1536ULL << 20);
+	assert_string_equal(rw_last.out,
+		"job big id 9\n"
+		"    workers 4 (0 attached)  chunk-size 32768  evict-ms 5000\n"
+		"    sync ssp staleness 3\n"
+		"    optim adam  lr 0.001 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08\n"
+		"    memory 0 B of 1.50 GiB (max-memory 1536 MiB)\n");
+
+	RUN("-j", "job", "add", "big", "workers", "2", "max-memory", "default");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	rw_assert_json(rw_last.out);
+	assert_true(rw_be.last_add.has_max_memory);
+	assert_true(rw_be.last_add.max_memory == 0);
+	assert_non_null(strstr(rw_last.out,
+			       "\"eps\":1e-08,\"max_memory\":0,\"memory_limit\":536870912,\"memory\":0}]}"));
+
+	/* On the wire: a u64, and nothing when not given. */
+	assert_int_equal(rwctl_job_parse_add(5, argv, &a, msg, sizeof(msg)), 0);
+	m = rw_test_genl_msg(RW_TEST_FAMILY, RW_CMD_JOB_NEW);
+	assert_int_equal(rwctl_job_put_settings(m, &a), 0);
+	assert_int_equal(genlmsg_parse(nlmsg_hdr(m), 0, tb, RW_JOB_A_MAX,
+				       NULL), 0);
+	assert_non_null(tb[RW_JOB_A_MAX_MEMORY]);
+	assert_int_equal(nla_len(tb[RW_JOB_A_MAX_MEMORY]), 8);
+	assert_true(nla_get_u64(tb[RW_JOB_A_MAX_MEMORY]) == 1536ULL << 20);
+	assert_null(tb[RW_JOB_A_MEMORY_LIMIT]);
+	assert_null(tb[RW_JOB_A_MEMORY]);
+	nlmsg_free(m);
+
+	assert_int_equal(rwctl_job_parse_add(3, argv, &a, msg, sizeof(msg)), 0);
+	m = rw_test_genl_msg(RW_TEST_FAMILY, RW_CMD_JOB_NEW);
+	assert_int_equal(rwctl_job_put_settings(m, &a), 0);
+	assert_int_equal(genlmsg_parse(nlmsg_hdr(m), 0, tb, RW_JOB_A_MAX,
+				       NULL), 0);
+	assert_null(tb[RW_JOB_A_MAX_MEMORY]);
+	nlmsg_free(m);
+
+	/* "default" is sent, as 0. */
+	argv[4] = "default";
+	assert_int_equal(rwctl_job_parse_add(5, argv, &a, msg, sizeof(msg)), 0);
+	m = rw_test_genl_msg(RW_TEST_FAMILY, RW_CMD_JOB_NEW);
+	assert_int_equal(rwctl_job_put_settings(m, &a), 0);
+	assert_int_equal(genlmsg_parse(nlmsg_hdr(m), 0, tb, RW_JOB_A_MAX,
+				       NULL), 0);
+	assert_non_null(tb[RW_JOB_A_MAX_MEMORY]);
+	assert_true(nla_get_u64(tb[RW_JOB_A_MAX_MEMORY]) == 0);
+	nlmsg_free(m);
+}
+
+/*
+ * A module older than memory limits parses strictly: it refuses the
+ * attribute it does not know, and rwctl says what to do.
+ */
+static void rw_test_add_old_module(void **state)
+{
+	(void)state;
+	rw_be.kernel = true;
+	rw_be.add_err = -EINVAL;
+	rw_be.extack = "Unknown attribute type";
+	RUN("job", "add", "j", "workers", "2", "max-memory", "1G");
+	rw_assert_error("rwctl: job add: the loaded rackweave module has no memory limits (max-memory); load the module of rwctl's release (" RW_VERSION_STRING "), or leave max-memory out\n");
+	RUN("job", "add", "j", "workers", "2", "quorum", "1");
+	rw_assert_error("rwctl: job add: the loaded rackweave module does not know a setting given; load the module of rwctl's release (" RW_VERSION_STRING ")\n");
+	/* Another EINVAL keeps the module's words. */
+	rw_be.extack = "chunk size not supported";
+	RUN("job", "add", "j", "workers", "2", "max-memory", "1G");
+	rw_assert_error("rwctl: job add: Invalid argument: chunk size not supported\n");
 }
 
 static void rw_test_add_ok_token(void **state)
@@ -802,6 +990,77 @@ static void rw_test_parse_run(void **state)
 	rw_assert_malformed(fx);
 }
 
+/*
+ * The memory figures as the module puts them (u64, each after a pad
+ * attribute that aligns it): all three or none, eight bytes each.
+ */
+enum { RW_MEM_SETTING = 1, RW_MEM_LIMIT = 2, RW_MEM_HELD = 4, RW_MEM_ALL = 7 };
+
+static void rw_put_memory(struct nl_msg *m, unsigned int which,
+			  uint64_t setting, uint64_t limit, uint64_t held)
+{
+	if (which & RW_MEM_SETTING) {
+		assert_int_equal(nla_put(m, RW_JOB_A_UNSPEC, 0, NULL), 0);
+		assert_int_equal(nla_put_u64(m, RW_JOB_A_MAX_MEMORY, setting), 0);
+	}
+	if (which & RW_MEM_LIMIT) {
+		assert_int_equal(nla_put(m, RW_JOB_A_UNSPEC, 0, NULL), 0);
+		assert_int_equal(nla_put_u64(m, RW_JOB_A_MEMORY_LIMIT, limit), 0);
+	}
+	if (which & RW_MEM_HELD) {
+		assert_int_equal(nla_put(m, RW_JOB_A_UNSPEC, 0, NULL), 0);
+		assert_int_equal(nla_put_u64(m, RW_JOB_A_MEMORY, held), 0);
+	}
+}
+
+static void rw_test_parse_memory(void **state)
+{
+	struct rw_fx *fx = *state;
+	static const unsigned int partial[] = {
+		RW_MEM_SETTING, RW_MEM_LIMIT, RW_MEM_HELD,
+		RW_MEM_SETTING | RW_MEM_LIMIT, RW_MEM_LIMIT | RW_MEM_HELD,
+	};
+	uint32_t v4 = 1;
+	size_t i;
+
+	/* A module older than memory limits: none, and nothing shown. */
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_false(fx->job.has_memory);
+
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	rw_put_memory(fx->msg, RW_MEM_ALL, 0, 6ULL << 30, 12897485);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_true(fx->job.has_memory);
+	assert_true(fx->job.max_memory == 0);
+	assert_true(fx->job.memory_limit == 6ULL << 30);
+	assert_true(fx->job.memory == 12897485);
+
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	rw_put_memory(fx->msg, RW_MEM_ALL, UINT64_MAX, UINT64_MAX, 1ULL << 62);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_true(fx->job.max_memory == UINT64_MAX);
+	assert_true(fx->job.memory == 1ULL << 62);
+
+	for (i = 0; i < sizeof(partial) / sizeof(partial[0]); i++) {
+		rw_reset(fx);
+		rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+		rw_put_memory(fx->msg, partial[i], 1, 2, 3);
+		rw_assert_malformed_why(rw_parse(fx), fx->why,
+					"malformed job reply",
+					"job 'train1' with part of its memory figures");
+	}
+
+	/* A u32 where a u64 belongs. */
+	rw_reset(fx);
+	rw_put_job(fx->msg, RW_SYNC_BSP, 0);
+	rw_put_memory(fx->msg, RW_MEM_SETTING | RW_MEM_LIMIT, 1, 2, 3);
+	assert_int_equal(nla_put(fx->msg, RW_JOB_A_MEMORY, sizeof(v4), &v4), 0);
+	rw_assert_malformed(fx);
+}
+
 static void rw_test_parse_int_lengths(void **state)
 {
 	struct rw_fx *fx = *state;
@@ -981,6 +1240,90 @@ static void rw_test_print_json(void **state)
 	free(out);
 }
 
+/* The memory line: the charge, the limit in force and the setting. */
+static void rw_test_print_memory(void **state)
+{
+	static const struct {
+		uint64_t setting, limit, held;
+		const char *text;
+		const char *json;
+	} cases[] = {
+		{ 0, 512ULL << 20, 12897485,
+		  "    memory 12.3 MiB of 512 MiB (max-memory default)\n",
+		  "\"max_memory\":0,\"memory_limit\":536870912,\"memory\":12897485}" },
+		{ 1ULL << 30, 1ULL << 30, 0,
+		  "    memory 0 B of 1.00 GiB (max-memory 1 GiB)\n",
+		  "\"max_memory\":1073741824,\"memory_limit\":1073741824,\"memory\":0}" },
+		{ 1536ULL << 20, 1536ULL << 20, 1536ULL << 20,
+		  "    memory 1.50 GiB of 1.50 GiB (max-memory 1536 MiB)\n",
+		  "\"max_memory\":1610612736,\"memory_limit\":1610612736,\"memory\":1610612736}" },
+		{ 4097, 4097, 4000,
+		  "    memory 3.91 KiB of 4.00 KiB (max-memory 4097 B)\n",
+		  "\"max_memory\":4097,\"memory_limit\":4097,\"memory\":4000}" },
+		{ 3ULL << 40, 3ULL << 40, 1ULL << 40,
+		  "    memory 1.00 TiB of 3.00 TiB (max-memory 3 TiB)\n",
+		  "\"memory\":1099511627776}" },
+		{ UINT64_MAX, UINT64_MAX, 0,
+		  "(max-memory 18446744073709551615 B)\n",
+		  "\"max_memory\":18446744073709551615," },
+	};
+	struct rwctl_job j;
+	char *out;
+	size_t i;
+
+	(void)state;
+	rw_fill_job(&j, "m", 1);
+	j.has_memory = true;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		j.max_memory = cases[i].setting;
+		j.memory_limit = cases[i].limit;
+		j.memory = cases[i].held;
+		out = rw_render(&j, 1, 0);
+		if (!strstr(out, cases[i].text))
+			fail_msg("case %zu: want %s in %s", i, cases[i].text, out);
+		free(out);
+		out = rw_render(&j, 1, RWCTL_PR_JSON);
+		rw_assert_json(out);
+		if (!strstr(out, cases[i].json))
+			fail_msg("case %zu: want %s in %s", i, cases[i].json, out);
+		free(out);
+	}
+
+	/* After the optimizer, before the run's layout and the token. */
+	j.max_memory = 0;
+	j.memory_limit = 512ULL << 20;
+	j.memory = 3ULL << 20;
+	j.has_run = true;
+	j.tensors = 2;
+	j.chunks = 3;
+	j.model_bytes = 1000;
+	j.mappings = 4;
+	out = rw_render(&j, 1, 0);
+	assert_string_equal(out,
+		"job m id 1\n"
+		"    workers 4 (2 attached)  chunk-size 32768  evict-ms 5000\n"
+		"    sync ssp staleness 3\n"
+		"    optim adam  lr 0.001 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08\n"
+		"    memory 3.00 MiB of 512 MiB (max-memory default)\n"
+		"    running: 2 tensors, 1000 bytes in 3 chunks, 4 mappings\n");
+	free(out);
+	out = rw_render(&j, 1, RWCTL_PR_JSON);
+	rw_assert_json(out);
+	assert_non_null(strstr(out,
+		"\"eps\":1e-08,\"max_memory\":0,\"memory_limit\":536870912,"
+		"\"memory\":3145728,\"tensors\":2,"));
+	free(out);
+
+	/* Without the figures (an older module): no line, no keys. */
+	j.has_memory = false;
+	out = rw_render(&j, 1, 0);
+	assert_null(strstr(out, "memory"));
+	free(out);
+	out = rw_render(&j, 1, RWCTL_PR_JSON);
+	assert_null(strstr(out, "memory"));
+	free(out);
+}
+
 /* Shortest round-trip in JSON, %g in text; NaN/inf become null. */
 static void rw_test_print_floats(void **state)
 {
@@ -1113,11 +1456,14 @@ int main(void)
 		RW_T(rw_test_parse_add_minimal),
 		RW_T(rw_test_parse_add_full),
 		RW_T(rw_test_parse_add_sync),
+		RW_T(rw_test_parse_max_memory),
 		RW_T(rw_test_add_usage_errors),
 		RW_T(rw_test_del_and_show_usage),
 		RW_T(rw_test_help),
 		RW_T(rw_test_add_ok_token),
 		RW_T(rw_test_add_average),
+		RW_T(rw_test_add_max_memory),
+		RW_T(rw_test_add_old_module),
 		RW_T(rw_test_kernel_errors),
 		RW_T(rw_test_not_loaded),
 		RW_T(rw_test_del_ok),
@@ -1129,12 +1475,14 @@ int main(void)
 		RW_M(rw_test_parse_token),
 		RW_M(rw_test_parse_token_length),
 		RW_M(rw_test_parse_run),
+		RW_M(rw_test_parse_memory),
 		RW_M(rw_test_parse_int_lengths),
 		RW_M(rw_test_parse_names),
 		RW_M(rw_test_parse_missing),
 		RW_M(rw_test_parse_newer),
 		RW_T(rw_test_print_text),
 		RW_T(rw_test_print_json),
+		RW_T(rw_test_print_memory),
 		RW_T(rw_test_print_floats),
 		RW_T(rw_test_print_unknown_enums),
 		RW_T(rw_test_explain),

@@ -103,6 +103,12 @@ static int rw_be_policy(const struct rwctl_job_add *a, struct rwctl_job *out,
 		out->evict_ms = a->evict_ms;
 	if (a->has_optim)
 		out->optim = a->optim;
+	if (a->has_max_memory) {
+		out->has_memory = true;
+		out->max_memory = a->max_memory;
+		out->memory_limit = a->max_memory ? a->max_memory : 3ULL << 30;
+		out->memory = 700ULL << 20;
+	}
 	return 0;
 }
 
@@ -298,7 +304,8 @@ static void rw_test_set_usage_errors(void **state)
 		const char *why;
 	} bad[] = {
 		{ { NULL }, "'policy set' needs a job NAME and a setting" },
-		{ { "j", NULL }, "'policy set j' changes nothing" },
+		{ { "j", NULL },
+		  "'policy set j' changes nothing: give at least one setting (workers, chunk-size, sync, quorum, evict-ms, max-memory, optim, lr, ...)" },
 		{ { "a b", "sync", "bsp", NULL }, "invalid character at byte 2" },
 		{ { "", "sync", "bsp", NULL }, "job name is empty" },
 		{ { "j", "token-file", "/dev/null", NULL },
@@ -317,6 +324,14 @@ static void rw_test_set_usage_errors(void **state)
 		{ { "j", "beta1", NULL }, "'beta1' needs a value" },
 		{ { "j", "lr", "0.1", "lr", "0.2", NULL }, "'lr' given twice" },
 		{ { "j", "sync", "bsp", "sync", "asp", NULL }, "'sync' given twice" },
+		{ { "j", "max-memory", NULL }, "'max-memory' needs a value" },
+		{ { "j", "max-memory", "lots", NULL },
+		  "max-memory 'lots' is not a size: bytes, or a whole number with K, M, G or T (KiB, MiB, GiB, TiB); or 'default'" },
+		{ { "j", "max-memory", "2GB", NULL }, "max-memory '2GB' is not a size" },
+		{ { "j", "max-memory", "99999999999T", NULL },
+		  "max-memory '99999999999T' is too large (a size must be below 16 EiB)" },
+		{ { "j", "max-memory", "1G", "max-memory", "default", NULL },
+		  "'max-memory' given twice" },
 		{ { "j", "speed", "9", NULL }, "unknown argument 'speed' to 'policy set'" },
 		{ { "j", "sync", "bsp", "-j", NULL }, "options go before OBJECT" },
 	};
@@ -428,6 +443,72 @@ static void rw_test_set_ok(void **state)
 			       "\"sync\":\"bsp\",\"quorum\":4,\"optim\""));
 }
 
+/*
+ * max-memory alone: sent as a u64 (0 for "default"), allowed during a run
+ * (it does not shape the run's memory), and the job shown with its memory.
+ */
+static void rw_test_set_max_memory(void **state)
+{
+	char *argv[] = { "train1", "max-memory", "2G" };
+	struct nlattr *tb[RW_JOB_A_MAX + 1];
+	struct rwctl_job_add a;
+	struct nl_msg *m;
+	char msg[256];
+	int i;
+
+	(void)state;
+	assert_int_equal(rwctl_job_parse_policy(3, argv, &a, msg, sizeof(msg)), 0);
+	assert_true(a.has_max_memory);
+	assert_true(a.max_memory == 2ULL << 30);
+	assert_false(rwctl_job_add_shapes_memory(&a));
+	assert_false(rwctl_job_quorum_needs_job(&a));
+	rw_put_and_parse(&a, tb, &m);
+	assert_int_equal(nla_len(tb[RW_JOB_A_MAX_MEMORY]), 8);
+	assert_true(nla_get_u64(tb[RW_JOB_A_MAX_MEMORY]) == 2ULL << 30);
+	for (i = 1; i <= RW_JOB_A_MAX; i++)
+		if (tb[i] && i != RW_JOB_A_NAME && i != RW_JOB_A_MAX_MEMORY)
+			fail_msg("attribute %d sent but not given", i);
+	nlmsg_free(m);
+
+	argv[2] = "default";
+	assert_int_equal(rwctl_job_parse_policy(3, argv, &a, msg, sizeof(msg)), 0);
+	rw_put_and_parse(&a, tb, &m);
+	assert_non_null(tb[RW_JOB_A_MAX_MEMORY]);
+	assert_true(nla_get_u64(tb[RW_JOB_A_MAX_MEMORY]) == 0);
+	nlmsg_free(m);
+
+	RUN("policy", "set", "train1", "max-memory", "2g");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_last.err, "");
+	assert_int_equal(rw_be.policy_calls, 1);
+	/* Nothing to read first: no quorum to check. */
+	assert_int_equal(rw_be.get_calls, 0);
+	assert_true(rw_be.last.has_max_memory);
+	assert_true(rw_be.last.max_memory == 2ULL << 30);
+	assert_false(rw_be.last.has_sync);
+	assert_false(rw_be.last.has_workers);
+	assert_string_equal(rw_last.out,
+		"job train1 id 5\n"
+		"    workers 4 (0 attached)  chunk-size 65536  evict-ms 5000\n"
+		"    sync ssp staleness 3\n"
+		"    optim adam  lr 0.001 beta1 0.9 beta2 0.999\n"
+		"    memory 700 MiB of 2.00 GiB (max-memory 2 GiB)\n");
+
+	RUN("-j", "policy", "set", "train1", "max-memory", "0", "evict-ms", "100");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	rw_assert_json(rw_last.out);
+	assert_true(rw_be.last.has_max_memory);
+	assert_true(rw_be.last.max_memory == 0);
+	assert_true(rw_be.last.has_evict_ms);
+	assert_non_null(strstr(rw_last.out,
+			       "\"max_memory\":0,\"memory_limit\":3221225472,\"memory\":734003200}]}"));
+
+	/* policy show stays the sync and optimizer settings. */
+	RUN("policy", "show", "train1");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_null(strstr(rw_last.out, "memory"));
+}
+
 /* Averaging mode: sent as RW_OPTIM_AVERAGE alone, shown by its name. */
 static void rw_test_set_average(void **state)
 {
@@ -500,7 +581,11 @@ static void rw_test_set_refused(void **state)
 	rw_assert_error("rwctl: policy set: job 't' has a run (workers attached or buffers mapped) and the loaded rackweave module changes sync settings only between runs; wait for it to end, or load the module of rwctl's release (" RW_VERSION_STRING ")\n");
 
 	RUN("policy", "set", "t", "chunk-size", "8192");
-	rw_assert_error("rwctl: policy set: job 't' has a run (workers attached or buffers mapped): workers, chunk-size, optim and the hyper-parameters wait for it to end (or delete and re-create the job); sync, quorum and evict-ms may change now, set without them\n");
+	rw_assert_error("rwctl: policy set: job 't' has a run (workers attached or buffers mapped): workers, chunk-size, optim and the hyper-parameters wait for it to end (or delete and re-create the job); sync, quorum, evict-ms and max-memory may change now, set without them\n");
+
+	/* max-memory beside a setting that waits: named among those that may not. */
+	RUN("policy", "set", "t", "workers", "2", "max-memory", "1G");
+	rw_assert_error("rwctl: policy set: job 't' has a run (workers attached or buffers mapped): workers, chunk-size, optim and the hyper-parameters wait for it to end (or delete and re-create the job); sync, quorum, evict-ms and max-memory may change now, set without them\n");
 
 	/* The module's own reason, when it gives one, says it best. */
 	rw_be.extack = "files are attached or buffers mapped; change settings between runs";
@@ -518,6 +603,11 @@ static void rw_test_set_refused(void **state)
 	rw_be.extack = "staleness band too wide";
 	RUN("policy", "set", "t", "sync", "adaptive", "1", "1024");
 	rw_assert_error("rwctl: policy set: Invalid argument: staleness band too wide\n");
+
+	/* A module older than memory limits does not know the attribute. */
+	rw_be.extack = "Unknown attribute type";
+	RUN("policy", "set", "t", "max-memory", "512M");
+	rw_assert_error("rwctl: policy set: the loaded rackweave module has no memory limits (max-memory); load the module of rwctl's release (" RW_VERSION_STRING "), or leave max-memory out\n");
 
 	/* Not the module's refusal: the backend's own sentence. */
 	rw_be.kernel = false;
@@ -613,6 +703,9 @@ static void rw_test_help(void **state)
 	assert_non_null(strstr(rw_last.out, "policy set JOB [ workers N ]"));
 	assert_non_null(strstr(rw_last.out, "the next iteration boundary"));
 	assert_non_null(strstr(rw_last.out, "[ quorum { K | all } ]"));
+	assert_non_null(strstr(rw_last.out, "[ max-memory { SIZE | default } ]"));
+	assert_non_null(strstr(rw_last.out,
+			       "max-memory may change at any time and limits the job's next run"));
 	assert_null(strstr(rw_last.out, "restarts the gate"));
 	assert_null(strstr(rw_last.out, "token-file"));
 	RUN("policy", "set", "help");
@@ -636,6 +729,7 @@ int main(void)
 		RW_T(rw_test_show_usage),
 		RW_T(rw_test_request_only_given),
 		RW_T(rw_test_set_ok),
+		RW_T(rw_test_set_max_memory),
 		RW_T(rw_test_set_average),
 		RW_T(rw_test_set_refused),
 		RW_T(rw_test_show_text),

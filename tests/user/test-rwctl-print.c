@@ -121,6 +121,58 @@ static void rw_test_status_agg_impl(void **state)
 	free(out);
 }
 
+/*
+ * The memory line appears when the module reports its budget (what runs
+ * are charged, of the max_memory budget); JSON gets it in bytes.
+ */
+static void rw_test_status_memory(void **state)
+{
+	struct rwctl_status *st = *state;
+	char *out;
+
+	st->has_mem = true;
+	st->mem_budget = 1ULL << 30;
+	st->mem_used = 300ULL << 20;
+	out = rw_test_render(st, RW_STATUS, 0);
+	assert_string_equal(out,
+		"rackweave 0.1.0 (abi 1)\n"
+		"features: version-ioctl genl-status ib-client jobs local-path events wire-listen params-init checkpoint\n"
+		"cpus: 4 online\n"
+		"memory: 300 MiB used of a 1.00 GiB budget (max_memory)\n"
+		"node 0: cpus 0 (1 cpu), 512 MiB\n"
+		"node 1: cpus 1-3 (3 cpus), 1024 MiB\n"
+		"devices: 2 (rxe0, siw_eth1)\n");
+	free(out);
+	out = rw_test_render(st, RW_STATUS, RWCTL_PR_JSON);
+	rw_test_assert_json(out);
+	assert_non_null(strstr(out,
+		"\"cpus_online\":4,\"mem_budget\":1073741824,\"mem_used\":314572800,\"nodes\":["));
+	free(out);
+
+	/* After the aggregation line; nothing used yet. */
+	snprintf(st->agg_impl, sizeof(st->agg_impl), "%s", "avx2");
+	st->mem_budget = 12567891968ULL;
+	st->mem_used = 0;
+	out = rw_test_render(st, RW_STATUS, 0);
+	assert_non_null(strstr(out,
+		"aggregation: avx2\nmemory: 0 B used of a 11.7 GiB budget (max_memory)\nnode 0:"));
+	free(out);
+	out = rw_test_render(st, RW_STATUS, RWCTL_PR_JSON | RWCTL_PR_PRETTY);
+	rw_test_assert_json(out);
+	assert_non_null(strstr(out,
+		"    \"agg_impl\": \"avx2\",\n"
+		"    \"mem_budget\": 12567891968,\n"
+		"    \"mem_used\": 0,\n"));
+	free(out);
+
+	/* An older module's status has neither (rw_test_status_text). */
+	st->has_mem = false;
+	out = rw_test_render(st, RW_STATUS, RWCTL_PR_JSON);
+	assert_null(strstr(out, "mem_budget"));
+	assert_null(strstr(out, "mem_used"));
+	free(out);
+}
+
 static void rw_test_status_json_pretty(void **state)
 {
 	char *out = rw_test_render(*state, RW_STATUS,
@@ -523,6 +575,7 @@ int main(void)
 		RW_T(rw_test_status_json),
 		RW_T(rw_test_status_json_pretty),
 		RW_T(rw_test_status_agg_impl),
+		RW_T(rw_test_status_memory),
 		RW_T(rw_test_status_sparse),
 		RW_T(rw_test_status_unknown_feature),
 		RW_T(rw_test_dev_text),

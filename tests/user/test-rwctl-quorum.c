@@ -493,7 +493,7 @@ static void rw_test_policy_module_refuses(void **state)
 	rw_be.policy_err = -EBUSY;
 	RUN("policy", "set", "q", "workers", "2", "quorum", "1");
 	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
-		       "sync, quorum and evict-ms may change now, set without them");
+		       "sync, quorum, evict-ms and max-memory may change now, set without them");
 	RUN("policy", "set", "q", "quorum", "1");
 	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
 		       "the loaded rackweave module changes sync settings only between runs");

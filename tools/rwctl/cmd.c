@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "print.h"
 #include "rwctl.h"
@@ -50,6 +51,47 @@ int rwctl_parse_u32(const char *what, const char *s, uint32_t min,
 	return 0;
 bad:
 	snprintf(msg, msglen, "%s '%s' is not a number", what, s);
+	return -EINVAL;
+}
+
+int rwctl_parse_size(const char *what, const char *s, uint64_t *val,
+		     char *msg, size_t msglen)
+{
+	static const struct {
+		const char *unit;
+		unsigned int shift;
+	} units[] = {
+		{ "", 0 }, { "b", 0 },
+		{ "k", 10 }, { "kib", 10 },
+		{ "m", 20 }, { "mib", 20 },
+		{ "g", 30 }, { "gib", 30 },
+		{ "t", 40 }, { "tib", 40 },
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (s[0] < '0' || s[0] > '9')
+		goto bad;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(end, units[i].unit))
+			break;
+	if (i == sizeof(units) / sizeof(units[0]))
+		goto bad;
+	if (errno == ERANGE || v > (UINT64_MAX >> units[i].shift)) {
+		snprintf(msg, msglen,
+			 "%s '%s' is too large (a size must be below 16 EiB)",
+			 what, s);
+		return -ERANGE;
+	}
+	*val = (uint64_t)v << units[i].shift;
+	return 0;
+bad:
+	snprintf(msg, msglen,
+		 "%s '%s' is not a size: bytes, or a whole number with K, M, G or T (KiB, MiB, GiB, TiB)",
+		 what, s);
 	return -EINVAL;
 }
 

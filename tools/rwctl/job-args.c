@@ -2,7 +2,8 @@
 /*
  * The words of the job commands: job names, the settings "job add" and
  * "policy set" share (workers, chunk size, sync mode and BSP quorum,
- * eviction, optimizer and its hyper-parameters), "job del" and token files.
+ * eviction, memory limit, optimizer and its hyper-parameters), "job del"
+ * and token files.
  *
  * Every limit the uapi states is checked here before anything is sent, so
  * that a typo is a usage error (exit 2) with a sentence naming the argument;
@@ -210,6 +211,29 @@ static int rwctl_job_parse_quorum(const char *s, struct rwctl_job_add *a,
 	return 0;
 }
 
+/*
+ * "max-memory SIZE", "max-memory default" or "max-memory 0": the default
+ * is sent as 0, which the module takes for half the box's budget.
+ */
+static int rwctl_job_parse_memory(const char *s, struct rwctl_job_add *a,
+				  char *msg, size_t msglen)
+{
+	size_t n;
+	int err;
+
+	a->has_max_memory = true;
+	if (!strcmp(s, "default")) {
+		a->max_memory = 0;
+		return 0;
+	}
+	err = rwctl_parse_size("max-memory", s, &a->max_memory, msg, msglen);
+	if (err == -EINVAL) {
+		n = strnlen(msg, msglen);
+		snprintf(msg + n, msglen - n, "; or 'default'");
+	}
+	return err ? -EINVAL : 0;
+}
+
 /* Bits of the "given twice" check beyond the hyper-parameters. */
 enum {
 	RWCTL_SEEN_WORKERS = RWCTL_NR_HP,
@@ -219,6 +243,7 @@ enum {
 	RWCTL_SEEN_OPTIM,
 	RWCTL_SEEN_TOKEN,
 	RWCTL_SEEN_QUORUM,
+	RWCTL_SEEN_MEMORY,
 };
 
 /* The keyword @w as a RWCTL_SEEN_* or enum rwctl_job_hp bit, or -1. */
@@ -235,6 +260,7 @@ static int rwctl_job_keyword(const char *w)
 		{ "optim", RWCTL_SEEN_OPTIM },
 		{ "token-file", RWCTL_SEEN_TOKEN },
 		{ "quorum", RWCTL_SEEN_QUORUM },
+		{ "max-memory", RWCTL_SEEN_MEMORY },
 	};
 	size_t k;
 
@@ -286,6 +312,8 @@ static int rwctl_job_parse_value(int bit, int argc, char **argv, int *i,
 		return rwctl_job_parse_optim(argv[*i], &a->optim, msg, msglen);
 	case RWCTL_SEEN_QUORUM:
 		return rwctl_job_parse_quorum(argv[*i], a, msg, msglen);
+	case RWCTL_SEEN_MEMORY:
+		return rwctl_job_parse_memory(argv[*i], a, msg, msglen);
 	case RWCTL_SEEN_TOKEN:
 		a->token_file = argv[*i];
 		if (!argv[*i][0])
@@ -380,7 +408,7 @@ int rwctl_job_parse_policy(int argc, char **argv, struct rwctl_job_add *a,
 		return err;
 	if (!seen)
 		return rwctl_job_einval(msg, msglen,
-					"'policy set %s' changes nothing: give at least one setting (workers, chunk-size, sync, quorum, evict-ms, optim, lr, ...)",
+					"'policy set %s' changes nothing: give at least one setting (workers, chunk-size, sync, quorum, evict-ms, max-memory, optim, lr, ...)",
 					a->name);
 	/* A sync mode given is enough to refuse a quorum it has not. */
 	if (a->has_quorum && a->has_sync && a->sync != RW_SYNC_BSP)

@@ -30,6 +30,7 @@
 #include "topo.h"
 
 #define RWCTL_JOB_U32	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
+#define RWCTL_JOB_U64	{ .type = NLA_U64, .minlen = 8, .maxlen = 8 }
 
 static const struct nla_policy rwctl_job_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_NAME]		= { .type = NLA_STRING, .maxlen = RW_JOB_NAME_MAX },
@@ -55,8 +56,11 @@ static const struct nla_policy rwctl_job_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_MAPPINGS]	= RWCTL_JOB_U32,
 	[RW_JOB_A_TENSORS]	= RWCTL_JOB_U32,
 	[RW_JOB_A_CHUNKS]	= RWCTL_JOB_U32,
-	[RW_JOB_A_MODEL_BYTES]	= { .type = NLA_U64, .minlen = 8, .maxlen = 8 },
+	[RW_JOB_A_MODEL_BYTES]	= RWCTL_JOB_U64,
 	[RW_JOB_A_QUORUM]	= RWCTL_JOB_U32,
+	[RW_JOB_A_MAX_MEMORY]	= RWCTL_JOB_U64,
+	[RW_JOB_A_MEMORY_LIMIT]	= RWCTL_JOB_U64,
+	[RW_JOB_A_MEMORY]	= RWCTL_JOB_U64,
 };
 
 /* Attribute of each enum rwctl_job_hp. */
@@ -142,6 +146,19 @@ int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 		job->chunks = nla_get_u32(tb[RW_JOB_A_CHUNKS]);
 		job->model_bytes = nla_get_u64(tb[RW_JOB_A_MODEL_BYTES]);
 	}
+	/* Memory limits likewise; a module older than them sends none. */
+	if (tb[RW_JOB_A_MAX_MEMORY] || tb[RW_JOB_A_MEMORY_LIMIT] ||
+	    tb[RW_JOB_A_MEMORY]) {
+		if (!tb[RW_JOB_A_MAX_MEMORY] || !tb[RW_JOB_A_MEMORY_LIMIT] ||
+		    !tb[RW_JOB_A_MEMORY])
+			return rwctl_job_bad(msg, msglen,
+					     "job '%s' with part of its memory figures",
+					     job->name);
+		job->has_memory = true;
+		job->max_memory = nla_get_u64(tb[RW_JOB_A_MAX_MEMORY]);
+		job->memory_limit = nla_get_u64(tb[RW_JOB_A_MEMORY_LIMIT]);
+		job->memory = nla_get_u64(tb[RW_JOB_A_MEMORY]);
+	}
 
 	switch (job->sync) {
 	case RW_SYNC_SSP:
@@ -215,6 +232,10 @@ int rwctl_job_put_settings(struct nl_msg *m, const struct rwctl_job_add *a)
 	if (a->has_quorum && nla_put_u32(m, RW_JOB_A_QUORUM, a->quorum))
 		return -EMSGSIZE;
 	if (a->has_evict_ms && nla_put_u32(m, RW_JOB_A_EVICT_MS, a->evict_ms))
+		return -EMSGSIZE;
+	/* 0 ("default") too: policy set goes back to the default with it. */
+	if (a->has_max_memory &&
+	    nla_put_u64(m, RW_JOB_A_MAX_MEMORY, a->max_memory))
 		return -EMSGSIZE;
 	if (a->has_optim && nla_put_u32(m, RW_JOB_A_OPTIM, a->optim))
 		return -EMSGSIZE;

@@ -7,6 +7,7 @@
  *       workers 4 (2 attached)  chunk-size 32768  evict-ms 5000
  *       sync ssp staleness 3
  *       optim adam  lr 0.001 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08
+ *       memory 12.3 MiB of 512 MiB (max-memory default)
  *
  * A BSP job whose steps wait for fewer gradients than it has workers says
  * "sync bsp quorum 3/4"; JSON has "quorum" for every BSP job.
@@ -88,6 +89,26 @@ void rwctl_job_print_evict(struct rwctl_printer *p, const struct rwctl_job *j)
 		rwctl_pr_text(p, "  evict-ms 0 (never)");
 }
 
+void rwctl_job_print_memory(struct rwctl_printer *p,
+			    const struct rwctl_job *j)
+{
+	char used[RWCTL_PR_HUMAN_LEN], limit[RWCTL_PR_HUMAN_LEN];
+	char setting[RWCTL_PR_SIZE_LEN];
+
+	if (!j->has_memory)
+		return;
+	rwctl_pr_text(p, "memory %s of %s", rwctl_pr_fmt_bytes(used, j->memory),
+		      rwctl_pr_fmt_bytes(limit, j->memory_limit));
+	rwctl_pr_u64(p, "max_memory", NULL, j->max_memory);
+	rwctl_pr_u64(p, "memory_limit", NULL, j->memory_limit);
+	rwctl_pr_u64(p, "memory", NULL, j->memory);
+	if (j->max_memory)
+		rwctl_pr_text(p, " (max-memory %s)",
+			      rwctl_pr_fmt_size(setting, j->max_memory));
+	else
+		rwctl_pr_text(p, " (max-memory default)");
+}
+
 void rwctl_job_print_optim(struct rwctl_printer *p, const struct rwctl_job *j)
 {
 	char label[32], other[16];
@@ -130,6 +151,12 @@ static void rwctl_job_print_one(struct rwctl_printer *p,
 	rwctl_job_print_optim(p, j);
 	rwctl_pr_nl(p);
 
+	if (j->has_memory) {
+		rwctl_pr_text(p, "    ");
+		rwctl_job_print_memory(p, j);
+		rwctl_pr_nl(p);
+	}
+
 	if (j->has_run) {
 		rwctl_pr_u32(p, "tensors", "    running: %u tensors", j->tensors);
 		rwctl_pr_u64(p, "model_bytes", ", %" PRIu64 " bytes", j->model_bytes);
@@ -159,6 +186,23 @@ void rwctl_job_print(struct rwctl_printer *p, const struct rwctl_job *jobs,
 		rwctl_job_print_one(p, &jobs[i]);
 	rwctl_pr_arr_close(p);
 	rwctl_pr_obj_close(p);
+}
+
+const char *rwctl_job_unknown_setting(char *buf, size_t len,
+				      const struct rwctl_job_add *a, int err,
+				      const char *extack)
+{
+	if (err != -EINVAL || !extack || !strstr(extack, "Unknown attribute"))
+		return NULL;
+	if (a->has_max_memory)
+		snprintf(buf, len,
+			 "the loaded rackweave module has no memory limits (max-memory); load the module of rwctl's release (%s), or leave max-memory out",
+			 RW_VERSION_STRING);
+	else
+		snprintf(buf, len,
+			 "the loaded rackweave module does not know a setting given; load the module of rwctl's release (%s)",
+			 RW_VERSION_STRING);
+	return buf;
 }
 
 int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
@@ -226,6 +270,7 @@ static int rwctl_job_add(struct rwctl *ctl, int argc, char **argv)
 	struct rwctl_job job;
 	struct rwctl_err e;
 	char msg[512];
+	const char *why;
 	int err, ret;
 
 	if (rwctl_job_parse_add(argc, argv, &a, msg, sizeof(msg)))
@@ -244,8 +289,15 @@ static int rwctl_job_add(struct rwctl *ctl, int argc, char **argv)
 	memset(&job, 0, sizeof(job));
 	err = be->add(&a, &job, &e);
 	memset(a.token, 0, sizeof(a.token));
-	if (err)
-		return rwctl_job_report(ctl, "job add", a.name, err, &e, NULL);
+	if (err) {
+		why = e.kernel ? rwctl_job_unknown_setting(msg, sizeof(msg), &a,
+							   err, e.extack) :
+				 NULL;
+		/* The sentence says what the module's ack would. */
+		if (why)
+			e.extack[0] = '\0';
+		return rwctl_job_report(ctl, "job add", a.name, err, &e, why);
+	}
 	ret = rwctl_job_output(ctl, rwctl_job_print, &job, 1);
 	memset(job.token, 0, sizeof(job.token));
 	return ret;

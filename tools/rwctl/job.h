@@ -62,6 +62,16 @@ struct rwctl_job {
 	float hp[RWCTL_NR_HP];
 	uint32_t attached;
 	uint32_t mappings;		/* live mmaps of its buffers */
+	/*
+	 * Memory limits: the three below (bytes), sent together by a module
+	 * that has them. @max_memory is the setting, 0 for the default (half
+	 * the box's budget); @memory_limit the limit in force; @memory what
+	 * the job's run is charged now.
+	 */
+	bool has_memory;
+	uint64_t max_memory;
+	uint64_t memory_limit;
+	uint64_t memory;
 	bool has_run;			/* a layout is declared: the three below */
 	uint32_t tensors;
 	uint32_t chunks;
@@ -97,6 +107,8 @@ struct rwctl_job_add {
 	uint32_t optim;
 	unsigned int hp_mask;
 	float hp[RWCTL_NR_HP];
+	bool has_max_memory;
+	uint64_t max_memory;		/* bytes; 0: "default" */
 	const char *token_file;		/* points into argv; NULL if none */
 	bool has_token;			/* set by rwctl_job_read_token() */
 	uint8_t token[RW_JOB_TOKEN_LEN];
@@ -145,9 +157,20 @@ int rwctl_job_check_quorum(struct rwctl_job_add *a, uint32_t workers,
 
 /*
  * True if @a changes a setting that shapes the job's memory (workers, chunk
- * size, optimizer, hyper-parameters), which a declared layout fixes.
+ * size, optimizer, hyper-parameters), which a declared layout fixes. The
+ * max-memory limit does not: it may change during a run, for the next.
  */
 bool rwctl_job_add_shapes_memory(const struct rwctl_job_add *a);
+
+/*
+ * Words for a "job add" or "policy set" @a that the module refused with
+ * @err because it does not know one of the settings sent (strict parsing:
+ * EINVAL and "Unknown attribute type" in @extack): into @buf, which is
+ * returned; NULL for any other refusal.
+ */
+const char *rwctl_job_unknown_setting(char *buf, size_t len,
+				      const struct rwctl_job_add *a, int err,
+				      const char *extack);
 
 /* "job del" arguments: NAME [force]. Same conventions. */
 int rwctl_job_parse_del(int argc, char **argv, const char **name, bool *force,
@@ -193,6 +216,14 @@ void rwctl_job_print_optim(struct rwctl_printer *p, const struct rwctl_job *j);
 /* "  evict-ms 5000" or "  evict-ms 0 (never)" (key evict_ms), no newline. */
 void rwctl_job_print_evict(struct rwctl_printer *p, const struct rwctl_job *j);
 
+/*
+ * "memory 12.3 MiB of 512 MiB (max-memory default)" or "... (max-memory
+ * 1 GiB)" (keys max_memory, memory_limit, memory), no newline; nothing for
+ * a job without has_memory.
+ */
+void rwctl_job_print_memory(struct rwctl_printer *p,
+			    const struct rwctl_job *j);
+
 /* A printer of a job list: rwctl_job_print() or one of a part of it. */
 typedef void (*rwctl_job_print_fn)(struct rwctl_printer *p,
 				   const struct rwctl_job *jobs, size_t nr);
@@ -224,7 +255,7 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
  */
 #define RWCTL_JOB_SETTINGS_SYNOPSIS \
 "        [ sync { bsp | asp | ssp S | adaptive LO HI } ] [ quorum { K | all } ]\n" \
-"        [ evict-ms MS ]\n" \
+"        [ evict-ms MS ] [ max-memory { SIZE | default } ]\n" \
 "        [ optim { sgd | momentum | nesterov | adam | average } ] [ lr X ]\n" \
 "        [ momentum X ] [ weight-decay X ] [ beta1 X ] [ beta2 X ] [ eps X ]\n"
 
@@ -236,6 +267,9 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 "              arrive and drops the late ones (backup workers), 1-N; all: N,\n" \
 "              every worker's (the default)\n" \
 "  MS          evict a silent worker after MS ms; 0 never\n" \
+"  SIZE        most memory a run of the job may take, all told: bytes, or with\n" \
+"              K, M, G or T (powers of 1024); default or 0: half the box's\n" \
+"              budget (max_memory). A declare that would go over fails EDQUOT\n" \
 "  average     no optimizer: a step writes the mean of the gradients it sums\n" \
 "              as the parameters (asp, ssp, adaptive: the one it applies);\n" \
 "              the hyper-parameters are ignored\n" \
@@ -245,8 +279,10 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
  * Parse one RW_CMD_JOB_GET / RW_CMD_JOB_NEW reply into @job (zeroed first).
  * Integers must have their exact length, the name be a terminated string
  * of 1..RW_JOB_NAME_MAX-1 bytes, the token exactly RW_JOB_TOKEN_LEN bytes;
- * the bounds of the sync mode must be present. Attributes newer than this
- * rwctl are ignored. Returns 0 or -EPROTO with a sentence in @msg.
+ * the bounds of the sync mode must be present, and the memory attributes
+ * come all three or none (a module older than memory limits). Attributes
+ * newer than this rwctl are ignored. Returns 0 or -EPROTO with a sentence
+ * in @msg.
  */
 int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 			 char *msg, size_t msglen);

@@ -11,8 +11,10 @@
  *
  * The sync settings (sync mode, staleness bounds, quorum, evict-ms) may
  * change while the job runs: the module applies them at the next
- * iteration boundary. Workers, chunk size and the optimizer with its
- * hyper-parameters shape the run's memory and change only between runs.
+ * iteration boundary. So may max-memory, which limits the job's next run
+ * (the running one keeps what it was charged). Workers, chunk size and the
+ * optimizer with its hyper-parameters shape the run's memory and change
+ * only between runs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -103,7 +105,7 @@ static void rwctl_policy_busy(char *buf, size_t len,
 {
 	if (rwctl_job_add_shapes_memory(a))
 		snprintf(buf, len,
-			 "job '%s' has a run (workers attached or buffers mapped): workers, chunk-size, optim and the hyper-parameters wait for it to end (or delete and re-create the job); sync, quorum and evict-ms may change now, set without them",
+			 "job '%s' has a run (workers attached or buffers mapped): workers, chunk-size, optim and the hyper-parameters wait for it to end (or delete and re-create the job); sync, quorum, evict-ms and max-memory may change now, set without them",
 			 a->name);
 	else
 		snprintf(buf, len,
@@ -118,6 +120,7 @@ static int rwctl_policy_set(struct rwctl *ctl, int argc, char **argv)
 	struct rwctl_err e;
 	struct rwctl_job job;
 	char msg[512], busy[512];
+	const char *why;
 	int err, ret;
 
 	if (rwctl_job_parse_policy(argc, argv, &a, msg, sizeof(msg)))
@@ -138,9 +141,13 @@ static int rwctl_policy_set(struct rwctl *ctl, int argc, char **argv)
 		 * request can have.
 		 */
 		rwctl_policy_busy(busy, sizeof(busy), &a);
-		return rwctl_job_report(ctl, "policy set", a.name, err, &e,
-					err == -EBUSY && !e.extack[0] ?
-					busy : NULL);
+		why = err == -EBUSY && !e.extack[0] ? busy : NULL;
+		if (e.kernel && rwctl_job_unknown_setting(msg, sizeof(msg), &a,
+							  err, e.extack)) {
+			why = msg;
+			e.extack[0] = '\0';
+		}
+		return rwctl_job_report(ctl, "policy set", a.name, err, &e, why);
 	}
 	return rwctl_job_output(ctl, rwctl_job_print, &job, 1);
 }
@@ -165,10 +172,12 @@ RWCTL_JOB_SETTINGS_HELP
 "  At least one setting; the others keep their values. sync, its bounds,\n"
 "  quorum and evict-ms may change while the job runs: they take effect at\n"
 "  the next iteration boundary, and monitor shows a 'policy JOB' event.\n"
-"  workers, chunk-size, optim and the hyper-parameters are refused while a\n"
-"  run exists (workers attached or buffers mapped). A quorum is checked\n"
-"  against the job's workers, read first unless workers and sync are given.\n"
-"  The job is printed as by 'job show'.\n",
+"  max-memory may change at any time and limits the job's next run (the\n"
+"  running one keeps what it was charged). workers, chunk-size, optim and\n"
+"  the hyper-parameters are refused while a run exists (workers attached or\n"
+"  buffers mapped). A quorum is checked against the job's workers, read\n"
+"  first unless workers and sync are given. The job is printed as by\n"
+"  'job show'.\n",
 		.max_args = 64,
 		.run = rwctl_policy_set,
 	},

@@ -314,6 +314,22 @@ const char *rwctl_pr_fmt_bytes(char buf[RWCTL_PR_HUMAN_LEN], uint64_t bytes)
 			      sizeof(units) / sizeof(units[0]));
 }
 
+const char *rwctl_pr_fmt_size(char buf[RWCTL_PR_SIZE_LEN], uint64_t bytes)
+{
+	static const char *const units[] = {
+		"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB",
+	};
+	const size_t nr = sizeof(units) / sizeof(units[0]);
+	size_t u = 0;
+
+	while (bytes && !(bytes & 1023) && u + 1 < nr) {
+		bytes >>= 10;
+		u++;
+	}
+	snprintf(buf, RWCTL_PR_SIZE_LEN, "%" PRIu64 " %s", bytes, units[u]);
+	return buf;
+}
+
 const char *rwctl_pr_fmt_ns(char buf[RWCTL_PR_HUMAN_LEN], uint64_t ns)
 {
 	static const char *const units[] = { "ns", "us", "ms", "s" };

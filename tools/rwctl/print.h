@@ -89,6 +89,13 @@ int rwctl_pr_end(struct rwctl_printer *p);
 const char *rwctl_pr_fmt_bytes(char buf[RWCTL_PR_HUMAN_LEN], uint64_t bytes);
 const char *rwctl_pr_fmt_ns(char buf[RWCTL_PR_HUMAN_LEN], uint64_t ns);
 
+/*
+ * @bytes exactly, in the largest binary unit that divides it ("1 GiB",
+ * "1536 MiB", "4097 B"): a setting shown as it was given. Returns @buf.
+ */
+#define RWCTL_PR_SIZE_LEN	32
+const char *rwctl_pr_fmt_size(char buf[RWCTL_PR_SIZE_LEN], uint64_t bytes);
+
 /* Write @s as a JSON string literal, quotes included. */
 void rwctl_pr_json_string(FILE *f, const char *s);
 

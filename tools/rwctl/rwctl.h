@@ -103,6 +103,17 @@ int rwctl_parse_u32(const char *what, const char *s, uint32_t min,
 		    uint32_t max, uint32_t *val, char *msg, size_t msglen);
 
 /*
+ * A size in bytes for the argument @what: a decimal number, alone (bytes)
+ * or followed by a binary unit, any case: B, K or KiB, M or MiB, G or GiB,
+ * T or TiB (powers of 1024). 0, or a sentence in @msg and -EINVAL for
+ * what is not a size or -ERANGE for one past 64 bits. "KB", "1.5G", "-1"
+ * and " 1" are not sizes: KB would be ambiguous (1000 or 1024?), and a size
+ * is a whole number of its unit.
+ */
+int rwctl_parse_size(const char *what, const char *s, uint64_t *val,
+		     char *msg, size_t msglen);
+
+/*
  * The module's status through ctl->fetch into @st (free it with
  * rwctl_status_free() after RWCTL_EXIT_OK); failures are reported.
  */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rwctl status over generic netlink: RW_CMD_STATUS_GET and its reply parsed
- * into struct rwctl_status (the module's version and features, the NUMA
- * nodes and RDMA devices it sees, its RDMA listeners and connections).
+ * into struct rwctl_status (the module's version and features, its memory
+ * budget, the NUMA nodes and RDMA devices it sees, its RDMA listeners and
+ * connections).
  *
  * The parser trusts nothing: libnl's policies only check minimum lengths, so
  * every fixed-size attribute here states minlen and maxlen alike, and every
@@ -36,6 +37,8 @@ static const struct nla_policy rwctl_status_policy[RW_A_MAX + 1] = {
 	[RW_A_LISTENERS]	= { .type = NLA_NESTED },
 	[RW_A_CONNECTIONS]	= { .type = NLA_NESTED },
 	[RW_A_REMOTES]		= { .type = NLA_NESTED },
+	[RW_A_MEM_BUDGET]	= RWCTL_U64_POLICY,
+	[RW_A_MEM_USED]		= RWCTL_U64_POLICY,
 };
 
 static const struct nla_policy rwctl_node_policy[RW_NODE_A_MAX + 1] = {
@@ -317,6 +320,15 @@ int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
 	st->cpus_online = nla_get_u32(tb[RW_A_CPUS_ONLINE]);
 	if (tb[RW_A_AGG_IMPL])
 		nla_strlcpy(st->agg_impl, tb[RW_A_AGG_IMPL], sizeof(st->agg_impl));
+	/* A module older than memory limits sends neither. */
+	if (!tb[RW_A_MEM_BUDGET] != !tb[RW_A_MEM_USED])
+		return rwctl_genl_bad(msg, msglen,
+				      "memory budget without its use, or the other way round");
+	if (tb[RW_A_MEM_BUDGET]) {
+		st->has_mem = true;
+		st->mem_budget = nla_get_u64(tb[RW_A_MEM_BUDGET]);
+		st->mem_used = nla_get_u64(tb[RW_A_MEM_USED]);
+	}
 
 	/*
 	 * An absent list is an empty one: nothing to report is not an error.

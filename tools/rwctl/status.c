@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rwctl status: what the module is (version, ABI, features) and what it
- * sees (online CPUs, NUMA nodes, RDMA devices).
+ * sees (online CPUs, its memory budget, NUMA nodes, RDMA devices).
  *
  *   rackweave 0.1.0 (abi 1)
  *   features: version-ioctl genl-status ib-client jobs local-path events
  *   cpus: 2 online
+ *   memory: 300 MiB used of a 1.00 GiB budget (max_memory)
  *   node 0: cpus 0 (1 cpu), 512 MiB
  *   devices: 1 (rxe0)
  */
@@ -125,6 +126,7 @@ static void rwctl_status_print_node(struct rwctl_printer *p,
 
 void rwctl_status_print(struct rwctl_printer *p, const struct rwctl_status *st)
 {
+	char used[RWCTL_PR_HUMAN_LEN], budget[RWCTL_PR_HUMAN_LEN];
 	size_t i;
 
 	rwctl_pr_obj_open(p, NULL);
@@ -141,6 +143,14 @@ void rwctl_status_print(struct rwctl_printer *p, const struct rwctl_status *st)
 	rwctl_pr_nl(p);
 	if (st->agg_impl[0]) {
 		rwctl_pr_str(p, "agg_impl", "aggregation: %s", st->agg_impl);
+		rwctl_pr_nl(p);
+	}
+	if (st->has_mem) {
+		rwctl_pr_text(p, "memory: %s used of a %s budget (max_memory)",
+			      rwctl_pr_fmt_bytes(used, st->mem_used),
+			      rwctl_pr_fmt_bytes(budget, st->mem_budget));
+		rwctl_pr_u64(p, "mem_budget", NULL, st->mem_budget);
+		rwctl_pr_u64(p, "mem_used", NULL, st->mem_used);
 		rwctl_pr_nl(p);
 	}
 
@@ -171,7 +181,7 @@ static int rwctl_status_show(struct rwctl *ctl, int argc, char **argv)
 static const struct rwctl_cmd rwctl_status_cmds[] = {
 	{
 		.name = "show",
-		.help = "version, features, CPUs, NUMA nodes and devices",
+		.help = "version, features, CPUs, memory budget, NUMA nodes and devices",
 		.run = rwctl_status_show,
 	},
 	{ .name = NULL },

@@ -76,6 +76,14 @@ struct rwctl_status {
 	uint64_t features;		/* RW_FEAT_* */
 	unsigned int cpus_online;
 	char agg_impl[RW_AGG_IMPL_NAME_MAX];	/* "" if not reported */
+	/*
+	 * The box's memory budget (the max_memory parameter, or its default,
+	 * half the machine's memory) and what runs are charged now, in
+	 * bytes; both or neither (a module older than memory limits).
+	 */
+	bool has_mem;
+	uint64_t mem_budget;
+	uint64_t mem_used;
 	struct rwctl_node *nodes;
 	size_t nr_nodes;
 	struct rwctl_device *devs;
@@ -94,8 +102,8 @@ void rwctl_status_free(struct rwctl_status *st);
 /*
  * Parse one RW_CMD_STATUS_GET reply into @st (which must be zeroed). Every
  * attribute is checked against a policy with exact lengths for integers and
- * bounded, NUL-terminated strings; attributes newer than this rwctl are
- * ignored. Returns 0 or -EPROTO with a sentence in @msg; on failure @st may
+ * bounded, NUL-terminated strings; the two memory figures come together or
+ * not at all; attributes newer than this rwctl are ignored. Returns 0 or -EPROTO with a sentence in @msg; on failure @st may
  * hold partial data and must still be freed.
  */
 int rwctl_genl_parse_status(struct nlmsghdr *nlh, struct rwctl_status *st,
