@@ -12,7 +12,8 @@
 # A setup within the limits whose peer disconnects in the middle of its
 # allocation (slowed to 40 ms per MiB by the test build's test_arena_ms)
 # is given up at once and gives everything back: slab, vmalloc and free
-# memory return to where they were. Then rmmod.
+# memory return to where they were; so is a local declare whose process
+# is killed in the middle. Then rmmod.
 . "$(dirname "$0")/lib.sh"
 
 B_ITERS=40
@@ -130,9 +131,45 @@ t_ok "slab back where it started (8 MiB slack)" within "$slab" "$slab0" 8192
 t_ok "vmalloc back where it started (8 MiB slack)" within "$vmalloc" "$vmalloc0" 8192
 t_ok "free memory back where it started (64 MiB slack)" within "$avail" "$avail0" 65536
 
+# --- a local declare whose process is killed in the middle ---
+echo 40 >/sys/module/rackweave/parameters/test_arena_ms
+/usr/bin/python3 - "$RW_TOP" "$RW_OUT/token" >"$RW_OUT/killed.log" 2>&1 <<'PY' &
+import os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "python"))
+import rackweave as rw
+w = rw.Worker("a", rw.read_token(sys.argv[2]), 1)
+print("declaring", flush=True)
+w.declare({1: 10485760})
+print("declared", flush=True)
+PY
+kpid=$!
+for _ in $(seq 300); do
+	grep -q declaring "$RW_OUT/killed.log" && break
+	sleep 0.1
+done
+sleep 1.5
+t0=$(date +%s%N)
+kill -9 $kpid
+wait $kpid
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo 0 >/sys/module/rackweave/parameters/test_arena_ms
+t_eq "the declaring process was still declaring when killed" declaring \
+	"$(tail -n 1 "$RW_OUT/killed.log")"
+t_ok "killed in the middle of its declare, it was gone in ${ms} ms (< 2 s)" \
+	test $ms -lt 2000
+t_eq "nothing of the run is left: job a holds no memory" 0 \
+	"$("$RWCTL" -j job show a | jpy 'd["jobs"][0]["memory"]')"
+
 # --- within the limits, the same setup is taken ---
-t_eq "job a's 40 MiB model within its limit: the declare passes (the window is then refused)" \
-	"refused EINVAL" "$("$PEER" $BOX $BOX $PORT "$($REQ a "$RW_OUT/token" 0)" setup 10485760 | tail -n 1)"
+t_eq "job a's 40 MiB model within its limit: the same setup is taken" \
+	"set up 40 chunks" "$("$PEER" $BOX $BOX $PORT "$($REQ a "$RW_OUT/token" 0)" setup 10485760 | tail -n 1)"
+used=""
+for _ in $(seq 20); do
+	used=$("$RWCTL" -j job show a | jpy 'd["jobs"][0]["memory"]')
+	[ "$used" = 0 ] && break
+	sleep 0.5
+done
+t_eq "its peer gone, the run ended and gave its charge back" 0 "$used"
 
 t_ok "job del a" "$RWCTL" job del a
 t_ok "job del b" "$RWCTL" job del b

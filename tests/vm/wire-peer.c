@@ -47,6 +47,8 @@ const char *wire_errno_name(int e)
 		{ ERANGE, "ERANGE" }, { EADDRINUSE, "EADDRINUSE" },
 		{ ESTALE, "ESTALE" }, { ENOMEM, "ENOMEM" },
 		{ EINVAL, "EINVAL" }, { EEXIST, "EEXIST" },
+		{ EDQUOT, "EDQUOT" }, { ENOSPC, "ENOSPC" },
+		{ ECONNABORTED, "ECONNABORTED" },
 	};
 	static char buf[24];
 	size_t i;

@@ -6,10 +6,11 @@
  *   wire-peer SRC DST PORT REQUEST_HEX setup NELEMS [drop MS]
  *
  * Sends one setup message for a model of one f32 tensor of NELEMS
- * elements, with a window of one page (the box declares the model before
- * it looks at the window, so a refusal for the model's size comes first).
- * Prints the box's answer: "refused EDQUOT" (and so on) or "set up"
- * (which, with a window this small, should not happen). With "drop MS" it
+ * elements, whose window claims one segment of the largest size over a
+ * registration of one page (the box takes a peer's word for its window:
+ * a write past the registration fails at the peer, and the connection
+ * closes). Prints the box's answer: "refused EDQUOT" (and so on) or
+ * "set up N chunks", then disconnects. With "drop MS" it
  * waits MS milliseconds after sending, then disconnects without waiting
  * for the answer and prints "dropped": the box must give the setup up.
  * Exit status: 0 for an answer or a drop, 1 on an error.
