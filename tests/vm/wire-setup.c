@@ -10,9 +10,9 @@
  * registration of one page (the box takes a peer's word for its window:
  * a write past the registration fails at the peer, and the connection
  * closes). Prints the box's answer: "refused EDQUOT" (and so on) or
- * "set up N chunks", then disconnects. With "drop MS" it
- * waits MS milliseconds after sending, then disconnects without waiting
- * for the answer and prints "dropped": the box must give the setup up.
+ * "set up N chunks", then disconnects. With "drop MS" it waits MS
+ * milliseconds after sending, prints "dropped" and disconnects without
+ * waiting for the answer: the box must give the setup up.
  * Exit status: 0 for an answer or a drop, 1 on an error.
  */
 #include <errno.h>
@@ -139,12 +139,16 @@ int wire_setup(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		printf("error: post_send: %s\n", strerror(errno));
 		return 1;
 	}
-	if (drop_ms < 0)
-		return setup_answer(cq, in);
-	usleep((useconds_t)drop_ms * 1000);
+	if (drop_ms < 0) {
+		n = setup_answer(cq, in);
+	} else {
+		usleep((useconds_t)drop_ms * 1000);
+		printf("dropped\n");
+		n = 0;
+	}
+	/* Leave at once, as a peer that goes away does. */
 	rdma_disconnect(id);
 	if (!rdma_get_cm_event(ch, &ev))
 		rdma_ack_cm_event(ev);
-	printf("dropped\n");
-	return 0;
+	return n;
 }
