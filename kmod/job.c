@@ -15,6 +15,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/xarray.h>
 #include <kunit/visibility.h>
 
@@ -141,28 +142,47 @@ static void rw_job_release(struct kref *ref)
 	memzero_explicit(job->token, sizeof(job->token));
 	/* Every file was released before its reference went: no run left. */
 	WARN_ON(job->engine || job->sync);
+	kvfree(job->replay);
 	kvfree(job->wc);
 	kvfree(job->ranks);
 	kfree(job);
 }
 
-/* Size the per-rank arrays for cfg.workers. */
+/*
+ * Size the per-rank arrays for @workers: with rw_jobs_lock held once the
+ * job is listed (policy set), since attaches and walks read them. The
+ * nonces move under replay_lock, which admit.c takes without it.
+ */
 static int rw_job_alloc_ranks(struct rw_job *job, u32 workers)
 {
+	struct rw_replay *replay, *old;
 	struct rw_worker_counters *wc;
 	struct rw_worker **ranks;
 
 	ranks = kvcalloc(workers, sizeof(*ranks), GFP_KERNEL);
 	wc = kvcalloc(workers, sizeof(*wc), GFP_KERNEL);
-	if (!ranks || !wc) {
+	/* Each rank's table, then the one for every rank beyond. */
+	replay = kvcalloc(workers + 1, sizeof(*replay), GFP_KERNEL);
+	if (!ranks || !wc || !replay) {
 		kvfree(ranks);
 		kvfree(wc);
+		kvfree(replay);
 		return -ENOMEM;
 	}
 	kvfree(job->ranks);
 	kvfree(job->wc);
 	job->ranks = ranks;
 	job->wc = wc;
+
+	spin_lock(&job->replay_lock);
+	old = job->replay;
+	if (old)
+		rw_replay_move(replay, workers, old, job->replay_nr,
+			       ktime_get_real_seconds(), RW_WIRE_MAX_SKEW_S);
+	job->replay = replay;
+	job->replay_nr = workers;
+	spin_unlock(&job->replay_lock);
+	kvfree(old);
 	return 0;
 }
 

@@ -77,6 +77,8 @@ struct rw_job_past {
  *     w->setup            worker.c: attach, declare, setup, mmap
  *       job->run_lock     starts and ends runs; netlink snapshots
  *         rw_jobs_lock    job.c: the registry and [J]
+ *           job->replay_lock  job.c: the nonce tables follow the
+ *                         workers (spinlock, leaf)
  *         e->rebal_lock   chunk/migrate.c: a running engine's placement
  *         s->lock         sync/sync.c: the gate (spinlock, BH off)
  *           e->view_lock  engine/path.c: the engine's view of the
@@ -146,8 +148,15 @@ struct rw_job {
 	struct rw_sync *sync;		/* [R], likewise */
 	struct rw_job_past past;	/* [R] */
 
-	spinlock_t replay_lock;		/* protects replay */
-	struct rw_replay replay;	/* connect nonces seen */
+	/*
+	 * Connect nonces seen (rdma/replay.c): replay_nr + 1 tables, one per
+	 * rank below replay_nr, then one for every rank beyond. replay_nr is
+	 * cfg.workers, but between policy set's changes of the two; admit.c
+	 * picks a rank's table by replay_nr.
+	 */
+	spinlock_t replay_lock;		/* protects replay, replay_nr */
+	u32 replay_nr;
+	struct rw_replay *replay;
 };
 
 /* The registry needs no set-up; this deletes every job at unload. */

@@ -359,7 +359,12 @@
  *   the membership epoch it last knew (0: first attach), @nonce a random
  *   value never reused, @time_s the sender's CLOCK_REALTIME in seconds (a
  *   request far from the box's clock is refused, and a nonce seen within
- *   that window is a replay).
+ *   that window is a replay). The box remembers, per rank, every
+ *   authenticated request it could take, refused ones too, until its time
+ *   leaves the window; a rank's requests beyond its room for one second
+ *   (16), or dated no later than ones it no longer holds, are refused
+ *   EBUSY: a new request a second later (new nonce and time, from a clock
+ *   not set back) gets in.
  *   With HMAC the HMAC-SHA256 of RFC 2104 keyed by the job's 32-byte token
  *   and NUL the zero byte:
  *     job_tag = HMAC("rackweave job tag" NUL job name)[0..7]
@@ -370,7 +375,8 @@
  *   version), ERANGE (rank not below the job's worker count), EADDRINUSE
  *   (rank connected elsewhere), ESTALE (epoch older than the job's),
  *   ETIMEDOUT (time_s too far off, or a replayed nonce), EBUSY (no run or
- *   no room for the peer now).
+ *   no room for the peer now, or too many of the rank's requests within a
+ *   second).
  *
  * Immediate data: every RDMA WRITE WITH IMMEDIATE carries one chunk. The
  *   32-bit immediate (network order, as verbs send it) is RW_IMM(type,

@@ -7,17 +7,28 @@
  *   2. its tag names a job and its authenticator is right for that job's
  *      token, both compared in constant time; the peer learns nothing of
  *      which failed (EACCES);
- *   3. its time is within RW_WIRE_MAX_SKEW_S of ours and its nonce is new
- *      (ETIMEDOUT; EBUSY when too many connects fill the window);
- *   4. its rank is below the job's worker count (ERANGE);
- *   5. an epoch other than 0 resumes a membership: the rank must still be
- *      live in the job's gate, in that epoch (ESTALE).
+ *   3. its rank is below RW_JOB_MAX_WORKERS, which no job exceeds (ERANGE);
+ *   4. its time is within RW_WIRE_MAX_SKEW_S of ours and its nonce is new
+ *      (ETIMEDOUT), remembered in its rank's table (rdma/replay.c);
+ *   5. its rank is below the job's worker count (ERANGE);
+ *   6. an epoch other than 0 resumes a membership: the rank must still be
+ *      live in the job's gate, in that epoch (ESTALE);
+ *   7. its rank's table had room for it (EBUSY: more than RW_REPLAY_SLOTS
+ *      requests of the rank in one second, or a time behind its last).
+ *
+ * The nonce is remembered before 5 and 6 because what they refuse may be
+ * right later within the window (a policy set adds ranks; a later run has
+ * the same epochs), and a replay must not get in then. It costs a slot of
+ * the request's own rank only (ranks beyond the workers share one table),
+ * so no flood of refused requests keeps another rank out. 7 comes last
+ * only to give the more useful answer: its request is covered all the same.
  *
  * Whether the rank is free is the attach's to say (EADDRINUSE), as for a
- * local worker.
+ * local worker; such a request holds a slot of the rank it asked for.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <kunit/visibility.h>
@@ -49,7 +60,7 @@ int rw_admit_check(const void *data, size_t len, s64 now,
 {
 	struct rw_wire_req_info *req = &out->req;
 	struct rw_job *job;
-	int ret;
+	int ret, busy;
 
 	out->job = NULL;
 	ret = rw_wire_req_parse(data, len, req, why);
@@ -65,13 +76,19 @@ int rw_admit_check(const void *data, size_t len, s64 now,
 		goto out_put;
 	}
 
+	if (req->rank >= RW_JOB_MAX_WORKERS) {
+		*why = "rank not below the job's worker count";
+		ret = -ERANGE;
+		goto out_put;
+	}
 	spin_lock(&job->replay_lock);
-	ret = rw_replay_check(&job->replay, req->nonce, (s64)req->time_s, now,
-			      RW_WIRE_MAX_SKEW_S);
+	busy = rw_replay_check(&job->replay[min(req->rank, job->replay_nr)],
+			       req->nonce, (s64)req->time_s, now,
+			       RW_WIRE_MAX_SKEW_S);
 	spin_unlock(&job->replay_lock);
-	if (ret) {
-		*why = ret == -EBUSY ? "too many connects within the clock window" :
-			"clock too far off, or a replayed request";
+	if (busy == -ETIMEDOUT) {
+		*why = "clock too far off, or a replayed request";
+		ret = busy;
 		goto out_put;
 	}
 
@@ -83,6 +100,11 @@ int rw_admit_check(const void *data, size_t len, s64 now,
 	ret = rw_admit_epoch(job, req->rank, req->epoch);
 	if (ret) {
 		*why = "epoch is not the rank's live membership";
+		goto out_put;
+	}
+	if (busy) {
+		*why = "too many connects of the rank within a second, or a time behind its last";
+		ret = busy;
 		goto out_put;
 	}
 	out->job = job;

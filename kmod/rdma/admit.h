@@ -21,8 +21,9 @@ struct rw_admit {
  * Check the private data of a connect request at @now (CLOCK_REALTIME,
  * seconds): 0 with *@out filled, or the refusal as a negative errno, as
  * uapi/rackweave.h ("RDMA wire") lists them, with *@why saying what was
- * wrong for the log. Only an authenticated request leaves a trace (its
- * nonce); a refused one changes nothing else.
+ * wrong for the log. Only an authenticated request leaves a trace: its
+ * nonce, in its rank's table (refused or not; admit.c says why). Nothing
+ * else changes.
  */
 int rw_admit_check(const void *data, size_t len, s64 now,
 		   struct rw_admit *out, const char **why);

@@ -3,10 +3,12 @@
  * KUnit suite rackweave_admit: the box's checks of a connect request
  * (kmod/rdma/admit.c) against a real job: a signed request gets in, and
  * each kind of bad request gets its own refusal (uapi "RDMA wire") while
- * leaving the job as it was.
+ * leaving the job as it was; refused requests cost no other rank its
+ * connect, and stay refused when the job's workers change.
  */
 #include <kunit/test.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 
 #include "rw.h"
 #include "job.h"
@@ -147,13 +149,15 @@ static void rw_admit_refusals_test(struct kunit *test)
 	rw_job_put(job);
 }
 
-/* The nonces of one clock window fill the cache; the next window frees it. */
+/*
+ * A rank's table holds RW_REPLAY_SLOTS requests of one second; the next
+ * second has room again, and the other rank never waited.
+ */
 static void rw_admit_busy_test(struct kunit *test)
 {
 	u8 token[RW_JOB_TOKEN_LEN];
 	struct rw_wire_req w;
 	struct rw_job *job;
-	s64 later = RW_AT_NOW + 2 * RW_WIRE_MAX_SKEW_S + 1;
 	u64 n;
 
 	job = rw_at_job(test, "kunit-busy", token);
@@ -165,15 +169,132 @@ static void rw_admit_busy_test(struct kunit *test)
 	rw_at_req(&w, token, "kunit-busy", 0, 0, 99, RW_AT_NOW);
 	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
 			-EBUSY);
-	rw_at_req(&w, token, "kunit-busy", 0, 0, 99, later);
-	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), later, job), 0);
+	rw_at_req(&w, token, "kunit-busy", 1, 0, 99, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job), 0);
+	rw_at_req(&w, token, "kunit-busy", 0, 0, 98, RW_AT_NOW + 1);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW + 1, job),
+			0);
+	/* Those of the full second stay refused, pushed out or not. */
+	for (n = 0; n < RW_REPLAY_SLOTS; n++) {
+		rw_at_req(&w, token, "kunit-busy", 0, 0, 100 + n, RW_AT_NOW);
+		KUNIT_EXPECT_NE(test, rw_at_check(&w, sizeof(w), RW_AT_NOW + 1,
+						  job), 0);
+	}
+	rw_at_req(&w, token, "kunit-busy", 0, 0, 99, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW + 1, job),
+			-EBUSY);
 	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-busy", 0), 0);
+	rw_job_put(job);
+}
+
+/*
+ * Issue 34, finding 2: requests refused after authentication (a rank out
+ * of range, a stale epoch) used to hold the job's slots for ten minutes,
+ * so the next honest connect was told EBUSY. Now they cost a slot of
+ * their own rank only, and honest ranks get in at once.
+ */
+static void rw_admit_flood_test(struct kunit *test)
+{
+	u8 token[RW_JOB_TOKEN_LEN];
+	struct rw_wire_req w, first;
+	struct rw_job *job;
+	u64 n;
+
+	job = rw_at_job(test, "kunit-flood", token);
+	for (n = 0; n < 100; n++) {
+		rw_at_req(&w, token, "kunit-flood", 2, 0, 1000 + n, RW_AT_NOW);
+		KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+				-ERANGE);
+	}
+	for (n = 0; n < 100; n++) {
+		rw_at_req(&w, token, "kunit-flood", 256 + n * 600, 0, 2000 + n,
+			  RW_AT_NOW);
+		KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+				-ERANGE);
+	}
+	for (n = 0; n < 100; n++) {
+		rw_at_req(&w, token, "kunit-flood", 1, 5, 3000 + n, RW_AT_NOW);
+		if (!n)
+			first = w;
+		KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+				-ESTALE);
+	}
+	/* Rank 0 gets in at once, then its request cannot again. */
+	rw_at_req(&w, token, "kunit-flood", 0, 0, 4000, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job), 0);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-ETIMEDOUT);
+	/*
+	 * Rank 1 filled its own second with its stale requests: it waits
+	 * for the next one, and its refused request stays refused.
+	 */
+	rw_at_req(&w, token, "kunit-flood", 1, 0, 4001, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-EBUSY);
+	rw_at_req(&w, token, "kunit-flood", 1, 0, 4002, RW_AT_NOW + 1);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW + 1, job),
+			0);
+	KUNIT_EXPECT_NE(test, rw_at_check(&first, sizeof(first), RW_AT_NOW + 1,
+					  job), 0);
+	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-flood", 0), 0);
+	rw_job_put(job);
+}
+
+static int rw_at_workers(const char *name, u32 workers)
+{
+	struct rw_job_config c = { .workers = workers };
+	const char *msg;
+
+	return rw_job_set_policy(name, &c, RW_JOB_SET_WORKERS, &msg);
+}
+
+/*
+ * A request refused for its rank is remembered all the same: once a
+ * policy set gives the job that rank, its replay is still refused, and a
+ * rank taken away and given back keeps what it had seen. The tables move
+ * at the box's real time, so the requests carry it.
+ */
+static void rw_admit_grow_test(struct kunit *test)
+{
+	s64 now = ktime_get_real_seconds();
+	struct rw_wire_req a, b, c, d;
+	u8 token[RW_JOB_TOKEN_LEN];
+	struct rw_job *job;
+
+	job = rw_at_job(test, "kunit-grow", token);
+	rw_at_req(&a, token, "kunit-grow", 2, 0, 1, now - 5);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&a, sizeof(a), now, job), -ERANGE);
+	rw_at_req(&b, token, "kunit-grow", 3, 0, 2, now);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&b, sizeof(b), now, job), -ERANGE);
+	rw_at_req(&c, token, "kunit-grow", 1, 0, 3, now);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&c, sizeof(c), now, job), 0);
+
+	KUNIT_ASSERT_EQ(test, rw_at_workers("kunit-grow", 4), 0);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&a, sizeof(a), now, job), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&b, sizeof(b), now, job), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&c, sizeof(c), now, job), -ETIMEDOUT);
+	rw_at_req(&d, token, "kunit-grow", 3, 0, 4, now);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&d, sizeof(d), now, job), 0);
+
+	KUNIT_ASSERT_EQ(test, rw_at_workers("kunit-grow", 1), 0);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&c, sizeof(c), now, job), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&d, sizeof(d), now, job), -ETIMEDOUT);
+	KUNIT_ASSERT_EQ(test, rw_at_workers("kunit-grow", 4), 0);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&a, sizeof(a), now, job), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&c, sizeof(c), now, job), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&d, sizeof(d), now, job), -ETIMEDOUT);
+	rw_at_req(&d, token, "kunit-grow", 2, 0, 5, now);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&d, sizeof(d), now, job), 0);
+
+	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-grow", 0), 0);
 	rw_job_put(job);
 }
 
 static struct kunit_case rw_admit_test_cases[] = {
 	KUNIT_CASE(rw_admit_refusals_test),
 	KUNIT_CASE(rw_admit_busy_test),
+	KUNIT_CASE(rw_admit_flood_test),
+	KUNIT_CASE(rw_admit_grow_test),
 	{}
 };
 
