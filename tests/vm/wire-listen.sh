@@ -5,9 +5,10 @@
 # The box's RDMA listener and the connect handshake, over soft-RoCE: the
 # box listens on rxe0's address and a raw librdmacm peer (tests/vm/wire-peer)
 # connects with requests built by tests/vm/wire-req.py. Every bad request is
-# refused with its own reason and counted, and changes nothing; a good one
-# becomes a worker of the job, holding its rank until it disconnects, is
-# killed, or its device or the module goes.
+# refused with its own reason and counted, and keeps no other rank out; a
+# replay is refused, even of a request refused for a rank the job gets
+# later. A good one becomes a worker of the job, holding its rank until it
+# disconnects, is killed, or its device or the module goes.
 #
 # The peer connects from rxe0's own address: the kernel routes a local
 # address through lo, so within one VM a second rxe device cannot reach the
@@ -76,6 +77,37 @@ t_eq "a signed request is accepted (then closed)" "accepted closed" \
 	"$("$PEER" $SRC $BOX $PORT "$req" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
 t_eq "the same request again: refused ETIMEDOUT (replay)" "refused ETIMEDOUT" \
 	"$("$PEER" $SRC $BOX $PORT "$req" 2>&1)"
+
+# Requests refused after authentication cost no other rank its connect
+# (they once filled the job's 64 nonces for ten minutes): 32 for a rank
+# the job does not have and 32 of rank 1 with a stale epoch, from one
+# process, each refused for its own reason; rank 0 gets in right after.
+$REQ $JOB "$RW_OUT/token" 2 count 32 >"$RW_OUT/flood"
+$REQ $JOB "$RW_OUT/token" 1 epoch 5 count 32 >>"$RW_OUT/flood"
+t_eq "64 authenticated requests refused: each for its rank or epoch" \
+	"32 refused ERANGE,32 refused ESTALE" \
+	"$("$PEER" $SRC $BOX $PORT "@$RW_OUT/flood" 2>&1 | sort | uniq -c |
+		sed 's/^ *//' | paste -sd,)"
+t_eq "rank 0 right after them: accepted (then closed)" "accepted closed" \
+	"$(peer 0 | tr '\n' ' ' | sed 's/ $//')"
+# Refused for its rank, still refused once a policy set gives the job
+# that rank (100 s ahead: no floor the requests above raised covers it).
+late=$($REQ $JOB "$RW_OUT/token" 2 time-offset 100)
+t_eq "rank 2 of 2 again: refused ERANGE" "refused ERANGE" \
+	"$("$PEER" $SRC $BOX $PORT "$late" 2>&1)"
+# (rank 0's connection above may hold the job's run for a moment yet.)
+workers() {
+	local _
+	for _ in $(seq 50); do
+		"$RWCTL" policy set $JOB workers "$1" 2>/dev/null && return 0
+		rw_nap 0.2
+	done
+	"$RWCTL" policy set $JOB workers "$1"
+}
+t_ok "policy set $JOB workers 3" workers 3
+t_eq "... its replay with rank 2 in the job: refused ETIMEDOUT" \
+	"refused ETIMEDOUT" "$("$PEER" $SRC $BOX $PORT "$late" 2>&1)"
+t_ok "policy set $JOB workers 2" workers 2
 
 # hold RANK LOG: a connected peer in the background (a coprocess, whose
 # stdin is ours to close with unhold); returns once it printed its outcome.
@@ -146,11 +178,11 @@ unhold
 t_ok "kill -9 of the peer frees rank 1" until_attached 0
 
 t_eq "listen show: every refusal counted by reason" \
-	'{"proto": 4, "auth": 3, "clock": 2, "busy": 0, "rank": 1, "in-use": 1, "stale": 1, "other": 0}' \
+	'{"proto": 4, "auth": 3, "clock": 3, "busy": 0, "rank": 34, "in-use": 1, "stale": 33, "other": 0}' \
 	"$(ls_json 'd["listeners"][0]["refused"]')"
 t_eq "listen show: requests = accepted + refused" true \
 	"$(ls_json 'd["listeners"][0]["requests"] == d["listeners"][0]["accepted"] + d["listeners"][0]["refused_total"]')"
-t_eq "listen show: 4 accepted, none connected now" "[4, 0, []]" \
+t_eq "listen show: 5 accepted, none connected now" "[5, 0, []]" \
 	"$(ls_json '[d["listeners"][0]["accepted"], d["listeners"][0]["connected"], d["connections"]]')"
 
 # The box's device goes with a peer connected: both ends hear of it.

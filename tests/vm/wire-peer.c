@@ -7,6 +7,7 @@
  *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX [HOLD]
  *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX train ARGS...
  *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX setup ARGS...
+ *   wire-peer SRC_ADDR DST_ADDR PORT @FILE
  *
  * Connects from SRC_ADDR to the box at DST_ADDR:PORT with REQUEST_HEX as
  * the connect request's private data (tests/vm/wire-req.py builds one) and
@@ -23,8 +24,14 @@
  * accepted, 3 refused, 1 error. After "accepted", "train" trains as a
  * remote worker and "bench" times one (wire-train.c says how); "setup"
  * only declares a model (wire-setup.c).
+ *
+ * @FILE holds one request a line: each is a connect of its own, one after
+ * the other from this one process (a VM starts a process in about half a
+ * second), each printing its outcome line; an accepted one is closed at
+ * once. Exit status 0, or 1 at the first error.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -104,65 +111,85 @@ static int hex_decode(const char *s, unsigned char *buf, size_t max)
 	return (int)(n / 2);
 }
 
-int main(int argc, char **argv)
-{
-	struct rdma_conn_param param = { 0 };
-	struct ibv_qp_init_attr qpa = { 0 };
-	struct addrinfo *src, *dst;
-	struct rdma_event_channel *ch;
-	struct rdma_cm_event *ev;
-	unsigned char pdata[56];
+/* One connection's id and verbs objects. */
+struct peer {
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *cc;
 	struct ibv_cq *cq;
-	int len, ret, rej;
+};
 
-	if (argc < 5 || (argc > 6 && strcmp(argv[5], "train") &&
-			  strcmp(argv[5], "bench") && strcmp(argv[5], "setup"))) {
-		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin | train ARGS... | bench ARGS... | setup ARGS...]\n");
-		return 2;
-	}
-	len = hex_decode(argv[4], pdata, sizeof(pdata));
-	if (len < 0 || resolve(argv[1], "0", &src) ||
-	    resolve(argv[2], argv[3], &dst)) {
-		fprintf(stderr, "wire-peer: bad address, port or request\n");
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ch = rdma_create_event_channel();
-	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
+static void peer_free(struct peer *p)
+{
+	if (p->id && p->id->qp)
+		rdma_destroy_qp(p->id);
+	if (p->cq)
+		ibv_destroy_cq(p->cq);
+	if (p->cc)
+		ibv_destroy_comp_channel(p->cc);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	if (p->id)
+		rdma_destroy_id(p->id);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Connect from @src to @dst with the @len bytes of @pdata as the request:
+ * 0 accepted, 3 refused, 1 error, with a line printed for the last two.
+ * Every event taken is acknowledged, so peer_free() never waits. @small:
+ * queues of one entry, for a connection that carries nothing (soft-RoCE
+ * allocates and clears a queue's every entry, which costs under TCG).
+ */
+static int peer_connect(struct rdma_event_channel *ch, struct addrinfo *src,
+			struct addrinfo *dst, const unsigned char *pdata,
+			int len, bool small, struct peer *p)
+{
+	unsigned int sends = small ? 1 : WIRE_PEER_SENDS;
+	unsigned int recvs = small ? 1 : WIRE_PEER_RECVS;
+	struct rdma_conn_param param = { 0 };
+	struct ibv_qp_init_attr qpa = { 0 };
+	struct rdma_cm_event *ev;
+	int ret, rej;
+
+	memset(p, 0, sizeof(*p));
+	if (rdma_create_id(ch, &p->id, NULL, RDMA_PS_TCP)) {
 		printf("error: rdma_create_id: %s\n", strerror(errno));
+		p->id = NULL;
 		return 1;
 	}
-	if (rdma_resolve_addr(id, src->ai_addr, dst->ai_addr, TIMEOUT_MS)) {
+	if (rdma_resolve_addr(p->id, src->ai_addr, dst->ai_addr, TIMEOUT_MS)) {
 		printf("error: rdma_resolve_addr: %s\n", strerror(errno));
 		return 1;
 	}
-	if (expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED, &ev))
+	ret = expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED, &ev);
+	if (ret >= 0)
+		rdma_ack_cm_event(ev);
+	if (ret)
 		return 1;
-	rdma_ack_cm_event(ev);
-	if (rdma_resolve_route(id, TIMEOUT_MS)) {
+	if (rdma_resolve_route(p->id, TIMEOUT_MS)) {
 		printf("error: rdma_resolve_route: %s\n", strerror(errno));
 		return 1;
 	}
-	if (expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, &ev))
+	ret = expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, &ev);
+	if (ret >= 0)
+		rdma_ack_cm_event(ev);
+	if (ret)
 		return 1;
-	rdma_ack_cm_event(ev);
 
-	pd = ibv_alloc_pd(id->verbs);
+	p->pd = ibv_alloc_pd(p->id->verbs);
 	/* Completions wake the trainer (wire-train.c) rather than spin. */
-	cc = pd ? ibv_create_comp_channel(id->verbs) : NULL;
-	cq = cc ? ibv_create_cq(id->verbs, WIRE_PEER_SENDS + WIRE_PEER_RECVS,
-				NULL, cc, 0) : NULL;
-	qpa.send_cq = cq;
-	qpa.recv_cq = cq;
-	qpa.cap.max_send_wr = WIRE_PEER_SENDS;
-	qpa.cap.max_recv_wr = WIRE_PEER_RECVS;
+	p->cc = p->pd ? ibv_create_comp_channel(p->id->verbs) : NULL;
+	p->cq = p->cc ? ibv_create_cq(p->id->verbs, sends + recvs, NULL,
+				      p->cc, 0) : NULL;
+	qpa.send_cq = p->cq;
+	qpa.recv_cq = p->cq;
+	qpa.cap.max_send_wr = sends;
+	qpa.cap.max_recv_wr = recvs;
 	qpa.cap.max_send_sge = 1;
 	qpa.cap.max_recv_sge = 1;
 	qpa.qp_type = IBV_QPT_RC;
-	if (!cq || rdma_create_qp(id, pd, &qpa)) {
+	if (!p->cq || rdma_create_qp(p->id, p->pd, &qpa)) {
 		printf("error: QP: %s\n", strerror(errno));
 		return 1;
 	}
@@ -170,7 +197,7 @@ int main(int argc, char **argv)
 	param.private_data_len = (uint8_t)len;
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
-	if (rdma_connect(id, &param)) {
+	if (rdma_connect(p->id, &param)) {
 		printf("error: rdma_connect: %s\n", strerror(errno));
 		return 1;
 	}
@@ -180,6 +207,7 @@ int main(int argc, char **argv)
 	if (ret > 0) {
 		if (ev->event != RDMA_CM_EVENT_REJECTED) {
 			printf("error: %s\n", rdma_event_str(ev->event));
+			rdma_ack_cm_event(ev);
 			return 1;
 		}
 		rej = rw_wire_rej_parse(ev->param.conn.private_data,
@@ -192,14 +220,96 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+/* Close an accepted connection from our side. */
+static void peer_close(struct rdma_event_channel *ch, struct peer *p)
+{
+	struct rdma_cm_event *ev;
+
+	rdma_disconnect(p->id);
+	if (expect(ch, RDMA_CM_EVENT_DISCONNECTED, &ev) >= 0)
+		rdma_ack_cm_event(ev);
+}
+
+/* @FILE: one connect per request line, one outcome line each. */
+static int peer_batch(struct rdma_event_channel *ch, struct addrinfo *src,
+		      struct addrinfo *dst, const char *file)
+{
+	unsigned char pdata[56];
+	char line[256];
+	struct peer p;
+	int len, ret = 0;
+	FILE *f;
+
+	f = fopen(file, "r");
+	if (!f) {
+		printf("error: %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!*line)
+			continue;
+		len = hex_decode(line, pdata, sizeof(pdata));
+		if (len < 0) {
+			printf("error: %s: not a request in hex\n", file);
+			ret = 1;
+			break;
+		}
+		ret = peer_connect(ch, src, dst, pdata, len, true, &p);
+		if (!ret) {
+			printf("accepted\n");
+			peer_close(ch, &p);
+		}
+		peer_free(&p);
+		ret = ret == 1;
+	}
+	fclose(f);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct addrinfo *src, *dst;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_event *ev;
+	unsigned char pdata[56];
+	struct peer p;
+	int len, ret;
+
+	if (argc < 5 || (argc > 6 && strcmp(argv[5], "train") &&
+			  strcmp(argv[5], "bench") && strcmp(argv[5], "setup"))) {
+		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin | train ARGS... | bench ARGS... | setup ARGS...]\n"
+			"       wire-peer SRC DST PORT @FILE\n");
+		return 2;
+	}
+	len = argv[4][0] == '@' ? 0 : hex_decode(argv[4], pdata, sizeof(pdata));
+	if (len < 0 || resolve(argv[1], "0", &src) ||
+	    resolve(argv[2], argv[3], &dst)) {
+		fprintf(stderr, "wire-peer: bad address, port or request\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ch = rdma_create_event_channel();
+	if (!ch) {
+		printf("error: rdma_create_event_channel: %s\n", strerror(errno));
+		return 1;
+	}
+	if (argv[4][0] == '@')
+		return peer_batch(ch, src, dst, argv[4] + 1);
+	ret = peer_connect(ch, src, dst, pdata, len, false, &p);
+	if (ret)
+		return ret;
 	printf("accepted\n");
 
 	if (argc > 6 && !strcmp(argv[5], "setup"))
-		return wire_setup(ch, id, pd, cq, argc - 6, argv + 6);
+		return wire_setup(ch, p.id, p.pd, p.cq, argc - 6, argv + 6);
 	if (argc > 6 && !strcmp(argv[5], "bench"))
-		return wire_bench(ch, id, pd, cq, argc - 6, argv + 6);
+		return wire_bench(ch, p.id, p.pd, p.cq, argc - 6, argv + 6);
 	if (argc > 6)
-		return wire_train(ch, id, pd, cq, argc - 6, argv + 6);
+		return wire_train(ch, p.id, p.pd, p.cq, argc - 6, argv + 6);
 	if (argc == 6) {
 		/* Hold until stdin ends or the box disconnects. */
 		struct pollfd fds[2] = {
@@ -225,11 +335,9 @@ int main(int argc, char **argv)
 				break;
 		}
 	}
-	rdma_disconnect(id);
-	if (!expect(ch, RDMA_CM_EVENT_DISCONNECTED, &ev))
-		rdma_ack_cm_event(ev);
+	peer_close(ch, &p);
 	printf("closed\n");
-	rdma_destroy_qp(id);
-	rdma_destroy_id(id);
+	rdma_destroy_qp(p.id);
+	rdma_destroy_id(p.id);
 	return 0;
 }

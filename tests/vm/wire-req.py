@@ -10,6 +10,7 @@ to drive the box's refusals:
   wire-req.py JOB TOKEN_FILE RANK [epoch N] [nonce N] [time-offset S]
               [tamper auth|magic|version|reserved] [sign-with FILE]
               [nic I nr-nics N session S]   (one connection of several)
+              [count N]   (N requests, each with its own nonce, a line each)
 """
 import hashlib
 import hmac
@@ -39,6 +40,11 @@ def main(argv):
     if "sign-with" in opts:
         with open(opts["sign-with"], "rb") as f:
             signer = f.read()
+    for _ in range(int(opts.get("count", 1))):
+        print(request(job, token, signer, rank, opts).hex())
+
+
+def request(job, token, signer, rank, opts):
     epoch = int(opts.get("epoch", 0))
     nonce = int(opts.get("nonce", 0)) or int.from_bytes(os.urandom(8), "little")
     when = int(time.time()) + int(opts.get("time-offset", 0))
@@ -59,7 +65,7 @@ def main(argv):
         auth[0] ^= 1
     req = head + bytes(auth)
     assert len(req) == 56
-    print(req.hex())
+    return req
 
 
 if __name__ == "__main__":
