@@ -10,7 +10,7 @@
 # the box's max_memory, the kernel log naming each limit. Nothing is
 # allocated: the box's free memory stays where it was, B ends bit-exact.
 # A setup within the limits whose peer disconnects in the middle of its
-# allocation (slowed to 40 ms per MiB by the test build's test_arena_ms)
+# allocation (slowed to 60 ms per MiB by the test build's test_arena_ms)
 # is given up at once and gives everything back: slab, vmalloc and free
 # memory return to where they were; so is a local declare whose process
 # is killed in the middle. Then rmmod.
@@ -95,14 +95,15 @@ echo "# after the refusals: MemAvailable $avail kB"
 t_ok "the box's free memory did not move (64 MiB slack)" within "$avail" "$avail0" 65536
 
 # --- a setup whose peer leaves in the middle of the allocation ---
-# 40 MiB of f32, two workers, SGD: about 120 MiB of arenas, 40 ms each.
+# 40 MiB of f32, two workers, SGD: about 120 MiB of arenas, 60 ms a MiB,
+# 7 s in all; the peer leaves 1.5 s after sending it.
 t_ok "policy set a max-memory 512M" "$RWCTL" policy set a max-memory 512M
-echo 40 >/sys/module/rackweave/parameters/test_arena_ms
+echo 60 >/sys/module/rackweave/parameters/test_arena_ms
 req=$($REQ a "$RW_OUT/token" 0)
 dmesg -C
-t0=$(date +%s%N)
 t_eq "a peer sends a 40 MiB setup and leaves after 1.5 s" dropped \
 	"$("$PEER" $BOX $BOX $PORT "$req" setup 10485760 drop 1500 | tail -n 1)"
+t0=$(date +%s%N)
 given=""
 while [ $((($(date +%s%N) - t0) / 1000000)) -lt 30000 ]; do
 	given=$(dmesg | grep -m 1 'job a rank 0: setup given up') && break
@@ -110,8 +111,8 @@ while [ $((($(date +%s%N) - t0) / 1000000)) -lt 30000 ]; do
 done
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "# $given"
-t_ok "the box gave the setup up (${ms} ms after the setup was sent)" test -n "$given"
-t_ok "within 3 s of the peer leaving" test $ms -lt 4500
+t_ok "the box gave the setup up (seen ${ms} ms after the peer left)" test -n "$given"
+t_ok "within 3 s of the peer leaving" test $ms -lt 3000
 echo 0 >/sys/module/rackweave/parameters/test_arena_ms
 used=""
 for _ in $(seq 20); do
