@@ -15,9 +15,9 @@
  * that closes, for whatever reason, closes its siblings too, so the rank
  * goes as a whole and comes back whole with the worker's next attach.
  *
- * A connection owns a reliable connected QP and its completion queue, uses
- * its job's protection domain on the device (ibdev.c), and owns a struct
- * rw_worker attached to the job at the
+ * A connection owns a reliable connected QP, its completion queue and a
+ * protection domain of its own (rw_conn_accept() says why), and owns a
+ * struct rw_worker attached to the job at the
  * rank the request named, exactly as a local worker's file is: the rank
  * is held, the job counts a user, events go out, and job deletion, policy
  * checks and statistics see the peer like any other worker.
@@ -40,7 +40,6 @@
 #include <rdma/ib_verbs.h>
 
 #include "rw.h"
-#include "ibdev.h"
 #include "job.h"
 #include "worker.h"
 #include "worker_xfer.h"
@@ -247,7 +246,7 @@ static void rw_conn_free(struct rw_conn *c)
 	if (c->cq)
 		ib_cq_pool_put(c->cq, rw_link_nr_cqe(c->depth));
 	if (c->pd)
-		rw_ibdev_pd_put(c->dev, c->job);
+		ib_dealloc_pd(c->pd);
 	if (c->owner)
 		rw_peer_put(c->owner);
 	kfree(c);
@@ -348,8 +347,16 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	}
 	c->w = c->owner->w;
 	c->dev = id->device;
-	c->job = c->owner->job;
-	c->pd = rw_ibdev_pd_get(id->device, c->job);
+	/*
+	 * A protection domain per connection, not per job: a key of this
+	 * connection's windows is good on its QP alone, so a peer cannot
+	 * write into another rank's slots, of its own job or another, with
+	 * a key it learned. Type 2 memory windows bound to the QP would do
+	 * the same inside a shared domain, but 6.1 gives kernel users no
+	 * way to allocate one (ib_alloc_mw is uverbs' own), and a domain
+	 * costs a device almost nothing.
+	 */
+	c->pd = ib_alloc_pd(id->device, 0);
 	if (IS_ERR(c->pd)) {
 		ret = PTR_ERR(c->pd);
 		c->pd = NULL;

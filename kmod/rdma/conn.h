@@ -52,8 +52,7 @@ struct rw_conn {
 	u32 nic;			/* this connection's index ... */
 	u32 nr_nics;			/* ... of its peer's (0: the only one) */
 	struct ib_device *dev;
-	struct rw_job *job;		/* the worker's, while it is attached */
-	struct ib_pd *pd;		/* the job's on this device (ibdev.c) */
+	struct ib_pd *pd;		/* its own: its keys work on its QP alone */
 	struct ib_cq *cq;
 	u32 depth;			/* of each queue, less the drain's slot */
 	struct work_struct close_work;
