@@ -99,6 +99,10 @@ static int rw_genl_put_listener(const struct rw_listen_info *l, void *arg)
 		[RW_REF_STALE] = RW_LISTEN_A_REF_STALE,
 		[RW_REF_OTHER] = RW_LISTEN_A_REF_OTHER,
 	};
+	static const u16 viol_attr[RW_VIOL_NR] = {
+		[RW_VIOL_PROTO] = RW_LISTEN_A_VIOL_PROTO,
+		[RW_VIOL_ACCESS] = RW_LISTEN_A_VIOL_ACCESS,
+	};
 	struct sk_buff *skb = arg;
 	struct nlattr *nest;
 	int i, bad;
@@ -118,6 +122,9 @@ static int rw_genl_put_listener(const struct rw_listen_info *l, void *arg)
 				RW_LISTEN_A_PAD);
 	for (i = 0; i < RW_REF_NR && !bad; i++)
 		bad = nla_put_u64_64bit(skb, ref_attr[i], l->refused[i],
+					RW_LISTEN_A_PAD);
+	for (i = 0; i < RW_VIOL_NR && !bad; i++)
+		bad = nla_put_u64_64bit(skb, viol_attr[i], l->violations[i],
 					RW_LISTEN_A_PAD);
 	if (bad) {
 		nla_nest_cancel(skb, nest);

@@ -6,9 +6,9 @@
  * every device that appears later, and .remove before a device goes away
  * (also for all devices when we unregister; ib_unregister_client() is a full
  * fence, so no callback runs after it returns). We keep a small record per
- * device with the facts the control plane reports, and the transport hangs
- * its per-device state off the same record: one protection domain per job
- * (rw_ibdev_pd_get()), shared by that job's connections on the device.
+ * device with the facts the control plane reports. Protection domains are
+ * not shared through it: each connection allocates its own (rdma/conn.c),
+ * so a key handed to one peer is good on that peer's QP alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,22 +27,9 @@ struct rw_ibdev {
 	struct list_head link;		/* in rw_ibdevs */
 	struct ib_device *ibdev;
 	struct rw_ibdev_info info;
-	struct list_head pds;		/* struct rw_ibdev_pd, one per job */
 };
 
-/*
- * A job's protection domain on one device. The job is named by pointer: a
- * connection holds a reference to its job, so no two live jobs share one
- * (ids are reused once a job is gone).
- */
-struct rw_ibdev_pd {
-	struct list_head link;		/* in rw_ibdev.pds */
-	const struct rw_job *job;
-	struct ib_pd *pd;
-	u32 users;			/* connections using it */
-};
-
-/* Protects rw_ibdevs and every rw_ibdev's info and pds. */
+/* Protects rw_ibdevs and every rw_ibdev's info. */
 static DEFINE_MUTEX(rw_ibdevs_lock);
 static LIST_HEAD(rw_ibdevs);
 
@@ -62,7 +49,6 @@ static int rw_ibdev_add(struct ib_device *ibdev)
 	if (!d)
 		return -ENOMEM;
 	d->ibdev = ibdev;
-	INIT_LIST_HEAD(&d->pds);
 	d->info.numa_node = ibdev_to_node(ibdev);
 	d->info.index = ibdev->index;
 	d->info.ports = rdma_end_port(ibdev) - rdma_start_port(ibdev) + 1;
@@ -91,8 +77,6 @@ static void rw_ibdev_remove(struct ib_device *ibdev, void *client_data)
 	mutex_unlock(&rw_ibdevs_lock);
 	pr_info("RDMA device %s removed\n", d->info.name);
 	rw_genl_event(RW_EVENT_DEV_GONE, NULL, -1, d->info.name, GFP_KERNEL);
-	/* Its connections are closed: no protection domain is left. */
-	WARN_ON(!list_empty(&d->pds));
 	kfree(d);
 }
 
@@ -126,68 +110,6 @@ int rw_ibdev_for_each(int (*fn)(const struct rw_ibdev_info *info, void *arg),
 	}
 	mutex_unlock(&rw_ibdevs_lock);
 	return ret;
-}
-
-static struct rw_ibdev_pd *
-rw_ibdev_pd_find(struct rw_ibdev *d, const struct rw_job *job)
-{
-	struct rw_ibdev_pd *p;
-
-	lockdep_assert_held(&rw_ibdevs_lock);
-	list_for_each_entry(p, &d->pds, link)
-		if (p->job == job)
-			return p;
-	return NULL;
-}
-
-struct ib_pd *rw_ibdev_pd_get(struct ib_device *dev, const struct rw_job *job)
-{
-	struct rw_ibdev *d = ib_get_client_data(dev, &rw_ib_client);
-	struct rw_ibdev_pd *p;
-	struct ib_pd *pd;
-
-	if (!d)
-		return ERR_PTR(-ENODEV);
-	mutex_lock(&rw_ibdevs_lock);
-	p = rw_ibdev_pd_find(d, job);
-	if (p) {
-		p->users++;
-		pd = p->pd;
-		goto out;
-	}
-	pd = ERR_PTR(-ENOMEM);
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
-		goto out;
-	pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(pd)) {
-		kfree(p);
-		goto out;
-	}
-	p->job = job;
-	p->pd = pd;
-	p->users = 1;
-	list_add_tail(&p->link, &d->pds);
-out:
-	mutex_unlock(&rw_ibdevs_lock);
-	return pd;
-}
-
-void rw_ibdev_pd_put(struct ib_device *dev, const struct rw_job *job)
-{
-	struct rw_ibdev *d = ib_get_client_data(dev, &rw_ib_client);
-	struct rw_ibdev_pd *p;
-
-	if (WARN_ON(!d))
-		return;
-	mutex_lock(&rw_ibdevs_lock);
-	p = rw_ibdev_pd_find(d, job);
-	if (!WARN_ON(!p) && !--p->users) {
-		list_del(&p->link);
-		ib_dealloc_pd(p->pd);
-		kfree(p);
-	}
-	mutex_unlock(&rw_ibdevs_lock);
 }
 
 int rw_ibdev_init(void)

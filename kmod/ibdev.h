@@ -25,17 +25,4 @@ void rw_ibdev_exit(void);
 int rw_ibdev_for_each(int (*fn)(const struct rw_ibdev_info *info, void *arg),
 		      void *arg);
 
-struct ib_device;
-struct ib_pd;
-struct rw_job;
-
-/*
- * The protection domain of @job on @dev, allocated by the first get and
- * freed by the last put: every connection of a job on a device shares
- * one, and no two jobs do. The caller holds a reference to @job until its
- * put. An ERR_PTR if @dev is not ours or allocation failed.
- */
-struct ib_pd *rw_ibdev_pd_get(struct ib_device *dev, const struct rw_job *job);
-void rw_ibdev_pd_put(struct ib_device *dev, const struct rw_job *job);
-
 #endif /* _RW_IBDEV_H */

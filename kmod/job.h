@@ -97,8 +97,7 @@ struct rw_job_past {
  *   rw_conns_lock         rdma/conn.c: the connection list (spinlock, leaf)
  *   c->lock               rdma/data.c: a connection's stopping against its
  *                         queued setup (spinlock, leaf)
- *   rw_ibdevs_lock        ibdev.c: takes no other lock of ours (allocates
- *                         and frees protection domains under it)
+ *   rw_ibdevs_lock        ibdev.c: the device list; takes nothing else
  *   r->setup, r->xfer     rdma/host_setup.c, host_xfer.c: a remote
  *                         attachment's declare and transfers (never both;
  *                         held while sleeping for the box); no lock of the

@@ -166,8 +166,11 @@
  *     RW_A_LISTENERS     nest    one RW_A_LISTENERS_ENTRY per listener, in
  *                                the order they were added (enum
  *                                rw_listen_attr): _ADDR, _PORT, _DEV, _UP,
- *                                _REQUESTS, _ACCEPTED, _CONNECTED and the
- *                                refusals by reason, _REF_PROTO.._REF_OTHER
+ *                                _REQUESTS, _ACCEPTED, _CONNECTED, the
+ *                                refusals by reason, _REF_PROTO.._REF_OTHER,
+ *                                and the connections it accepted that the
+ *                                box closed for breaking the rules, by
+ *                                kind, _VIOL_PROTO and _VIOL_ACCESS
  *     RW_A_CONNECTIONS   nest    one RW_A_CONNECTIONS_ENTRY per remote worker
  *                                connected now (enum rw_conn_attr): the
  *                                peer's _ADDR and _PORT, the box's _DEV,
@@ -396,10 +399,15 @@
  *   registered at @segs[i].addr under key @segs[i].rkey. Byte off of the
  *   buffer is at segs[off >> seg_shift].addr + off % 2^seg_shift, so a
  *   chunk never straddles two segments. Each key covers only that
- *   segment of that peer's buffer. The module registers its windows from
- *   0 (segment i at i << seg_shift), so no address it sends is a kernel
- *   address; a peer must take the addresses as given (raw-verbs peers
- *   send their own virtual addresses, which is theirs to show).
+ *   segment of that peer's buffer, and only on that connection: the box
+ *   gives every connection a protection domain of its own, so an RDMA
+ *   access under another connection's key (another rank's, of the same
+ *   job or another) or outside the segment is refused by the device and
+ *   ends the connection, counted as RW_LISTEN_A_VIOL_ACCESS. The module
+ *   registers its windows from 0 (segment i at i << seg_shift), so no
+ *   address it sends is a kernel address; a peer must take the addresses
+ *   as given (raw-verbs peers send their own virtual addresses, which is
+ *   theirs to show).
  *   Setup: the model's tensors as RW_IOC_DECLARE takes them (the first
  *   declaration starts the job's run, a later one must match; @flags may
  *   hold RW_DECLARE_VERIFY), then the worker's parameter window: it covers
@@ -815,6 +823,13 @@ enum rw_listen_attr {
 	RW_LISTEN_A_REF_STALE,	/* ESTALE */
 	RW_LISTEN_A_REF_OTHER,	/* anything else (ENOMEM...) */
 	RW_LISTEN_A_PAD,
+	/*
+	 * u64 connections closed for a violation, each once: a message or
+	 * push against the protocol ("Control messages"), or an RDMA access
+	 * outside the peer's own window, which the box's device refused.
+	 */
+	RW_LISTEN_A_VIOL_PROTO,
+	RW_LISTEN_A_VIOL_ACCESS,
 	__RW_LISTEN_A_MAX
 };
 

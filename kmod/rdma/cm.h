@@ -10,6 +10,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "rdma/admit.h"
+#include "rdma/rdma.h"
 
 struct rw_listener;
 
@@ -37,6 +38,8 @@ void rw_conn_close_all(struct ib_device *dev);
 /* A connection holds the listener that made it, and lets go when closed. */
 void rw_listen_hold(struct rw_listener *l);
 void rw_listen_conn_gone(struct rw_listener *l);
+/* A connection @l accepted is closed for @kind (rdma/rdma.h). */
+void rw_listen_violation(struct rw_listener *l, enum rw_violation kind);
 
 int rw_conn_init(void);
 void rw_conn_exit(void);

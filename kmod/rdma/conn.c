@@ -15,12 +15,28 @@
  * that closes, for whatever reason, closes its siblings too, so the rank
  * goes as a whole and comes back whole with the worker's next attach.
  *
- * A connection owns a reliable connected QP and its completion queue, uses
- * its job's protection domain on the device (ibdev.c), and owns a struct
- * rw_worker attached to the job at the
+ * A connection owns a reliable connected QP, its completion queue and a
+ * protection domain of its own (rw_conn_accept() says why), and owns a
+ * struct rw_worker attached to the job at the
  * rank the request named, exactly as a local worker's file is: the rank
  * is held, the job counts a user, events go out, and job deletion, policy
  * checks and statistics see the peer like any other worker.
+ *
+ * A peer that breaks the rules (rw_conn_violation()) is closed like any
+ * other, and counted by kind on the listener that accepted it. One kind is
+ * an RDMA access outside the peer's own window, which the device refuses,
+ * since no other connection's key is good on this QP. What the box then
+ * sees depends on the device. Soft-RoCE in 6.1 (rxe_resp.c) NAKs the
+ * request with a remote access error and moves the QP to the error state
+ * with no event: if the refused packet took a receive (a write with
+ * immediate that fits one packet) that receive completes with
+ * IB_WC_REM_ACCESS_ERR; otherwise (a write without immediate, or the
+ * first packet of a longer one) the QP's receives are only flushed. A
+ * hardware NIC may raise IB_EVENT_QP_ACCESS_ERR instead. Nothing else
+ * moves an established connection's QP to the error state before the
+ * close itself does (a failed send of our own completes with its error
+ * first), so a flush that is the first reason to close is that refusal
+ * (rdma/data.c).
  *
  * Teardown never runs in a handler of the connection's own id (rdma_cm
  * forbids destroying an id there): a disconnect, an error or a device
@@ -40,12 +56,12 @@
 #include <rdma/ib_verbs.h>
 
 #include "rw.h"
-#include "ibdev.h"
 #include "job.h"
 #include "worker.h"
 #include "worker_xfer.h"
 #include "rdma/conn.h"
 #include "rdma/wire.h"
+#include "trace.h"
 
 /* Protects rw_conns, every rw_conn.link and .closing; QP events take it. */
 static DEFINE_SPINLOCK(rw_conns_lock);
@@ -247,7 +263,7 @@ static void rw_conn_free(struct rw_conn *c)
 	if (c->cq)
 		ib_cq_pool_put(c->cq, rw_link_nr_cqe(c->depth));
 	if (c->pd)
-		rw_ibdev_pd_put(c->dev, c->job);
+		ib_dealloc_pd(c->pd);
 	if (c->owner)
 		rw_peer_put(c->owner);
 	kfree(c);
@@ -307,13 +323,37 @@ bool rw_conn_close_later(struct rw_conn *c)
 	return first;
 }
 
+void rw_conn_violation(struct rw_conn *c, enum rw_violation kind,
+		       const char *why)
+{
+	if (!rw_conn_close_later(c))
+		return;
+	pr_warn_ratelimited("%pISpc: job %s rank %u: %s: closing\n",
+			    &c->info.peer, c->info.job, c->info.rank, why);
+	trace_rw_wire_error(c->info.job, c->info.rank, why,
+			    kind == RW_VIOL_ACCESS ? -EACCES : -EPROTO);
+	/* On rw_conns until now: it holds its listener. */
+	rw_listen_violation(c->listener, kind);
+}
+
 static void rw_conn_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct rw_conn *c = ctx;
 
-	pr_warn_ratelimited("%pISpc: QP event %s: closing\n", &c->info.peer,
-			    ib_event_msg(ev->event));
-	rw_conn_close_later(c);
+	switch (ev->event) {
+	case IB_EVENT_QP_ACCESS_ERR:
+		rw_conn_violation(c, RW_VIOL_ACCESS,
+				  "remote access error (QP event)");
+		return;
+	case IB_EVENT_QP_REQ_ERR:
+		rw_conn_violation(c, RW_VIOL_PROTO,
+				  "invalid request (QP event)");
+		return;
+	default:
+		pr_warn_ratelimited("%pISpc: QP event %s: closing\n",
+				    &c->info.peer, ib_event_msg(ev->event));
+		rw_conn_close_later(c);
+	}
 }
 
 int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
@@ -348,8 +388,16 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	}
 	c->w = c->owner->w;
 	c->dev = id->device;
-	c->job = c->owner->job;
-	c->pd = rw_ibdev_pd_get(id->device, c->job);
+	/*
+	 * A protection domain per connection, not per job: a key of this
+	 * connection's windows is good on its QP alone, so a peer cannot
+	 * write into another rank's slots, of its own job or another, with
+	 * a key it learned. Type 2 memory windows bound to the QP would do
+	 * the same inside a shared domain, but 6.1 gives kernel users no
+	 * way to allocate one (ib_alloc_mw is uverbs' own), and a domain
+	 * costs a device almost nothing.
+	 */
+	c->pd = ib_alloc_pd(id->device, 0);
 	if (IS_ERR(c->pd)) {
 		ret = PTR_ERR(c->pd);
 		c->pd = NULL;
@@ -416,6 +464,11 @@ int rw_conn_cm_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
+		/*
+		 * From here on only our close (rdma_disconnect) moves the QP
+		 * to error: a flush before it is the device's refusal.
+		 */
+		WRITE_ONCE(c->established, true);
 		return 0;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_CONNECT_ERROR:

@@ -52,11 +52,11 @@ struct rw_conn {
 	u32 nic;			/* this connection's index ... */
 	u32 nr_nics;			/* ... of its peer's (0: the only one) */
 	struct ib_device *dev;
-	struct rw_job *job;		/* the worker's, while it is attached */
-	struct ib_pd *pd;		/* the job's on this device (ibdev.c) */
+	struct ib_pd *pd;		/* its own: its keys work on its QP alone */
 	struct ib_cq *cq;
 	u32 depth;			/* of each queue, less the drain's slot */
 	struct work_struct close_work;
+	bool established;		/* rdma_cm said so (WRITE_ONCE) */
 	struct rw_conn_info info;	/* peer, device, job, rank */
 
 	/* Control: the setup received, the reply sent (rdma/data.c). */
@@ -98,6 +98,15 @@ struct rw_conn {
  * this call is the one that asked (the others found it asked already).
  */
 bool rw_conn_close_later(struct rw_conn *c);
+
+/*
+ * From an event or completion handler: @c's peer broke the rules (@kind,
+ * @why says how). If that is the first reason to close @c, it is logged,
+ * traced and counted on the listener that accepted @c; @c closes either
+ * way, and its rank with it.
+ */
+void rw_conn_violation(struct rw_conn *c, enum rw_violation kind,
+		       const char *why);
 
 /*
  * Give @c its chunks (uapi "RDMA wire"): its peer's chunk -> connection

@@ -40,7 +40,9 @@
  * Any error in a completion, a malformed or unexpected immediate, a push
  * of a chunk again before its answer or into a slot still being summed,
  * or an eviction closes this connection
- * alone; rdma/conn.c tears it down outside every handler.
+ * alone; rdma/conn.c tears it down outside every handler. Those that are
+ * the peer breaking the rules, an RDMA access the device refused among
+ * them (rw_conn_wc_refused()), are violations, counted by kind.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -66,12 +68,38 @@ static struct rw_conn *rw_conn_of(struct rw_link *ep)
 	return container_of(ep, struct rw_conn, ep);
 }
 
+/*
+ * Why failed completion @wc shows the device refusing an RDMA access of
+ * the peer's (rdma/conn.c says what each device shows), or NULL: a
+ * receive taken by a refused write with immediate, or, once the
+ * connection is established, a flush (the first reason to close is the
+ * one rw_conn_violation() counts).
+ */
+static const char *rw_conn_wc_refused(struct rw_conn *c, struct ib_wc *wc)
+{
+	bool recv = wc->wr_cqe == &c->push_cqe.cqe ||
+		    wc->wr_cqe == &c->ctl_cqe.cqe;
+
+	if (recv && (wc->status == IB_WC_REM_ACCESS_ERR ||
+		     wc->status == IB_WC_LOC_ACCESS_ERR))
+		return "remote access error";
+	if (wc->status == IB_WC_WR_FLUSH_ERR && READ_ONCE(c->established))
+		return "remote access error (the device failed the QP)";
+	return NULL;
+}
+
 /* Every failed completion of the box's side (rw_link_done, rdma/link.c). */
 static void rw_conn_wc_error(struct rw_link *ep, struct ib_wc *wc,
 			     const char *what)
 {
 	struct rw_conn *c = rw_conn_of(ep);
+	const char *why = rw_conn_wc_refused(c, wc);
 
+	/* Counted once: a flush of a connection already closing is not. */
+	if (why) {
+		rw_conn_violation(c, RW_VIOL_ACCESS, why);
+		return;
+	}
 	if (wc->status != IB_WC_WR_FLUSH_ERR) {
 		pr_warn_ratelimited("%pISpc: %s: %s: closing\n", &c->info.peer,
 				    what, ib_wc_status_msg(wc->status));
@@ -83,10 +111,7 @@ static void rw_conn_wc_error(struct rw_link *ep, struct ib_wc *wc,
 
 static void rw_conn_protocol_error(struct rw_conn *c, const char *why)
 {
-	pr_warn_ratelimited("%pISpc: job %s rank %u: %s: closing\n",
-			    &c->info.peer, c->info.job, c->info.rank, why);
-	trace_rw_wire_error(c->info.job, c->info.rank, why, -EPROTO);
-	rw_conn_close_later(c);
+	rw_conn_violation(c, RW_VIOL_PROTO, why);
 }
 
 static void rw_conn_kick(struct rw_conn *c)
@@ -365,8 +390,12 @@ static int rw_conn_agent(void *arg)
 							 HZ);
 	}
 	if (ret < 0) {
+		/* A push into its own slot before that slot was summed. */
+		if (ret == -EBUSY)
+			rw_conn_violation(c, RW_VIOL_PROTO,
+					  rw_conn_agent_why(ret));
 		/* Only if the error is why: a closing connection fails waits. */
-		if (rw_conn_close_later(c))
+		else if (rw_conn_close_later(c))
 			pr_warn_ratelimited("%pISpc: job %s rank %u: %s (%d): closing\n",
 					    &c->info.peer, c->info.job,
 					    c->info.rank, rw_conn_agent_why(ret),

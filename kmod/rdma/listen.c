@@ -13,6 +13,8 @@
  * (never inside its own handler) and stays on the list, down, until it is
  * added again or deleted. Connections hold a reference to the listener
  * that made them (its counters), so deleting a listener leaves them up.
+ * Besides its requests' fates, a listener counts the connections it made
+ * that were closed for breaking the rules (rw_conn_violation()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,6 +47,7 @@ struct rw_listener {
 	char dev[RW_DEV_NAME_MAX];	/* [L] the device it is bound to */
 	atomic64_t requests, accepted, connected;
 	atomic64_t refused[RW_REF_NR];
+	atomic64_t violations[RW_VIOL_NR];
 };
 
 /* Protects rw_listeners and the fields marked [L]. */
@@ -124,6 +127,11 @@ void rw_listen_conn_gone(struct rw_listener *l)
 {
 	atomic64_dec(&l->connected);
 	kref_put(&l->ref, rw_listen_release);
+}
+
+void rw_listen_violation(struct rw_listener *l, enum rw_violation kind)
+{
+	atomic64_inc(&l->violations[kind]);
 }
 
 static int rw_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -296,6 +304,8 @@ int rw_listen_for_each(int (*fn)(const struct rw_listen_info *info,
 		info->connected = atomic64_read(&l->connected);
 		for (i = 0; i < RW_REF_NR; i++)
 			info->refused[i] = atomic64_read(&l->refused[i]);
+		for (i = 0; i < RW_VIOL_NR; i++)
+			info->violations[i] = atomic64_read(&l->violations[i]);
 		ret = fn(info, arg);
 		if (ret)
 			break;

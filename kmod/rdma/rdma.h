@@ -36,6 +36,17 @@ enum rw_refusal {
 	RW_REF_NR
 };
 
+/*
+ * Why a connection was closed for breaking the rules, counted per
+ * listener by kind (rw_conn_violation(), rdma/conn.c): each connection
+ * counts once, for its first reason to close.
+ */
+enum rw_violation {
+	RW_VIOL_PROTO,			/* a message or push against the protocol */
+	RW_VIOL_ACCESS,			/* an RDMA access outside its own window */
+	RW_VIOL_NR
+};
+
 /* A listener as netlink reports it. */
 struct rw_listen_info {
 	struct sockaddr_storage addr;	/* with the port */
@@ -45,6 +56,7 @@ struct rw_listen_info {
 	u64 accepted;
 	u64 connected;			/* connections open now */
 	u64 refused[RW_REF_NR];
+	u64 violations[RW_VIOL_NR];	/* its connections closed, by why */
 };
 
 /* A remote worker connected now, as netlink reports it. */

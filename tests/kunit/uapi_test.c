@@ -66,6 +66,7 @@ static void rw_uapi_numbering_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, RW_A_CONNECTIONS, 9);
 	KUNIT_EXPECT_EQ(test, RW_CONN_A_RANK, 5);
 	KUNIT_EXPECT_EQ(test, RW_LISTEN_A_REF_OTHER, 15);
+	KUNIT_EXPECT_EQ(test, RW_LISTEN_A_VIOL_ACCESS, 18);
 	KUNIT_EXPECT_STREQ(test, RW_GENL_NAME, "rackweave");
 }
 

@@ -201,9 +201,13 @@ struct rw_lsn {
 	uint8_t up;
 	uint64_t requests, accepted, connected;
 	uint64_t refused[RWCTL_REF_NR];
+	uint64_t violations[RWCTL_VIOL_NR];
 };
 
-/* up on rxe0: refused proto 1, auth 2, clock 1, in-use 1. */
+/*
+ * up on rxe0: refused proto 1, auth 2, clock 1, in-use 1; one of its two
+ * connections closed for an access outside its window.
+ */
 static const struct rw_lsn rw_lsn_v4 = {
 	.addr = rw_v4, .addr_len = 4, .port = RW_WIRE_PORT, .dev = "rxe0",
 	.up = 1, .requests = 7, .accepted = 2, .connected = 1,
@@ -211,6 +215,7 @@ static const struct rw_lsn rw_lsn_v4 = {
 		[RWCTL_REF_PROTO] = 1, [RWCTL_REF_AUTH] = 2,
 		[RWCTL_REF_CLOCK] = 1, [RWCTL_REF_IN_USE] = 1,
 	},
+	.violations = { [RWCTL_VIOL_ACCESS] = 1 },
 };
 
 /* Down: its device went. */
@@ -252,6 +257,9 @@ static void rw_put_lsn_bad(struct nl_msg *m, const struct rw_lsn *l,
 	for (r = 0; r < RWCTL_REF_NR; r++)
 		rw_test_put_u64(m, skip, RW_LISTEN_A_REF_PROTO + r,
 				l->refused[r]);
+	for (r = 0; r < RWCTL_VIOL_NR; r++)
+		rw_test_put_u64(m, skip, RW_LISTEN_A_VIOL_PROTO + r,
+				l->violations[r]);
 	nla_nest_end(m, e);
 }
 
@@ -344,6 +352,8 @@ static void rw_test_status_listeners(void **state)
 	assert_int_equal(l->refused[RWCTL_REF_IN_USE], 1);
 	assert_int_equal(l->refused[RWCTL_REF_STALE], 0);
 	assert_int_equal(l->refused[RWCTL_REF_OTHER], 0);
+	assert_int_equal(l->violations[RWCTL_VIOL_PROTO], 0);
+	assert_int_equal(l->violations[RWCTL_VIOL_ACCESS], 1);
 
 	l = &fx->st.listeners[1];
 	assert_int_equal(l->family, AF_INET6);
@@ -436,6 +446,8 @@ static void rw_test_status_refusal_order(void **state)
 
 	for (r = 0; r < RWCTL_REF_NR; r++)
 		one.refused[r] = 100 + r;
+	for (r = 0; r < RWCTL_VIOL_NR; r++)
+		one.violations[r] = 200 + r;
 	rw_put_header(fx->msg);
 	list = nla_nest_start(fx->msg, RW_A_LISTENERS);
 	rw_put_lsn(fx->msg, &one, 0);
@@ -444,9 +456,14 @@ static void rw_test_status_refusal_order(void **state)
 	assert_int_equal(fx->st.nr_listeners, 1);
 	for (r = 0; r < RWCTL_REF_NR; r++)
 		assert_int_equal(fx->st.listeners[0].refused[r], 100 + r);
+	for (r = 0; r < RWCTL_VIOL_NR; r++)
+		assert_int_equal(fx->st.listeners[0].violations[r], 200 + r);
 }
 
-/* Refusal attributes are optional: an older module may send none. */
+/*
+ * Refusal and violation attributes are optional: an older module may send
+ * none (the violations came later than the refusals).
+ */
 static void rw_test_status_no_refusals(void **state)
 {
 	struct rw_fx *fx = *state;
@@ -456,6 +473,8 @@ static void rw_test_status_no_refusals(void **state)
 
 	for (r = 0; r < RWCTL_REF_NR; r++)
 		skip |= BIT(RW_LISTEN_A_REF_PROTO + r);
+	for (r = 0; r < RWCTL_VIOL_NR; r++)
+		skip |= BIT(RW_LISTEN_A_VIOL_PROTO + r);
 	rw_put_header(fx->msg);
 	list = nla_nest_start(fx->msg, RW_A_LISTENERS);
 	rw_put_lsn(fx->msg, &rw_lsn_v4, skip);
@@ -465,6 +484,8 @@ static void rw_test_status_no_refusals(void **state)
 	assert_int_equal(fx->st.listeners[0].requests, 7);
 	for (r = 0; r < RWCTL_REF_NR; r++)
 		assert_int_equal(fx->st.listeners[0].refused[r], 0);
+	for (r = 0; r < RWCTL_VIOL_NR; r++)
+		assert_int_equal(fx->st.listeners[0].violations[r], 0);
 
 	/* Only the first: it alone is set. */
 	rw_reset(fx);
@@ -650,6 +671,7 @@ static void rw_listener_fill(struct rwctl_listener *l, const struct rw_lsn *s)
 	l->accepted = s->accepted;
 	l->connected = s->connected;
 	memcpy(l->refused, s->refused, sizeof(l->refused));
+	memcpy(l->violations, s->violations, sizeof(l->violations));
 }
 
 static int rw_fetch(struct rwctl_status *st, char *msg, size_t msglen)
@@ -753,6 +775,7 @@ static int rw_setup(void **state)
 static const char rw_text[] =
 	"10.77.0.1:18515  rxe0  up  requests 7  accepted 2  connected 1\n"
 	"  refused 5: proto 1, auth 2, clock 1, in-use 1\n"
+	"  closed for violations 1: access 1\n"
 	"[fe80::1]:7000  down (its RDMA device went; add it again)"
 	"  requests 3  accepted 0  connected 0\n"
 	"connections:\n"
@@ -769,11 +792,13 @@ static const char rw_json[] =
 	"{\"addr\":\"10.77.0.1\",\"port\":18515,\"device\":\"rxe0\",\"up\":true,"
 	"\"requests\":7,\"accepted\":2,\"connected\":1,\"refused_total\":5,"
 	"\"refused\":{\"proto\":1,\"auth\":2,\"clock\":1,\"busy\":0,\"rank\":0,"
-	"\"in-use\":1,\"stale\":0,\"other\":0}},"
+	"\"in-use\":1,\"stale\":0,\"other\":0},\"violations_total\":1,"
+	"\"violations\":{\"proto\":0,\"access\":1}},"
 	"{\"addr\":\"fe80::1\",\"port\":7000,\"device\":\"\",\"up\":false,"
 	"\"requests\":3,\"accepted\":0,\"connected\":0,\"refused_total\":0,"
 	"\"refused\":{\"proto\":0,\"auth\":0,\"clock\":0,\"busy\":0,\"rank\":0,"
-	"\"in-use\":0,\"stale\":0,\"other\":0}}],"
+	"\"in-use\":0,\"stale\":0,\"other\":0},\"violations_total\":0,"
+	"\"violations\":{\"proto\":0,\"access\":0}}],"
 	"\"connections\":[{\"addr\":\"10.88.0.2\",\"port\":40675,"
 	"\"device\":\"rxe0\",\"job\":\"cj\",\"rank\":1,\"pushes\":115,"
 	"\"writes\":138,\"messages\":2}],"
@@ -824,6 +849,7 @@ static void rw_test_show_json(void **state)
 	assert_non_null(strstr(rw_last.out, "\"port\":18515"));
 	assert_non_null(strstr(rw_last.out, "\"refused_total\":5"));
 	assert_non_null(strstr(rw_last.out, "\"in-use\":1"));
+	assert_non_null(strstr(rw_last.out, "\"violations_total\":1"));
 	assert_string_equal(rw_last.out, rw_json);
 
 	RUN("-j", "-p", "listen", "show");

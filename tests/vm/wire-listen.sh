@@ -141,7 +141,7 @@ t_eq "a peer connects as rank 0 and holds" accepted "$(head -n 1 "$RW_OUT/hold0"
 t_ok "the job counts it as an attached worker" until_attached 1
 t_eq "rank 0 again from elsewhere: refused EADDRINUSE" "refused EADDRINUSE" \
 	"$(peer 0)"
-t_eq "one protection domain for the job on rxe0" 1 "$(box_pds)"
+t_eq "one protection domain, the connection's own" 1 "$(box_pds)"
 # (No process substitution in the guest: no /dev/fd. A fifo on the
 # guest's tmpfs is the peer's stdin, held open by this shell; $! is the
 # peer alone, so waiting for it waits for nothing else.)
@@ -153,9 +153,10 @@ mkfifo "$fifo"
 second=$!
 exec {second_fd}>"$fifo"
 t_ok "a second worker of the job connects" until_attached 2
-t_eq "... and shares the job's protection domain" 1 "$(box_pds)"
+t_eq "... with a protection domain of its own" 2 "$(box_pds)"
 kill "$second"
 t_ok "... then goes" until_attached 1
+t_eq "... and its protection domain with it" 1 "$(box_pds)"
 wait "$second" 2>/dev/null
 exec {second_fd}>&-
 rm -f "$fifo"

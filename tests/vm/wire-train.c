@@ -33,6 +33,21 @@
  * (the iterations push the last chunk first), "nostream" (no stream:
  * J is 0 and U and V are the iterations' S and T).
  * (push_s: the time until the iterations' pushes had completed).
+ * "wait" prints "window ADDR RKEY", the address and key of chunk 0's slot
+ * in the box's gradient window, then waits for stdin to end before it
+ * trains, and prints "pushed" once the pushes of the first iteration are
+ * out (their writes acknowledged), before their answers.
+ *
+ * "foreign", once set up, reads "ADDR RKEY" from stdin (a "window" line
+ * of another peer), then RDMA WRITEs 4 KiB (1024.0f each) at ADDR under
+ * RKEY, a key the box gave another connection, without an immediate;
+ * "foreign-imm" writes 64 bytes there with a push's immediate for chunk 0
+ * (one packet: the box's receive takes it); "past" writes 4 KiB at once
+ * under its own window's key, just past the window's end. Each prints
+ * "write failed: STATUS" or "write completed", and after a failure waits
+ * for the box to end the connection ("disconnected"; foreign_write() says
+ * why that may come first).
+ *
  * Any other FAULT breaks the protocol once the run is set up, and the box
  * must end the connection ("disconnected" is printed):
  *   bad-imm      a push whose chunk id is beyond the model
@@ -91,6 +106,7 @@ struct tr {
 	uint32_t ans_head, ans_tail;	/* taken, added (mod 2^32) */
 	int fill;			/* stream: write each gradient first */
 	int reverse;			/* iterations push the last chunk first */
+	int announce;			/* print "pushed" after iteration 0's */
 	uint32_t rank;
 };
 
@@ -431,6 +447,10 @@ static int iterate(struct tr *t, uint32_t iter, double *push_s)
 		if (step(t))
 			return -1;
 	*push_s += now_s() - t0;
+	if (t->announce && !iter) {
+		printf("pushed\n");
+		fflush(stdout);
+	}
 	while (t->in_flight)
 		if (step(t))
 			return -1;
@@ -540,6 +560,85 @@ static void hold(void)
 		;
 }
 
+#define FOREIGN_WR_ID	0xf0f0
+
+/*
+ * A write this connection has no right to: @len bytes of 1024.0f at
+ * @addr under @rkey, with a push's immediate for chunk 0 if @imm. Prints
+ * how it completed ("write failed: STATUS") and the box's disconnect
+ * ("disconnected"), in the order they came; 0 if both came, 1 otherwise.
+ * Soft-RoCE completes the box's receive of a refused one-packet write
+ * with immediate before it sends the NAK, and a box quick to close can
+ * then move its QP to the error state first, which drops the NAK: the
+ * write is never acknowledged, and fails here with a flush once the box's
+ * disconnect has this side close too.
+ */
+static int foreign_write(struct tr *t, uint64_t addr, uint32_t rkey,
+			 uint32_t len, int imm)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->grad, .length = len,
+		.lkey = t->grad_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = FOREIGN_WR_ID,
+		.opcode = imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.sg_list = &sge, .num_sge = 1,
+		.imm_data = htonl(RW_IMM(RW_IMM_PUSH, 0, 0)),
+	}, *bad;
+	struct pollfd pfd = { .fd = t->ch->fd, .events = POLLIN };
+	long end = now_ms() + TR_WAIT_MS;
+	struct rdma_cm_event *ev;
+	int n, gone = 0;
+	struct ibv_wc wc;
+	uint32_t i;
+
+	for (i = 0; i < len / 4; i++)
+		t->grad[i] = 1024.0f;
+	wr.wr.rdma.remote_addr = addr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(t->id->qp, &wr, &bad)) {
+		printf("error: post: %s\n", strerror(errno));
+		return 1;
+	}
+	/* Other completions (a flushed receive, the setup's send) pass. */
+	for (;;) {
+		n = ibv_poll_cq(t->cq, 1, &wc);
+		if (n < 0) {
+			printf("error: poll failed\n");
+			return 1;
+		}
+		if (n && wc.wr_id == FOREIGN_WR_ID)
+			break;
+		if (n)
+			continue;
+		if (now_ms() > end) {
+			printf("error: the write never completed\n");
+			return 1;
+		}
+		if (gone || poll(&pfd, 1, 1) != 1)
+			continue;
+		if (rdma_get_cm_event(t->ch, &ev))
+			return 1;
+		printf("%s\n", ev->event == RDMA_CM_EVENT_DISCONNECTED ?
+		       "disconnected" : rdma_event_str(ev->event));
+		gone = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+		rdma_ack_cm_event(ev);
+		if (!gone)
+			return 1;
+		/* The write's QP goes to the error state: it flushes. */
+		rdma_disconnect(t->id);
+	}
+	if (wc.status == IBV_WC_SUCCESS) {
+		printf("write completed\n");
+		return 1;
+	}
+	printf("write failed: %s\n", ibv_wc_status_str(wc.status));
+	fflush(stdout);
+	return gone ? 0 : await_disconnect(t);
+}
+
 int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv)
 {
@@ -561,6 +660,38 @@ int wire_train(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	ret = start(&t, pd, rank, fault, &pull_s);
 	if (ret)
 		return ret;
+	fflush(stdout);
+	if (fault && !strcmp(fault, "wait")) {
+		struct rw_wire_seg_info at;
+
+		rw_wire_win_at(&t.rep.win, 0, &at);
+		printf("window %llu %u\n", (unsigned long long)at.addr,
+		       at.rkey);
+		fflush(stdout);
+		hold();
+		t.announce = 1;
+	}
+	if (fault && (!strcmp(fault, "foreign") ||
+		      !strcmp(fault, "foreign-imm"))) {
+		int imm = !strcmp(fault, "foreign-imm");
+		unsigned long long addr;
+		unsigned int rkey;
+
+		if (scanf("%*s %llu %u", &addr, &rkey) != 2) {
+			printf("error: no \"window ADDR RKEY\" on stdin\n");
+			return 1;
+		}
+		return foreign_write(&t, addr, rkey, imm ? 64 : 4096, imm);
+	}
+	if (fault && !strcmp(fault, "past")) {
+		uint64_t last = (uint64_t)(t.rep.nr_chunks - 1) *
+				t.rep.chunk_size;
+		struct rw_wire_seg_info at;
+
+		rw_wire_win_at(&t.rep.win, last, &at);
+		return foreign_write(&t, at.addr + t.rep.chunk_size, at.rkey,
+				     4096, 0);
+	}
 	if (fault && !strcmp(fault, "bad-imm")) {
 		if (push(&t, 0, 0, t.rep.nr_chunks))
 			return 1;

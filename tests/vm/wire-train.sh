@@ -14,6 +14,12 @@
 # chunk pushed twice, a window that does not fit, one connection of two
 # pushing the other's chunk) is refused or disconnected alone, and the job
 # trains on with a new peer.
+# A rank's keys reach its own slots only (each connection has its own
+# protection domain): rank 1 writing into rank 0's slot with rank 0's key,
+# another job's peer doing the same, and a write past a peer's own window
+# all fail at the peer, and the box closes that connection, logs why and
+# counts it; rank 0's gradient is untouched. Every violation is counted
+# once, by kind (listen show).
 #
 # Same-device loopback over rxe0, as in wire-listen.sh (the reason is
 # there); the two-VM test covers separate hosts.
@@ -24,6 +30,13 @@ ITERS=5
 rw_wire_up $BOX
 t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 head -c 32 /dev/urandom >"$RW_OUT/token"
+
+# viol: the listener's connections closed for violations, by kind, as
+# listen show's text has them ("proto 3, access 1"; no Python: a guest's
+# python3 takes seconds to start).
+viol() {
+	"$RWCTL" listen show | sed -n 's/^  closed for violations [0-9]*: //p'
+}
 
 # job NAME [WORKERS]: a BSP job (two workers unless told) whose SGD
 # makes every value exact.
@@ -155,6 +168,14 @@ t_eq "after them, a good peer and a local worker train exactly" \
 	"trained $ITERS exact trained $ITERS exact" \
 	"$(rw_wire_result "$RW_OUT/bad-after.log") $(rw_wire_result "$RW_OUT/bad-local.log")"
 
+# The requests of the isolation checks below, in the background meanwhile
+# (a python3 start takes seconds; each stays good for 300 s).
+reqs=
+for jr in iso.0 iso.1 iso2.0 iso2.1; do
+	$REQ ${jr%.*} "$RW_OUT/token" ${jr#*.} >"$RW_OUT/req-$jr" &
+	reqs="$reqs $!"
+done
+
 # A chunk pushed twice lands in a slot still being summed: a job of its
 # own, since under BSP that gradient stays in the step (issue of elastic
 # membership, not of the wire).
@@ -163,7 +184,101 @@ remote twice 1 "$RW_OUT/twice.log" twice
 wait $!
 t_eq "a chunk pushed twice before its answer: disconnected" disconnected \
 	"$(tail -n 1 "$RW_OUT/twice.log")"
+t_eq "listen show: these three closed for protocol violations" "proto 3" \
+	"$(viol)"
 
-t_ok "job del with everyone gone" sh -c "for j in mix count far flow four four-local bad twice; do '$RWCTL' job del \$j || exit 1; done"
+# --- a rank writes only into its own slots ---
+# gate FILE: a stdin that gives FILE once it exists (made by a rename).
+gate() {
+	until [ -e "$1" ]; do rw_nap 0.1; done
+	cat "$1"
+}
+# put FILE LINE: make FILE at once, for gate.
+put() { echo "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }
+# until_line LOG PATTERN: the log has such a line (60 s at most).
+until_line() {
+	local _
+	for _ in $(seq 600); do
+		grep -q "$2" "$1" && return 0
+		rw_nap 0.1
+	done
+	return 1
+}
+# refusal LOG: how a foreign write ended, on one line.
+refusal() { tail -n 2 "$1" | tr '\n' ' ' | sed 's/ $//'; }
+refused="write failed: remote access error disconnected"
+# A refused write with immediate of one packet: the NAK, or, if the box
+# closed first, a write never acknowledged (wire-train.c's foreign_write).
+refused_imm() {
+	case "$(refusal "$1")" in
+	"$refused"|"disconnected write failed: Work Request Flushed Error")
+		return 0 ;;
+	esac
+	refusal "$1"
+	return 1
+}
+# logged TEXT...: dmesg has each.
+logged() {
+	local d t
+	d=$(dmesg)
+	for t in "$@"; do
+		[[ $d == *"$t"* ]] || { echo "not in dmesg: $t"; return 1; }
+	done
+}
+rm -f "$RW_OUT"/go0 "$RW_OUT"/go1 "$RW_OUT"/win	# (an out dir may be reused)
+t_ok "job add iso" job iso
+t_ok "job add iso2" job iso2
+wait $reqs
+# All four peers start at once (each start takes seconds here). Rank 0
+# of iso waits once set up (it expects to be alone, as it will be);
+# rank 1 of iso2 writes just past its own window at once; rank 0 of iso2,
+# another job's peer, writes 64 bytes with a push's immediate (one
+# packet: the box's receive sees the error) under rank 0's key once it is
+# known; rank 1 of iso, set up before rank 0 pushes (so that rank 0's
+# first iteration waits for it), writes 4 KiB into rank 0's chunk 0 with
+# rank 0's key once rank 0's gradient is in that slot.
+gate "$RW_OUT/go0" | "$PEER" $BOX $BOX $PORT "$(cat "$RW_OUT/req-iso.0")" \
+	train 0 1 $ITERS wait >"$RW_OUT/iso0.log" 2>&1 &
+p0=$!
+"$PEER" $BOX $BOX $PORT "$(cat "$RW_OUT/req-iso2.1")" train 1 2 $ITERS \
+	past >"$RW_OUT/iso-past.log" 2>&1 &
+pb=$!
+gate "$RW_OUT/win" | "$PEER" $BOX $BOX $PORT "$(cat "$RW_OUT/req-iso2.0")" \
+	train 0 2 $ITERS foreign-imm >"$RW_OUT/iso-job.log" 2>&1 &
+pa=$!
+gate "$RW_OUT/go1" | "$PEER" $BOX $BOX $PORT "$(cat "$RW_OUT/req-iso.1")" \
+	train 1 2 $ITERS foreign >"$RW_OUT/iso1.log" 2>&1 &
+p1=$!
+t_ok "rank 0 set up: the address and key of its chunk 0" \
+	until_line "$RW_OUT/iso0.log" '^window '
+win=$(grep '^window ' "$RW_OUT/iso0.log")
+put "$RW_OUT/win" "$win"
+wait $pa
+wait $pb
+t_ok "another job's peer with rank 0's key: failed, disconnected" \
+	refused_imm "$RW_OUT/iso-job.log"
+t_eq "a peer writing past its own window: failed, disconnected" \
+	"$refused" "$(refusal "$RW_OUT/iso-past.log")"
+t_eq "listen show: two access violations" "proto 3, access 2" "$(viol)"
+t_ok "rank 1 set up" until_line "$RW_OUT/iso1.log" '^set up '
+put "$RW_OUT/go0" ""
+t_ok "rank 0 pushed its first iteration, which waits for rank 1" \
+	until_line "$RW_OUT/iso0.log" '^pushed$'
+put "$RW_OUT/go1" "$win"
+wait $p1
+t_eq "rank 1 writing 4 KiB into rank 0's slot with rank 0's key: failed, disconnected" \
+	"$refused" "$(refusal "$RW_OUT/iso1.log")"
+t_eq "listen show: exactly one access violation more" "proto 3, access 3" \
+	"$(viol)"
+wait $p0
+t_eq "rank 0's gradient untouched: alone once rank 1 is gone, exact" \
+	"trained $ITERS exact" "$(rw_wire_result "$RW_OUT/iso0.log")"
+t_ok "both ranks are free" rw_until_attached iso 0
+t_ok "the box logged each: job, rank, remote access error" logged \
+	"job iso rank 1: remote access error" \
+	"job iso2 rank 0: remote access error" \
+	"job iso2 rank 1: remote access error"
+
+t_ok "job del with everyone gone" sh -c "for j in mix count far flow four four-local bad twice iso iso2; do '$RWCTL' job del \$j || exit 1; done"
 t_ok "rmmod rackweave" rmmod rackweave
 t_done

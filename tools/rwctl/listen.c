@@ -5,14 +5,18 @@
  *
  *   10.77.0.1:18515  rxe0  up  requests 7  accepted 2  connected 1
  *     refused 5: proto 1, auth 2, clock 1, in-use 1
+ *     closed for violations 1: access 1
  *   connections:
  *     10.88.0.2:40675  rxe0  job train rank 0  pushes 4  writes 6  messages 2
  *   attached to other boxes:
  *     10.88.0.1:18515  rxe0  job other rank 1  pushes 8  writes 10  messages 2
  *
- * Text lists only the refusal reasons that happened; JSON has them all.
- * "rank" counts ranks not below the job's worker count (ERANGE), "in-use"
- * ranks held by another worker (EADDRINUSE).
+ * Text lists only the refusal reasons and violations that happened; JSON
+ * has them all. "rank" counts ranks not below the job's worker count
+ * (ERANGE), "in-use" ranks held by another worker (EADDRINUSE). A
+ * violation is a connection the listener accepted and the box closed for
+ * breaking the rules: "proto" a message or push against the protocol,
+ * "access" an RDMA access outside the peer's own window.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +41,11 @@ static const char *const rwctl_ref_names[RWCTL_REF_NR] = {
 	[RWCTL_REF_IN_USE] = "in-use",
 	[RWCTL_REF_STALE] = "stale",
 	[RWCTL_REF_OTHER] = "other",
+};
+
+static const char *const rwctl_viol_names[RWCTL_VIOL_NR] = {
+	[RWCTL_VIOL_PROTO] = "proto",
+	[RWCTL_VIOL_ACCESS] = "access",
 };
 
 int rwctl_listen_parse(int argc, char **argv, struct rwctl_listen_req *r,
@@ -92,16 +101,43 @@ void rwctl_listen_format(char *buf, size_t len, int family,
 	rwctl_listen_render(a, buf, len, family, addr, port);
 }
 
+/*
+ * @n counters named @names under @key, their sum under @key_total; text
+ * (only if the sum is not 0) "\n  @title SUM: name N, ..." with only the
+ * counters that are not 0.
+ */
+static void rwctl_listen_print_counts(struct rwctl_printer *p,
+				      const char *key, const char *key_total,
+				      const char *title,
+				      const char *const *names,
+				      const uint64_t *counts, int n)
+{
+	const char *sep = ": ";
+	uint64_t total = 0;
+	int r;
+
+	for (r = 0; r < n; r++)
+		total += counts[r];
+	rwctl_pr_u64(p, key_total, NULL, total);
+	rwctl_pr_obj_open(p, key);
+	if (total)
+		rwctl_pr_text(p, "\n  %s %" PRIu64, title, total);
+	for (r = 0; r < n; r++) {
+		char fmt[32];
+
+		snprintf(fmt, sizeof(fmt), "%s%s %%" PRIu64, sep, names[r]);
+		rwctl_pr_u64(p, names[r], counts[r] ? fmt : NULL, counts[r]);
+		if (counts[r])
+			sep = ", ";
+	}
+	rwctl_pr_obj_close(p);
+}
+
 static void rwctl_listen_print_one(struct rwctl_printer *p,
 				   const struct rwctl_listener *l)
 {
 	char where[INET6_ADDRSTRLEN + 16], a[INET6_ADDRSTRLEN];
-	uint64_t total = 0;
-	const char *sep = ": ";
-	int r;
 
-	for (r = 0; r < RWCTL_REF_NR; r++)
-		total += l->refused[r];
 	rwctl_listen_render(a, where, sizeof(where), l->family, l->addr,
 			    l->port);
 
@@ -115,21 +151,11 @@ static void rwctl_listen_print_one(struct rwctl_printer *p,
 	rwctl_pr_u64(p, "requests", "  requests %" PRIu64, l->requests);
 	rwctl_pr_u64(p, "accepted", "  accepted %" PRIu64, l->accepted);
 	rwctl_pr_u64(p, "connected", "  connected %" PRIu64, l->connected);
-	rwctl_pr_u64(p, "refused_total", NULL, total);
-	rwctl_pr_obj_open(p, "refused");
-	if (total)
-		rwctl_pr_text(p, "\n  refused %" PRIu64, total);
-	for (r = 0; r < RWCTL_REF_NR; r++) {
-		char fmt[32];
-
-		snprintf(fmt, sizeof(fmt), "%s%s %%" PRIu64, sep,
-			 rwctl_ref_names[r]);
-		rwctl_pr_u64(p, rwctl_ref_names[r], l->refused[r] ? fmt : NULL,
-			     l->refused[r]);
-		if (l->refused[r])
-			sep = ", ";
-	}
-	rwctl_pr_obj_close(p);
+	rwctl_listen_print_counts(p, "refused", "refused_total", "refused",
+				  rwctl_ref_names, l->refused, RWCTL_REF_NR);
+	rwctl_listen_print_counts(p, "violations", "violations_total",
+				  "closed for violations", rwctl_viol_names,
+				  l->violations, RWCTL_VIOL_NR);
 	rwctl_pr_obj_close(p);
 	rwctl_pr_nl(p);
 }
@@ -283,7 +309,7 @@ static const struct rwctl_cmd rwctl_listen_cmds[] = {
 	{
 		.name = "show",
 		.alias = "list",
-		.help = "listeners (requests, connections, refusals), remote workers, attachments to other boxes",
+		.help = "listeners (requests, connections, refusals, violations), remote workers, attachments to other boxes",
 		.run = rwctl_listen_show,
 	},
 	{

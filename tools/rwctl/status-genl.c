@@ -72,6 +72,8 @@ static const struct nla_policy rwctl_listen_policy[RW_LISTEN_A_MAX + 1] = {
 	[RW_LISTEN_A_REF_IN_USE] = RWCTL_U64_POLICY,
 	[RW_LISTEN_A_REF_STALE]	= RWCTL_U64_POLICY,
 	[RW_LISTEN_A_REF_OTHER]	= RWCTL_U64_POLICY,
+	[RW_LISTEN_A_VIOL_PROTO] = RWCTL_U64_POLICY,
+	[RW_LISTEN_A_VIOL_ACCESS] = RWCTL_U64_POLICY,
 };
 
 static const struct nla_policy rwctl_conn_policy[RW_CONN_A_MAX + 1] = {
@@ -227,6 +229,11 @@ static int rwctl_genl_fill_listener(struct nlattr **tb, void *elem, size_t i,
 	for (r = 0; r < RWCTL_REF_NR; r++)
 		if (tb[RW_LISTEN_A_REF_PROTO + r])
 			l->refused[r] = nla_get_u64(tb[RW_LISTEN_A_REF_PROTO + r]);
+	/* So are the violations' (a module before them sends none). */
+	for (r = 0; r < RWCTL_VIOL_NR; r++)
+		if (tb[RW_LISTEN_A_VIOL_PROTO + r])
+			l->violations[r] =
+				nla_get_u64(tb[RW_LISTEN_A_VIOL_PROTO + r]);
 	return 0;
 }
 

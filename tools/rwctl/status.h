@@ -40,6 +40,15 @@ enum {
 	RWCTL_REF_NR
 };
 
+/*
+ * Connections a listener accepted that the box closed for breaking the
+ * rules, by kind, in the order of enum rw_listen_attr's _VIOL_*.
+ */
+enum {
+	RWCTL_VIOL_PROTO, RWCTL_VIOL_ACCESS,
+	RWCTL_VIOL_NR
+};
+
 struct rwctl_listener {
 	int family;			/* AF_INET or AF_INET6 */
 	uint8_t addr[16];		/* network order; 4 bytes for IPv4 */
@@ -48,6 +57,7 @@ struct rwctl_listener {
 	bool up;
 	uint64_t requests, accepted, connected;
 	uint64_t refused[RWCTL_REF_NR];
+	uint64_t violations[RWCTL_VIOL_NR];
 };
 
 /*
