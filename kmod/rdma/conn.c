@@ -349,6 +349,19 @@ static void rw_conn_qp_event(struct ib_event *ev, void *ctx)
 		rw_conn_violation(c, RW_VIOL_PROTO,
 				  "invalid request (QP event)");
 		return;
+	case IB_EVENT_COMM_EST:
+		/*
+		 * A hardware NIC: the peer's first message came before the
+		 * CM's last handshake message. The connection is fine; the
+		 * CM is told, as ULPs do, so that it moves on.
+		 */
+		rdma_notify(c->id, IB_EVENT_COMM_EST);
+		return;
+	case IB_EVENT_PATH_MIG:
+	case IB_EVENT_SQ_DRAINED:
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		/* Nothing is wrong: information only. */
+		return;
 	default:
 		pr_warn_ratelimited("%pISpc: QP event %s: closing\n",
 				    &c->info.peer, ib_event_msg(ev->event));
