@@ -16,6 +16,11 @@ be read (a write would fault).
 
 Every failure raises RackWeaveError, an OSError carrying the errno and
 librackweave's sentence for it (rw_strerror), prefixed by the call.
+
+Every wait is finite unless asked otherwise: a Worker bounds its blocking
+calls to DEFAULT_TIMEOUT_MS (or $RACKWEAVE_TIMEOUT_MS), because a rank that
+never comes (a trainer that died, one too few started, a declare refused
+on another rank) would otherwise leave the others asleep for good.
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ from . import _lib
 from ._lib import lib
 
 TokenLike = Union[bytes, bytearray, str, os.PathLike]
+
+#: How long a blocking call waits for the job's other workers unless the
+#: Worker is given timeout_ms (0: no limit) or $RACKWEAVE_TIMEOUT_MS is set.
+DEFAULT_TIMEOUT_MS = 300_000
 Layout = Union[Mapping[int, int], Sequence[Tuple[int, int]]]
 
 
@@ -60,6 +69,28 @@ def _check(ret: int, call: str) -> int:
     if ret < 0:
         raise RackWeaveError(-ret, call)
     return ret
+
+
+def world_mismatch(job: str, world: int, workers: int, what: str) -> str:
+    """The sentence for trainers that are not the job's worker count."""
+    return (f"{what} is {world} but job {job!r} has {workers} workers: every step "
+            f"would wait for the missing ranks; start {workers} trainers, or "
+            f"create the job with `workers {world}`")
+
+
+def default_timeout_ms() -> int:
+    """$RACKWEAVE_TIMEOUT_MS if set (0: no limit), else DEFAULT_TIMEOUT_MS."""
+    env = os.environ.get("RACKWEAVE_TIMEOUT_MS")
+    if env is None or env == "":
+        return DEFAULT_TIMEOUT_MS
+    try:
+        ms = int(env)
+    except ValueError:
+        ms = -1
+    if not 0 <= ms < 1 << 32:
+        raise RackWeaveError(_errno.EINVAL, "RACKWEAVE_TIMEOUT_MS",
+                             f"{env!r} is not a number of milliseconds (0: no limit)")
+    return ms
 
 
 def read_token(token: TokenLike) -> bytes:
@@ -222,11 +253,15 @@ class Worker:
     (rw_attach_remote(3); ``box="10.88.0.1,10.89.0.1"`` for a box with
     two NICs: one connection each); ``observer=True`` maps a running job read-only.
     Use as a context manager or call close().
+
+    Blocking calls wait at most ``timeout_ms`` (default DEFAULT_TIMEOUT_MS,
+    300 s, or $RACKWEAVE_TIMEOUT_MS; 0: no limit), then raise
+    RackWeaveError(ETIMEDOUT).
     """
 
     def __init__(self, job: str, token: TokenLike, rank: int = 0, *,
                  box: Optional[str] = None, observer: bool = False,
-                 device: Optional[str] = None, timeout_ms: int = 0):
+                 device: Optional[str] = None, timeout_ms: Optional[int] = None):
         self._ctx = ctypes.c_void_p()
         self._maps: list = []
         self.job = job
@@ -238,6 +273,7 @@ class Worker:
         self.setup: Optional[Setup] = None
         self._tensors: dict = {}
         self.observer = observer
+        self.timeout_ms = default_timeout_ms() if timeout_ms is None else timeout_ms
         tok = read_token(token)
         if not isinstance(rank, int) or rank < 0 or rank >= 1 << 32:
             raise RackWeaveError(_errno.ERANGE, f"attach(rank={rank!r})",
@@ -258,8 +294,7 @@ class Worker:
                 _check(lib.rw_attach_remote(self._ctx, job.encode(), tbuf, rank,
                                             box.encode()),
                        f"rw_attach_remote(job {job!r}, rank {rank}, box {box!r})")
-            if timeout_ms:
-                self.set_timeout(timeout_ms)
+            self.set_timeout(self.timeout_ms)
         except BaseException:
             self.close()
             raise
@@ -327,7 +362,14 @@ class Worker:
                 raise RackWeaveError(_errno.EINVAL, call,
                                      f"tensor {k}: keys are >= 0 and sizes >= 1 element")
             arr[i].key, arr[i].nelems, arr[i].dtype = int(k), int(n), _lib.RW_DTYPE_F32
-        _check(lib.rw_declare(self._c(call), arr, len(items), 1 if verify else 0), call)
+        ret = lib.rw_declare(self._c(call), arr, len(items), 1 if verify else 0)
+        if ret == -_errno.EEXIST:
+            raise RackWeaveError(_errno.EEXIST, call,
+                                 f"job {self.job!r} runs another model: a worker declared "
+                                 "a different layout first (keys, sizes, types and order "
+                                 "must match on every rank); the job's other ranks wait "
+                                 "for this one until their timeout")
+        _check(ret, call)
         self._keys = [int(k) for k, _ in items]
         if map:
             self.map()
@@ -389,6 +431,22 @@ class Worker:
             flags |= _lib.RW_XFER_NONBLOCK
         return fn(self._c(name), arr, n, flags)
 
+    def _wait_check(self, ret: int, call: str) -> None:
+        """_check() for a call that waits for the other workers: a timeout
+        says what usually keeps them away, since this rank cannot see it."""
+        if ret != -_errno.ETIMEDOUT:
+            _check(ret, call)
+            return
+        waited = f" {self.timeout_ms / 1000:g} s" if self.timeout_ms else ""
+        workers = f" ({self.setup.workers} workers)" if self.setup else ""
+        raise RackWeaveError(_errno.ETIMEDOUT, call,
+                             f"timed out after{waited} waiting for job {self.job!r}'s "
+                             f"other workers{workers}: a rank that is not running, or "
+                             "one whose declare was refused (EEXIST: it declared another "
+                             "model than this one), keeps the others waiting; see the "
+                             "other ranks' errors" + ("" if self.box is None else
+                                                      ", or the box did not answer"))
+
     def push(self, keys: Optional[Iterable[int]] = None,
              chunks: Optional[Sequence[Tuple[int, int]]] = None, *,
              nonblock: bool = False) -> None:
@@ -400,14 +458,15 @@ class Worker:
              chunks: Optional[Sequence[Tuple[int, int]]] = None, *,
              nonblock: bool = False) -> None:
         """Wait for fresh parameters (the gate's and the chunks' turn)."""
-        _check(self._xfer(lib.rw_pull, "rw_pull", keys, chunks, nonblock), "rw_pull")
+        self._wait_check(self._xfer(lib.rw_pull, "rw_pull", keys, chunks, nonblock),
+                         "rw_pull")
 
     def pushpull(self, keys: Optional[Iterable[int]] = None,
                  chunks: Optional[Sequence[Tuple[int, int]]] = None, *,
                  nonblock: bool = False) -> None:
         """Push, then pull the same chunks, in one call."""
-        _check(self._xfer(lib.rw_pushpull, "rw_pushpull", keys, chunks, nonblock),
-               "rw_pushpull")
+        self._wait_check(self._xfer(lib.rw_pushpull, "rw_pushpull", keys, chunks,
+                                    nonblock), "rw_pushpull")
 
     def pull_start(self, keys=None, chunks=None) -> bool:
         """Start a pull without sleeping: True if done, False if pending
@@ -425,14 +484,23 @@ class Worker:
         _check(ret, name)
         return True
 
-    def wait(self, timeout_ms: int = -1) -> None:
-        """Finish the pending transfer (-1: no limit); ETIMEDOUT leaves it
-        pending, any other error drops it."""
-        _check(lib.rw_wait(self._c("rw_wait"), timeout_ms), "rw_wait")
+    def wait(self, timeout_ms: Optional[int] = None) -> None:
+        """Finish the pending transfer within ``timeout_ms`` (default: the
+        worker's timeout; -1: no limit); ETIMEDOUT leaves it pending, any
+        other error drops it."""
+        if timeout_ms is None:
+            timeout_ms = self.timeout_ms or -1
+        ret = lib.rw_wait(self._c("rw_wait"), timeout_ms)
+        if ret == -_errno.ETIMEDOUT:
+            raise RackWeaveError(_errno.ETIMEDOUT, "rw_wait",
+                                 f"the transfer is still pending after {timeout_ms} ms "
+                                 "(wait again, or close the worker)")
+        _check(ret, "rw_wait")
 
     def set_timeout(self, ms: int) -> None:
-        """Bound every later blocking transfer to ``ms`` ms (0: none)."""
+        """Bound every later blocking call to ``ms`` ms (0: none)."""
         _check(lib.rw_set_timeout(self._c("rw_set_timeout"), ms), "rw_set_timeout")
+        self.timeout_ms = ms
 
     # -- initial parameters and checkpoints ------------------------------
     def params_init(self, values: np.ndarray) -> None:
@@ -446,13 +514,19 @@ class Worker:
         _check(lib.rw_params_init(self._c(call), a.ctypes.data_as(ctypes.c_void_p),
                                   a.nbytes, None, 0, 0), call)
 
-    def params_wait(self, timeout_ms: int = 0) -> None:
-        """Wait until some worker set the initial parameters or the run began."""
-        _check(lib.rw_params_wait(self._c("rw_params_wait"), timeout_ms),
-               "rw_params_wait")
+    def params_wait(self, timeout_ms: Optional[int] = None) -> None:
+        """Wait until some worker set the initial parameters or the run
+        began (default: the worker's timeout; 0: no limit)."""
+        if timeout_ms is None:
+            timeout_ms = self.timeout_ms
+        self._wait_check(lib.rw_params_wait(self._c("rw_params_wait"), timeout_ms),
+                         "rw_params_wait")
 
-    def checkpoint_save(self, path: str, timeout_ms: int = 0) -> None:
-        """Save parameters, optimizer state and versions (docs/checkpoint.md)."""
+    def checkpoint_save(self, path: str, timeout_ms: Optional[int] = None) -> None:
+        """Save parameters, optimizer state and versions (docs/checkpoint.md);
+        waits at most ``timeout_ms`` (default: the worker's; 0: no limit)."""
+        if timeout_ms is None:
+            timeout_ms = self.timeout_ms
         self._ckpt(lambda why: lib.rw_checkpoint_save(self._c("checkpoint_save"),
                                                       os.fsencode(path), timeout_ms,
                                                       why, len(why)),

@@ -130,12 +130,26 @@ rw.job_del("pybig")
 # --- two workers: a mean, async start/wait, timeouts ---------------------
 rw.job_add("py2", 2, optim="average", chunk_size=4096, token_file=tok)
 a, b = rw.Worker("py2", tok, 0), rw.Worker("py2", tok, 1)
+ok(a.timeout_ms == rw.DEFAULT_TIMEOUT_MS == 300000,
+   f"a Worker's waits are finite by default ({a.timeout_ms} ms)")
+os.environ["RACKWEAVE_TIMEOUT_MS"] = "0"
+with rw.Worker("py1", tok, 0) as w3:
+    ok(w3.timeout_ms == 0, "RACKWEAVE_TIMEOUT_MS=0 lifts the limit")
+os.environ["RACKWEAVE_TIMEOUT_MS"] = "soon"
+raises(errno.EINVAL, "RACKWEAVE_TIMEOUT_MS that is not a number", rw.Worker, "py1", tok, 0)
+del os.environ["RACKWEAVE_TIMEOUT_MS"]
 a.declare([(1, 5000)])
-raises(errno.EEXIST, "declare another layout than the job's", b.declare, [(1, 4999)])
+e = raises(errno.EEXIST, "declare another layout than the job's", b.declare, [(1, 4999)])
+ok(e is not None and "another model" in str(e) and "py2" in str(e),
+   "the refused rank hears that the job runs another model", e)
+a.set_timeout(300)
+e = raises(errno.ETIMEDOUT, "the rank that was not refused waits for the initial "
+           "parameters beyond its timeout", a.params_wait)
+ok(e is not None and "declare was refused" in str(e) and "0.3 s" in str(e),
+   "its timeout names a refused declare as a cause", e)
 b.declare([(1, 5000)])
 a.grad[:] = 1.0
 b.grad[:] = 3.0
-a.set_timeout(300)
 a.push()
 raises(errno.ETIMEDOUT, "a pull that waits for the other worker beyond set_timeout", a.pull)
 done = b.pushpull_start()
@@ -146,6 +160,7 @@ ok(np.all(a.tensor(1).params == 2.0) and np.all(b.tensor(1).params == 2.0),
    "two workers pull the mean (1 + 3) / 2 into their views")
 
 # A blocking pull sleeps in the kernel without holding the GIL.
+a.set_timeout(20000)  # the 0.3 s above would end the blocked call first
 a.tensor(1).grad[:] = 5.0
 b.tensor(1).grad[:] = 7.0
 res = {}
