@@ -168,7 +168,8 @@ def _ddp_hook(state: _DDPHookState, bucket) -> torch.futures.Future[torch.Tensor
 
 
 def register_ddp_hook(ddp_model: torch.nn.parallel.DistributedDataParallel,
-                      worker: Worker, *, declare: bool = True) -> _DDPHookState:
+                      worker: Optional[Worker] = None, *,
+                      declare: bool = True) -> _DDPHookState:
     """Make ``ddp_model`` average its gradients through the box.
 
     ``worker`` is attached to a job created with ``optim average`` whose
@@ -177,10 +178,14 @@ def register_ddp_hook(ddp_model: torch.nn.parallel.DistributedDataParallel,
     default) the model's parameters are declared and mapped first; with
     ``declare=False`` the worker must be declared (``declare_model``) and
     mapped already. Returns the hook's state (``steps`` counts
-    iterations; ``worker`` the worker). An error inside the hook (a
-    timeout: ETIMEDOUT) is raised by ``backward()`` with its own type,
-    RackWeaveError."""
+    iterations; ``worker`` the worker). Without ``worker``, one is made
+    from the environment (``Worker.from_env()``: what ``python3 -m
+    rackweave.launch`` or torchrun and RACKWEAVE_JOB/RACKWEAVE_TOKEN_FILE
+    give). An error inside the hook (a timeout: ETIMEDOUT) is raised by
+    ``backward()`` with its own type, RackWeaveError."""
     module = ddp_model.module
+    if worker is None:
+        worker = Worker.from_env()
     world = torch.distributed.get_world_size(ddp_model.process_group)
     info = _job_info(worker)
     _check_job(worker, world, info)      # before declare fixes the layout
@@ -211,11 +216,14 @@ class DistributedOptimizer:
     call (``step_start()``/``step_wait()`` split it for overlap). The
     parameters may change under a running forward pass only under ASP,
     SSP or adaptive staleness, when another worker's push completes a step
-    (Hogwild-style reads, as a parameter server gives).
+    (Hogwild-style reads, as a parameter server gives). Without ``worker``
+    one is made from the environment (``Worker.from_env()``).
     """
 
-    def __init__(self, model: torch.nn.Module, worker: Worker, *,
+    def __init__(self, model: torch.nn.Module, worker: Optional[Worker] = None, *,
                  init_from_rank0: bool = True, timeout_ms: Optional[int] = None):
+        if worker is None:
+            worker = Worker.from_env()
         self.worker = worker
         self.model = model
         params = _params(model)

@@ -74,8 +74,23 @@ def _check(ret: int, call: str) -> int:
 def world_mismatch(job: str, world: int, workers: int, what: str) -> str:
     """The sentence for trainers that are not the job's worker count."""
     return (f"{what} is {world} but job {job!r} has {workers} workers: every step "
-            f"would wait for the missing ranks; start {workers} trainers, or "
-            f"create the job with `workers {world}`")
+            f"would wait for the missing ranks; start {workers} trainers "
+            f"(python3 -m rackweave.launch --nproc {workers}), or create the job "
+            f"with `workers {world}`")
+
+
+def _env_int(name: str, env: Mapping[str, str]) -> Optional[int]:
+    v = env.get(name)
+    if v is None or v == "":
+        return None
+    try:
+        n = int(v)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise RackWeaveError(_errno.EINVAL, "Worker.from_env",
+                             f"{name}={v!r} is not a non-negative integer")
+    return n
 
 
 def default_timeout_ms() -> int:
@@ -273,6 +288,7 @@ class Worker:
         self.setup: Optional[Setup] = None
         self._tensors: dict = {}
         self.observer = observer
+        self.world_size: Optional[int] = None   # from_env's WORLD_SIZE
         self.timeout_ms = default_timeout_ms() if timeout_ms is None else timeout_ms
         tok = read_token(token)
         if not isinstance(rank, int) or rank < 0 or rank >= 1 << 32:
@@ -298,6 +314,55 @@ class Worker:
         except BaseException:
             self.close()
             raise
+
+    @classmethod
+    def from_env(cls, env: Optional[Mapping[str, str]] = None, **kw) -> "Worker":
+        """A worker as ``python3 -m rackweave.launch`` (or torchrun and a
+        job named in the environment) describes it.
+
+        RANK and WORLD_SIZE (torchrun's and the launcher's), the job from
+        RACKWEAVE_JOB, the token from RACKWEAVE_TOKEN_FILE (a path) or
+        RACKWEAVE_TOKEN (64 hex digits), the box from RACKWEAVE_BOX (unset:
+        this host), the timeout from RACKWEAVE_TIMEOUT_MS. WORLD_SIZE must
+        be the job's worker count: checked before attaching when the job is
+        on this host, and against the job's setup once the model is
+        declared otherwise (RackWeaveError EINVAL with what to change).
+        Keyword arguments override the environment (``rank=``, ``box=``...).
+        """
+        env = os.environ if env is None else env
+        job = kw.pop("job", None) or env.get("RACKWEAVE_JOB")
+        token = kw.pop("token", None) or env.get("RACKWEAVE_TOKEN_FILE") \
+            or env.get("RACKWEAVE_TOKEN")
+        if not job or not token:
+            raise RackWeaveError(_errno.EINVAL, "Worker.from_env",
+                                 "RACKWEAVE_JOB and RACKWEAVE_TOKEN_FILE (or "
+                                 "RACKWEAVE_TOKEN) name the job and its token; start "
+                                 "trainers with python3 -m rackweave.launch, or set them")
+        rank = kw.pop("rank", None)
+        if rank is None:
+            rank = _env_int("RANK", env)
+        if rank is None:
+            raise RackWeaveError(_errno.EINVAL, "Worker.from_env",
+                                 "RANK is not set (python3 -m rackweave.launch and "
+                                 "torchrun set it)")
+        world = _env_int("WORLD_SIZE", env)
+        if "timeout_ms" not in kw:
+            kw["timeout_ms"] = _env_int("RACKWEAVE_TIMEOUT_MS", env)
+        if "box" not in kw and env.get("RACKWEAVE_BOX"):
+            kw["box"] = env["RACKWEAVE_BOX"]
+        if world is not None and kw.get("box") is None:
+            from .jobs import job_show   # jobs imports this module
+            try:
+                found = job_show(job)
+            except RackWeaveError:
+                found = []   # no rwctl here: checked at map() instead
+            if found and found[0].get("workers", world) != world:
+                raise RackWeaveError(_errno.EINVAL, f"Worker.from_env(job {job!r})",
+                                     world_mismatch(job, world, found[0]["workers"],
+                                                    "WORLD_SIZE"))
+        w = cls(job, token, rank, **kw)
+        w.world_size = world
+        return w
 
     # -- lifetime --------------------------------------------------------
     def _c(self, call: str) -> ctypes.c_void_p:
@@ -389,6 +454,10 @@ class Worker:
                            nr_chunks=s.nr_chunks, nr_tensors=s.nr_tensors,
                            sync=_lib.RW_SYNC_NAMES.get(s.sync, str(s.sync)),
                            model_bytes=s.model_bytes, node=s.node, epoch=s.epoch)
+        if self.world_size is not None and self.world_size != s.nr_workers:
+            raise RackWeaveError(_errno.EINVAL, f"rw_map(job {self.job!r})",
+                                 world_mismatch(self.job, self.world_size,
+                                                s.nr_workers, "WORLD_SIZE"))
         if not self.observer:
             self.grad = self._mmap(s.grad_offset, s.grad_len, True, np.float32)
         self.params = self._mmap(s.params_offset, s.params_len, False, np.float32)

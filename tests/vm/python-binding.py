@@ -138,6 +138,23 @@ with rw.Worker("py1", tok, 0) as w3:
 os.environ["RACKWEAVE_TIMEOUT_MS"] = "soon"
 raises(errno.EINVAL, "RACKWEAVE_TIMEOUT_MS that is not a number", rw.Worker, "py1", tok, 0)
 del os.environ["RACKWEAVE_TIMEOUT_MS"]
+# torchrun's variables (RANK, WORLD_SIZE, ...) and the job's.
+TORCHRUN = {"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2",
+            "GROUP_RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500",
+            "TORCHELASTIC_RUN_ID": "none", "RACKWEAVE_JOB": "py2",
+            "RACKWEAVE_TOKEN_FILE": tok}
+e = raises(errno.EINVAL, "Worker.from_env() on a job of 2 workers with WORLD_SIZE=3",
+           rw.Worker.from_env, dict(TORCHRUN, WORLD_SIZE="3"))
+ok(e is not None and "WORLD_SIZE is 3 but job 'py2' has 2 workers" in str(e),
+   "... saying what to change", e)
+raises(errno.EINVAL, "Worker.from_env() without RACKWEAVE_JOB",
+       rw.Worker.from_env, {"RANK": "0"})
+with rw.Worker.from_env(dict(TORCHRUN, RANK="0", WORLD_SIZE="1", RACKWEAVE_JOB="py1",
+                             RACKWEAVE_TIMEOUT_MS="5000")) as fe:
+    fe.declare({7: 3000, 9: 100})
+    ok(fe.rank == 0 and fe.world_size == 1 and fe.job == "py1" and fe.timeout_ms == 5000
+       and fe.setup.workers == 1,
+       "Worker.from_env() with torchrun's variables attaches rank 0 of job py1's 1")
 a.declare([(1, 5000)])
 e = raises(errno.EEXIST, "declare another layout than the job's", b.declare, [(1, 4999)])
 ok(e is not None and "another model" in str(e) and "py2" in str(e),

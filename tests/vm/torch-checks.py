@@ -16,7 +16,12 @@ else after it, before any torch computation in this process:
      each with RackWeaveError(EINVAL) and a sentence saying what to
      change; a timeout inside the hook (job tto, rank 1 never steps)
      reaches backward()'s caller as RackWeaveError(ETIMEDOUT);
-  4. the demo, short: examples/torch_digits.py (job demo, adaptive band
+  4. rackweave.launch (run in a child of this process, torch imported)
+     starts 3 trainers of examples/torch_ddp.py (a 1-D CNN: Conv1d,
+     LayerNorm, Linear): once over plain DDP with gloo, once through the
+     hook (job tl, 3 workers, the Worker from the environment); the final
+     parameters agree within 1e-6 relative, and every rank holds the same;
+  5. the demo, short: examples/torch_digits.py (job demo, adaptive band
      LO..HI, 4 trainers, ranks 2 and 3 slowed); test accuracy >= 0.90, the
      box's max skew within HI, and a valid PNG.
 argv: OUT_DIR TOKEN_FILE DATA_FILE LO HI EPOCHS. TAP on stdout.
@@ -262,7 +267,34 @@ if rcs == [0, 0]:
 rcs = reap([in_child(refusals_child, r) for r in (0, 1)], 300)
 ok(rcs == [0, 0], "the refusal checks' ranks finished", f"exit statuses {rcs}")
 
-# 4. the demo, short
+# 4. the launcher: 3 trainers through the hook against DDP over gloo
+LSTEPS = 30
+
+
+def launch(via: str) -> int:
+    from rackweave import launch as rwl
+    return rwl.run(["--nproc", "3", "--job", "tl", "--token-file", tok,
+                    os.path.join(TOP, "examples", "torch_ddp.py"), "--via", via,
+                    "--steps", str(LSTEPS), "--every", "0", "--save", f"{TMP}-l{via}"])
+
+
+t = time.time()
+rcs = [reap([in_child(launch, "gloo")], 300), reap([in_child(launch, "rackweave")], 300)]
+ok(rcs == [[0], [0]], f"rackweave.launch ran 3 trainers of examples/torch_ddp.py, "
+   f"{LSTEPS} steps, over gloo and through the hook ({time.time() - t:.0f} s)",
+   f"exit statuses {rcs}")
+if rcs == [[0], [0]]:
+    g = [load(f"lgloo-{r}").tolist() for r in range(3)]
+    h = [load(f"lrackweave-{r}").tolist() for r in range(3)]
+    scale = max(abs(b) for b in g[0])
+    rel = max(abs(a - b) for a, b in zip(h[0], g[0])) / scale
+    ok(len(g[0]) > 1000 and len(h[0]) == len(g[0]) and rel <= 1e-6,
+       f"3 launched trainers through the hook = DDP over gloo within 1e-6 relative "
+       f"(max |difference| / max |parameter| {rel:.2e}, {len(g[0])} parameters)")
+    ok(h[0] == h[1] == h[2] and g[0] == g[1] == g[2],
+       "all 3 ranks hold the same parameters in each run")
+
+# 5. the demo, short
 import torch_digits as td  # noqa: E402
 t = time.time()
 try:
