@@ -9,6 +9,7 @@ argv: OUT_DIR (writable, for the token file).
 
 import errno
 import os
+import subprocess
 import sys
 import threading
 
@@ -196,4 +197,23 @@ b.close()
 for j in ("py1", "py2"):
     rw.job_del(j)
 raises(errno.ENOENT, "job_del of a job that is gone", rw.job_del, "py2")
+
+# --- numpy's SIMD loops in this guest ------------------------------------
+# Under QEMU 7.2's emulation of AVX2 (-cpu max) this call died with SIGSEGV
+# in numpy's AVX2 loops, every time; scripts/vm-run sets
+# NPY_DISABLE_CPU_FEATURES in the guest so numpy keeps to its AVX code. In
+# a child process, so that a crash is a failed check, not a lost test.
+NP_CODE = """
+import numpy as np
+for n in (1000, 5018, 1 << 20):
+    for dt in (np.float32, np.float64):
+        a = (np.random.default_rng(n).random(n) - 0.5).astype(dt)
+        b = np.maximum(a, 1e-6)
+        r = np.abs(a - b) / np.maximum(np.abs(b), 1e-6)
+        assert b.min() >= dt(1e-6) and b.max() == a.max() and r.shape == a.shape
+"""
+p = subprocess.run([sys.executable, "-c", NP_CODE], capture_output=True, text=True)
+ok(p.returncode == 0, "numpy: np.maximum(array, 1e-6) and friends on float32/float64 arrays "
+   f"up to 1M elements (exit {p.returncode}; NPY_DISABLE_CPU_FEATURES="
+   f"{os.environ.get('NPY_DISABLE_CPU_FEATURES', '')!r})", p.stderr[-1500:])
 sys.exit(failed)

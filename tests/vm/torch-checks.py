@@ -251,8 +251,9 @@ ok(rcs == [0, 0], f"2 DDP ranks ran {STEPS} steps over gloo and over the hook ({
    f"exit statuses {rcs}")
 if rcs == [0, 0]:
     # In plain Python: numpy arithmetic on these arrays (abs, divide,
-    # maximum) died with SIGSEGV in this process under QEMU's emulation,
-    # twice; the cause is not pinned down, the comparison needs no numpy.
+    # maximum) died with SIGSEGV here under QEMU's emulation of AVX2,
+    # before scripts/vm-run masked AVX2 from numpy (python-binding.py
+    # runs that call); the comparison needs no numpy.
     g = [load(f"gloo-{r}").tolist() for r in (0, 1)]
     h = [load(f"rw-{r}").tolist() for r in (0, 1)]
     rel = max(abs(a - b) / max(abs(b), 1e-6) for a, b in zip(h[0], g[0]))
