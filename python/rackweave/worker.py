@@ -65,9 +65,12 @@ class RackWeaveError(OSError):
         return f"{self.call}: {self.strerror} ({name})"
 
 
-def _check(ret: int, call: str) -> int:
+def _check(ret: int, call: str, enoent: Optional[str] = None) -> int:
+    """Raise RackWeaveError for a negative return. ``enoent`` replaces
+    librackweave's ENOENT sentence, which must name every thing a call
+    may not find, by the one this call looked for."""
     if ret < 0:
-        raise RackWeaveError(-ret, call)
+        raise RackWeaveError(-ret, call, enoent if ret == -_errno.ENOENT else None)
     return ret
 
 
@@ -127,7 +130,8 @@ def read_token(token: TokenLike) -> bytes:
         except ValueError:
             pass
     buf = (ctypes.c_uint8 * _lib.RW_JOB_TOKEN_LEN)()
-    _check(lib.rw_token_read(s.encode(), buf), f"rw_token_read({s!r})")
+    _check(lib.rw_token_read(s.encode(), buf), f"rw_token_read({s!r})",
+           f"no token file {s!r}")
     return bytes(buf)
 
 
@@ -234,6 +238,9 @@ def _ro_tensor(a: np.ndarray):
         return torch.from_numpy(a)
 
 
+_NO_KEY = "a tensor key that is not in the declared layout"
+
+
 def _ranges(keys: Optional[Iterable[int]],
             chunks: Optional[Sequence[Tuple[int, int]]]):
     if keys is not None and chunks is not None:
@@ -299,13 +306,16 @@ class Worker:
                                  "observers are local only (no box= with observer=True)")
         _check(lib.rw_ctx_open(ctypes.byref(self._ctx),
                                device.encode() if device else None),
-               f"rw_ctx_open({device or '/dev/rackweave'})")
+               f"rw_ctx_open({device or '/dev/rackweave'})",
+               f"no RackWeave device {device or '/dev/rackweave'}: is the rackweave "
+               "module loaded? (modprobe rackweave)")
         try:
             tbuf = (ctypes.c_uint8 * len(tok)).from_buffer_copy(tok)
             if box is None:
                 flags = _lib.RW_ATTACH_OBSERVER if observer else 0
                 _check(lib.rw_attach(self._ctx, job.encode(), tbuf, rank, flags),
-                       f"rw_attach(job {job!r}, rank {rank})")
+                       f"rw_attach(job {job!r}, rank {rank})",
+                       f"no job named {job!r} on this host (rwctl job show lists them)")
             else:
                 _check(lib.rw_attach_remote(self._ctx, job.encode(), tbuf, rank,
                                             box.encode()),
@@ -479,7 +489,8 @@ class Worker:
             return self._tensors[key]
         v = _lib.TensorView()
         call = f"rw_tensor(key {key})"
-        _check(lib.rw_tensor(self._c(call), key, ctypes.byref(v)), call)
+        _check(lib.rw_tensor(self._c(call), key, ctypes.byref(v)), call,
+               f"no tensor with key {key} in the declared layout")
         lo, hi = v.offset // 4, v.offset // 4 + v.nelems
         t = Tensor(key=v.key, nelems=v.nelems, offset=v.offset,
                    first_chunk=v.first_chunk, nr_chunks=v.nr_chunks,
@@ -504,7 +515,7 @@ class Worker:
         """_check() for a call that waits for the other workers: a timeout
         says what usually keeps them away, since this rank cannot see it."""
         if ret != -_errno.ETIMEDOUT:
-            _check(ret, call)
+            _check(ret, call, _NO_KEY)
             return
         waited = f" {self.timeout_ms / 1000:g} s" if self.timeout_ms else ""
         workers = f" ({self.setup.workers} workers)" if self.setup else ""
@@ -521,7 +532,8 @@ class Worker:
              nonblock: bool = False) -> None:
         """Push the gradients of ``keys`` (tensor keys), ``chunks``
         ([(first, count)]), or every chunk."""
-        _check(self._xfer(lib.rw_push, "rw_push", keys, chunks, nonblock), "rw_push")
+        _check(self._xfer(lib.rw_push, "rw_push", keys, chunks, nonblock), "rw_push",
+               _NO_KEY)
 
     def pull(self, keys: Optional[Iterable[int]] = None,
              chunks: Optional[Sequence[Tuple[int, int]]] = None, *,

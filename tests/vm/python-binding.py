@@ -101,11 +101,13 @@ with rw.Worker("py1", tok, observer=True) as obs:
 
 # --- bad input: clear exceptions, the job keeps working ----------------
 raises(errno.EACCES, "attach with a wrong token", rw.Worker, "py1", bytes(32), 0)
-raises(errno.ENOENT, "attach to a job that does not exist", rw.Worker, "nosuchjob", tok, 0)
+e = raises(errno.ENOENT, "attach to a job that does not exist", rw.Worker, "nosuchjob", tok, 0)
+ok(e is not None and "no job named 'nosuchjob'" in str(e), "... naming the job it did not find", e)
 raises(errno.ERANGE, "attach with a rank out of range", rw.Worker, "py1", tok, 5)
 raises(errno.EADDRINUSE, "attach to a rank in use", rw.Worker, "py1", tok, 0)
 raises(errno.EINVAL, "a token of the wrong length", rw.Worker, "py1", b"short", 0)
-raises(errno.ENOENT, "an unknown tensor key", w.tensor, 8)
+e = raises(errno.ENOENT, "an unknown tensor key", w.tensor, 8)
+ok(e is not None and "key 8" in str(e), "... naming the key", e)
 raises(errno.ENOENT, "a push of an unknown tensor key", w.push, keys=[8])
 raises(errno.EINVAL, "a chunk range beyond the model", w.pull, chunks=[(0, 1000)])
 raises(errno.EINVAL, "declare with a zero-element tensor", w.declare, {1: 0})
