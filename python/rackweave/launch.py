@@ -140,6 +140,10 @@ def _stop(pids: dict, grace: float) -> None:
         del pids[pid]
 
 
+def _interrupted(*_) -> None:
+    raise KeyboardInterrupt
+
+
 def run(argv: Optional[List[str]] = None) -> int:
     """The launcher; returns its exit status (0: every trainer exited 0)."""
     a = _parser().parse_args(argv)
@@ -188,7 +192,7 @@ def run(argv: Optional[List[str]] = None) -> int:
         pids[pid] = rank
     status = 0
     # A launcher told to stop stops its trainers first.
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
         while pids:
             pid, st = os.wait()
