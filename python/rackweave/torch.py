@@ -43,8 +43,10 @@ from typing import List, Optional
 
 import numpy as np
 import torch
+from torch.autograd import Variable
 
-from .worker import RackWeaveError, Worker
+from . import jobs
+from .worker import RackWeaveError, Worker, world_mismatch
 
 
 def model_layout(model: torch.nn.Module) -> dict:
@@ -71,6 +73,35 @@ def _key_of(model: torch.nn.Module) -> dict:
     return {id(p): i for i, p in enumerate(_params(model))}
 
 
+def _job_info(worker: Worker) -> Optional[dict]:
+    """The job as ``rwctl job show`` lists it, when the box is this host
+    and rwctl is at hand; None when that cannot be known here (a worker
+    attached over RDMA: the box's jobs are not visible from its host)."""
+    if worker.box is not None:
+        return None
+    try:
+        found = jobs.job_show(worker.job)
+    except RackWeaveError:
+        return None
+    return found[0] if found else None
+
+
+def _check_job(worker: Worker, world_size: int, info: Optional[dict]) -> None:
+    """Refuse a job the hook would train wrongly or never finish a step of."""
+    job = worker.job
+    if info is not None and info.get("optim", "average") != "average":
+        raise RackWeaveError(_errno.EINVAL, "register_ddp_hook",
+                             f"job {job!r} runs optim {info['optim']} on the box, which "
+                             "would hand DDP updated parameters instead of the mean "
+                             "gradient: create the job with `optim average` for the "
+                             "hook, or train with rackweave.torch.DistributedOptimizer")
+    workers = worker.setup.workers if worker.setup else (info or {}).get("workers")
+    if workers is not None and workers != world_size:
+        raise RackWeaveError(_errno.EINVAL, "register_ddp_hook",
+                             world_mismatch(job, world_size, workers,
+                                            "the DDP process group's size"))
+
+
 class _DDPHookState:
     def __init__(self, worker: Worker, model: torch.nn.Module):
         self.worker = worker
@@ -78,47 +109,93 @@ class _DDPHookState:
         self.grad = {k: worker.tensor(k).grad_tensor() for k in self.key.values()}
         self.mean = {k: worker.tensor(k).params_tensor() for k in self.key.values()}
         self.pending: list = []
+        self.error: Optional[BaseException] = None  # the backward pass's first
         self.steps = 0      # iterations averaged through the box
         self.buckets = 0    # DDP buckets in the last one
 
 
+def _raise_after_ddp(err: BaseException) -> None:
+    """Make backward() raise err itself, after DDP has finished its pass.
+
+    DDP turns an exception raised by a hook, or set on its future, into a
+    RuntimeError carrying only the text (the type and errno are lost in
+    its C++ reducer). An exception raised by a callback of the autograd
+    engine keeps its type, so the hook completes its futures and queues
+    one; the callback queues the raise once more, so that it runs after
+    the reducer's own end-of-pass callback (queued when the last bucket
+    was handed over) and the DDP model stays usable for another step."""
+    def fail():
+        raise err
+
+    Variable._execution_engine.queue_callback(
+        lambda: Variable._execution_engine.queue_callback(fail))
+
+
 def _ddp_hook(state: _DDPHookState, bucket) -> torch.futures.Future[torch.Tensor]:
     fut: torch.futures.Future = torch.futures.Future()
+    keys: list = []
+    grads: list = []
     try:
-        keys = [state.key[id(p)] for p in bucket.parameters()]
-        grads = bucket.gradients()
-        for k, g in zip(keys, grads):
-            state.grad[k].copy_(g.reshape(-1))
-        state.pending.append((fut, bucket.buffer(), keys, grads))
-        if bucket.is_last():
+        if state.error is None:
+            keys = [state.key[id(p)] for p in bucket.parameters()]
+            grads = bucket.gradients()
+            for k, g in zip(keys, grads):
+                state.grad[k].copy_(g.reshape(-1))
+    except Exception as e:  # noqa: BLE001 - backward() raises it, type kept
+        state.error = e
+    state.pending.append((fut, bucket.buffer(), keys, grads))
+    if not bucket.is_last():
+        return fut
+    try:
+        if state.error is None:
             state.worker.pushpull()
             state.steps += 1
             state.buckets = len(state.pending)
-            for f, buf, ks, gs in state.pending:
+            for _, _, ks, gs in state.pending:
                 for k, g in zip(ks, gs):
                     g.copy_(state.mean[k].view(g.shape))
-                f.set_result(buf)
-            state.pending = []
-    except Exception as e:  # DDP re-raises it from backward()
-        for f, *_ in state.pending:
-            if not f.done():
-                f.set_exception(e)
-        state.pending = []
-        if not fut.done():
-            fut.set_exception(e)
+    except Exception as e:  # noqa: BLE001
+        state.error = e
+    # On an error the gradients stay this rank's own: backward() raises,
+    # so no optimizer step is taken on them unless the caller catches it.
+    for f, buf, _, _ in state.pending:
+        f.set_result(buf)
+    state.pending = []
+    if state.error is not None:
+        err, state.error = state.error, None
+        _raise_after_ddp(err)
     return fut
 
 
 def register_ddp_hook(ddp_model: torch.nn.parallel.DistributedDataParallel,
-                      worker: Worker, *, declare: bool = True) -> _DDPHookState:
+                      worker: Optional[Worker] = None, *,
+                      declare: bool = True) -> _DDPHookState:
     """Make ``ddp_model`` average its gradients through the box.
 
-    ``worker`` is attached to a job created with ``optim average``; with
-    ``declare`` (the default) the model's parameters are declared and
-    mapped first. Returns the hook's state (``steps`` counts iterations)."""
+    ``worker`` is attached to a job created with ``optim average`` whose
+    worker count is the DDP process group's size: anything else raises
+    RackWeaveError (EINVAL) saying what to change. With ``declare`` (the
+    default) the model's parameters are declared and mapped first; with
+    ``declare=False`` the worker must be declared (``declare_model``) and
+    mapped already. Returns the hook's state (``steps`` counts
+    iterations; ``worker`` the worker). Without ``worker``, one is made
+    from the environment (``Worker.from_env()``: what ``python3 -m
+    rackweave.launch`` or torchrun and RACKWEAVE_JOB/RACKWEAVE_TOKEN_FILE
+    give). An error inside the hook (a timeout: ETIMEDOUT) is raised by
+    ``backward()`` with its own type, RackWeaveError."""
     module = ddp_model.module
+    if worker is None:
+        worker = Worker.from_env()
+    world = torch.distributed.get_world_size(ddp_model.process_group)
+    info = _job_info(worker)
+    _check_job(worker, world, info)      # before declare fixes the layout
     if declare:
         declare_model(worker, module)
+    elif worker.params is None:
+        raise RackWeaveError(_errno.ENOTCONN, "register_ddp_hook",
+                             "declare=False needs a worker declared and mapped "
+                             "already (rackweave.torch.declare_model)")
+    _check_job(worker, world, info)      # over RDMA: the workers from the setup
     state = _DDPHookState(worker, module)
     ddp_model.register_comm_hook(state, _ddp_hook)
     return state
@@ -139,11 +216,14 @@ class DistributedOptimizer:
     call (``step_start()``/``step_wait()`` split it for overlap). The
     parameters may change under a running forward pass only under ASP,
     SSP or adaptive staleness, when another worker's push completes a step
-    (Hogwild-style reads, as a parameter server gives).
+    (Hogwild-style reads, as a parameter server gives). Without ``worker``
+    one is made from the environment (``Worker.from_env()``).
     """
 
-    def __init__(self, model: torch.nn.Module, worker: Worker, *,
-                 init_from_rank0: bool = True, timeout_ms: int = 0):
+    def __init__(self, model: torch.nn.Module, worker: Optional[Worker] = None, *,
+                 init_from_rank0: bool = True, timeout_ms: Optional[int] = None):
+        if worker is None:
+            worker = Worker.from_env()
         self.worker = worker
         self.model = model
         params = _params(model)
@@ -210,7 +290,7 @@ class DistributedOptimizer:
         self.steps += 1
         return done
 
-    def step_wait(self, timeout_ms: int = -1) -> None:
+    def step_wait(self, timeout_ms: Optional[int] = None) -> None:
         """Finish what step_start() began."""
         if self._pending:
             self.worker.wait(timeout_ms)

@@ -16,6 +16,11 @@ be read (a write would fault).
 
 Every failure raises RackWeaveError, an OSError carrying the errno and
 librackweave's sentence for it (rw_strerror), prefixed by the call.
+
+Every wait is finite unless asked otherwise: a Worker bounds its blocking
+calls to DEFAULT_TIMEOUT_MS (or $RACKWEAVE_TIMEOUT_MS), because a rank that
+never comes (a trainer that died, one too few started, a declare refused
+on another rank) would otherwise leave the others asleep for good.
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ from . import _lib
 from ._lib import lib
 
 TokenLike = Union[bytes, bytearray, str, os.PathLike]
+
+#: How long a blocking call waits for the job's other workers unless the
+#: Worker is given timeout_ms (0: no limit) or $RACKWEAVE_TIMEOUT_MS is set.
+DEFAULT_TIMEOUT_MS = 300_000
 Layout = Union[Mapping[int, int], Sequence[Tuple[int, int]]]
 
 
@@ -56,10 +65,50 @@ class RackWeaveError(OSError):
         return f"{self.call}: {self.strerror} ({name})"
 
 
-def _check(ret: int, call: str) -> int:
+def _check(ret: int, call: str, enoent: Optional[str] = None) -> int:
+    """Raise RackWeaveError for a negative return. ``enoent`` replaces
+    librackweave's ENOENT sentence, which must name every thing a call
+    may not find, by the one this call looked for."""
     if ret < 0:
-        raise RackWeaveError(-ret, call)
+        raise RackWeaveError(-ret, call, enoent if ret == -_errno.ENOENT else None)
     return ret
+
+
+def world_mismatch(job: str, world: int, workers: int, what: str) -> str:
+    """The sentence for trainers that are not the job's worker count."""
+    return (f"{what} is {world} but job {job!r} has {workers} workers: every step "
+            f"would wait for the missing ranks; start {workers} trainers "
+            f"(python3 -m rackweave.launch --nproc {workers}), or create the job "
+            f"with `workers {world}`")
+
+
+def _env_int(name: str, env: Mapping[str, str]) -> Optional[int]:
+    v = env.get(name)
+    if v is None or v == "":
+        return None
+    try:
+        n = int(v)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise RackWeaveError(_errno.EINVAL, "Worker.from_env",
+                             f"{name}={v!r} is not a non-negative integer")
+    return n
+
+
+def default_timeout_ms() -> int:
+    """$RACKWEAVE_TIMEOUT_MS if set (0: no limit), else DEFAULT_TIMEOUT_MS."""
+    env = os.environ.get("RACKWEAVE_TIMEOUT_MS")
+    if env is None or env == "":
+        return DEFAULT_TIMEOUT_MS
+    try:
+        ms = int(env)
+    except ValueError:
+        ms = -1
+    if not 0 <= ms < 1 << 32:
+        raise RackWeaveError(_errno.EINVAL, "RACKWEAVE_TIMEOUT_MS",
+                             f"{env!r} is not a number of milliseconds (0: no limit)")
+    return ms
 
 
 def read_token(token: TokenLike) -> bytes:
@@ -81,7 +130,8 @@ def read_token(token: TokenLike) -> bytes:
         except ValueError:
             pass
     buf = (ctypes.c_uint8 * _lib.RW_JOB_TOKEN_LEN)()
-    _check(lib.rw_token_read(s.encode(), buf), f"rw_token_read({s!r})")
+    _check(lib.rw_token_read(s.encode(), buf), f"rw_token_read({s!r})",
+           f"no token file {s!r}")
     return bytes(buf)
 
 
@@ -188,6 +238,9 @@ def _ro_tensor(a: np.ndarray):
         return torch.from_numpy(a)
 
 
+_NO_KEY = "a tensor key that is not in the declared layout"
+
+
 def _ranges(keys: Optional[Iterable[int]],
             chunks: Optional[Sequence[Tuple[int, int]]]):
     if keys is not None and chunks is not None:
@@ -222,11 +275,15 @@ class Worker:
     (rw_attach_remote(3); ``box="10.88.0.1,10.89.0.1"`` for a box with
     two NICs: one connection each); ``observer=True`` maps a running job read-only.
     Use as a context manager or call close().
+
+    Blocking calls wait at most ``timeout_ms`` (default DEFAULT_TIMEOUT_MS,
+    300 s, or $RACKWEAVE_TIMEOUT_MS; 0: no limit), then raise
+    RackWeaveError(ETIMEDOUT).
     """
 
     def __init__(self, job: str, token: TokenLike, rank: int = 0, *,
                  box: Optional[str] = None, observer: bool = False,
-                 device: Optional[str] = None, timeout_ms: int = 0):
+                 device: Optional[str] = None, timeout_ms: Optional[int] = None):
         self._ctx = ctypes.c_void_p()
         self._maps: list = []
         self.job = job
@@ -238,6 +295,8 @@ class Worker:
         self.setup: Optional[Setup] = None
         self._tensors: dict = {}
         self.observer = observer
+        self.world_size: Optional[int] = None   # from_env's WORLD_SIZE
+        self.timeout_ms = default_timeout_ms() if timeout_ms is None else timeout_ms
         tok = read_token(token)
         if not isinstance(rank, int) or rank < 0 or rank >= 1 << 32:
             raise RackWeaveError(_errno.ERANGE, f"attach(rank={rank!r})",
@@ -247,22 +306,73 @@ class Worker:
                                  "observers are local only (no box= with observer=True)")
         _check(lib.rw_ctx_open(ctypes.byref(self._ctx),
                                device.encode() if device else None),
-               f"rw_ctx_open({device or '/dev/rackweave'})")
+               f"rw_ctx_open({device or '/dev/rackweave'})",
+               f"no RackWeave device {device or '/dev/rackweave'}: is the rackweave "
+               "module loaded? (modprobe rackweave)")
         try:
             tbuf = (ctypes.c_uint8 * len(tok)).from_buffer_copy(tok)
             if box is None:
                 flags = _lib.RW_ATTACH_OBSERVER if observer else 0
                 _check(lib.rw_attach(self._ctx, job.encode(), tbuf, rank, flags),
-                       f"rw_attach(job {job!r}, rank {rank})")
+                       f"rw_attach(job {job!r}, rank {rank})",
+                       f"no job named {job!r} on this host (rwctl job show lists them)")
             else:
                 _check(lib.rw_attach_remote(self._ctx, job.encode(), tbuf, rank,
                                             box.encode()),
                        f"rw_attach_remote(job {job!r}, rank {rank}, box {box!r})")
-            if timeout_ms:
-                self.set_timeout(timeout_ms)
+            self.set_timeout(self.timeout_ms)
         except BaseException:
             self.close()
             raise
+
+    @classmethod
+    def from_env(cls, env: Optional[Mapping[str, str]] = None, **kw) -> "Worker":
+        """A worker as ``python3 -m rackweave.launch`` (or torchrun and a
+        job named in the environment) describes it.
+
+        RANK and WORLD_SIZE (torchrun's and the launcher's), the job from
+        RACKWEAVE_JOB, the token from RACKWEAVE_TOKEN_FILE (a path) or
+        RACKWEAVE_TOKEN (64 hex digits), the box from RACKWEAVE_BOX (unset:
+        this host), the timeout from RACKWEAVE_TIMEOUT_MS. WORLD_SIZE must
+        be the job's worker count: checked before attaching when the job is
+        on this host, and against the job's setup once the model is
+        declared otherwise (RackWeaveError EINVAL with what to change).
+        Keyword arguments override the environment (``rank=``, ``box=``...).
+        """
+        env = os.environ if env is None else env
+        job = kw.pop("job", None) or env.get("RACKWEAVE_JOB")
+        token = kw.pop("token", None) or env.get("RACKWEAVE_TOKEN_FILE") \
+            or env.get("RACKWEAVE_TOKEN")
+        if not job or not token:
+            raise RackWeaveError(_errno.EINVAL, "Worker.from_env",
+                                 "RACKWEAVE_JOB and RACKWEAVE_TOKEN_FILE (or "
+                                 "RACKWEAVE_TOKEN) name the job and its token; start "
+                                 "trainers with python3 -m rackweave.launch, or set them")
+        rank = kw.pop("rank", None)
+        if rank is None:
+            rank = _env_int("RANK", env)
+        if rank is None:
+            raise RackWeaveError(_errno.EINVAL, "Worker.from_env",
+                                 "RANK is not set (python3 -m rackweave.launch and "
+                                 "torchrun set it)")
+        world = _env_int("WORLD_SIZE", env)
+        if "timeout_ms" not in kw:
+            kw["timeout_ms"] = _env_int("RACKWEAVE_TIMEOUT_MS", env)
+        if "box" not in kw and env.get("RACKWEAVE_BOX"):
+            kw["box"] = env["RACKWEAVE_BOX"]
+        if world is not None and kw.get("box") is None:
+            from .jobs import job_show   # jobs imports this module
+            try:
+                found = job_show(job)
+            except RackWeaveError:
+                found = []   # no rwctl here: checked at map() instead
+            if found and found[0].get("workers", world) != world:
+                raise RackWeaveError(_errno.EINVAL, f"Worker.from_env(job {job!r})",
+                                     world_mismatch(job, world, found[0]["workers"],
+                                                    "WORLD_SIZE"))
+        w = cls(job, token, rank, **kw)
+        w.world_size = world
+        return w
 
     # -- lifetime --------------------------------------------------------
     def _c(self, call: str) -> ctypes.c_void_p:
@@ -327,7 +437,14 @@ class Worker:
                 raise RackWeaveError(_errno.EINVAL, call,
                                      f"tensor {k}: keys are >= 0 and sizes >= 1 element")
             arr[i].key, arr[i].nelems, arr[i].dtype = int(k), int(n), _lib.RW_DTYPE_F32
-        _check(lib.rw_declare(self._c(call), arr, len(items), 1 if verify else 0), call)
+        ret = lib.rw_declare(self._c(call), arr, len(items), 1 if verify else 0)
+        if ret == -_errno.EEXIST:
+            raise RackWeaveError(_errno.EEXIST, call,
+                                 f"job {self.job!r} runs another model: a worker declared "
+                                 "a different layout first (keys, sizes, types and order "
+                                 "must match on every rank); the job's other ranks wait "
+                                 "for this one until their timeout")
+        _check(ret, call)
         self._keys = [int(k) for k, _ in items]
         if map:
             self.map()
@@ -347,6 +464,10 @@ class Worker:
                            nr_chunks=s.nr_chunks, nr_tensors=s.nr_tensors,
                            sync=_lib.RW_SYNC_NAMES.get(s.sync, str(s.sync)),
                            model_bytes=s.model_bytes, node=s.node, epoch=s.epoch)
+        if self.world_size is not None and self.world_size != s.nr_workers:
+            raise RackWeaveError(_errno.EINVAL, f"rw_map(job {self.job!r})",
+                                 world_mismatch(self.job, self.world_size,
+                                                s.nr_workers, "WORLD_SIZE"))
         if not self.observer:
             self.grad = self._mmap(s.grad_offset, s.grad_len, True, np.float32)
         self.params = self._mmap(s.params_offset, s.params_len, False, np.float32)
@@ -368,7 +489,8 @@ class Worker:
             return self._tensors[key]
         v = _lib.TensorView()
         call = f"rw_tensor(key {key})"
-        _check(lib.rw_tensor(self._c(call), key, ctypes.byref(v)), call)
+        _check(lib.rw_tensor(self._c(call), key, ctypes.byref(v)), call,
+               f"no tensor with key {key} in the declared layout")
         lo, hi = v.offset // 4, v.offset // 4 + v.nelems
         t = Tensor(key=v.key, nelems=v.nelems, offset=v.offset,
                    first_chunk=v.first_chunk, nr_chunks=v.nr_chunks,
@@ -389,25 +511,43 @@ class Worker:
             flags |= _lib.RW_XFER_NONBLOCK
         return fn(self._c(name), arr, n, flags)
 
+    def _wait_check(self, ret: int, call: str) -> None:
+        """_check() for a call that waits for the other workers: a timeout
+        says what usually keeps them away, since this rank cannot see it."""
+        if ret != -_errno.ETIMEDOUT:
+            _check(ret, call, _NO_KEY)
+            return
+        waited = f" {self.timeout_ms / 1000:g} s" if self.timeout_ms else ""
+        workers = f" ({self.setup.workers} workers)" if self.setup else ""
+        raise RackWeaveError(_errno.ETIMEDOUT, call,
+                             f"timed out after{waited} waiting for job {self.job!r}'s "
+                             f"other workers{workers}: a rank that is not running, or "
+                             "one whose declare was refused (EEXIST: it declared another "
+                             "model than this one), keeps the others waiting; see the "
+                             "other ranks' errors" + ("" if self.box is None else
+                                                      ", or the box did not answer"))
+
     def push(self, keys: Optional[Iterable[int]] = None,
              chunks: Optional[Sequence[Tuple[int, int]]] = None, *,
              nonblock: bool = False) -> None:
         """Push the gradients of ``keys`` (tensor keys), ``chunks``
         ([(first, count)]), or every chunk."""
-        _check(self._xfer(lib.rw_push, "rw_push", keys, chunks, nonblock), "rw_push")
+        _check(self._xfer(lib.rw_push, "rw_push", keys, chunks, nonblock), "rw_push",
+               _NO_KEY)
 
     def pull(self, keys: Optional[Iterable[int]] = None,
              chunks: Optional[Sequence[Tuple[int, int]]] = None, *,
              nonblock: bool = False) -> None:
         """Wait for fresh parameters (the gate's and the chunks' turn)."""
-        _check(self._xfer(lib.rw_pull, "rw_pull", keys, chunks, nonblock), "rw_pull")
+        self._wait_check(self._xfer(lib.rw_pull, "rw_pull", keys, chunks, nonblock),
+                         "rw_pull")
 
     def pushpull(self, keys: Optional[Iterable[int]] = None,
                  chunks: Optional[Sequence[Tuple[int, int]]] = None, *,
                  nonblock: bool = False) -> None:
         """Push, then pull the same chunks, in one call."""
-        _check(self._xfer(lib.rw_pushpull, "rw_pushpull", keys, chunks, nonblock),
-               "rw_pushpull")
+        self._wait_check(self._xfer(lib.rw_pushpull, "rw_pushpull", keys, chunks,
+                                    nonblock), "rw_pushpull")
 
     def pull_start(self, keys=None, chunks=None) -> bool:
         """Start a pull without sleeping: True if done, False if pending
@@ -425,14 +565,23 @@ class Worker:
         _check(ret, name)
         return True
 
-    def wait(self, timeout_ms: int = -1) -> None:
-        """Finish the pending transfer (-1: no limit); ETIMEDOUT leaves it
-        pending, any other error drops it."""
-        _check(lib.rw_wait(self._c("rw_wait"), timeout_ms), "rw_wait")
+    def wait(self, timeout_ms: Optional[int] = None) -> None:
+        """Finish the pending transfer within ``timeout_ms`` (default: the
+        worker's timeout; -1: no limit); ETIMEDOUT leaves it pending, any
+        other error drops it."""
+        if timeout_ms is None:
+            timeout_ms = self.timeout_ms or -1
+        ret = lib.rw_wait(self._c("rw_wait"), timeout_ms)
+        if ret == -_errno.ETIMEDOUT:
+            raise RackWeaveError(_errno.ETIMEDOUT, "rw_wait",
+                                 f"the transfer is still pending after {timeout_ms} ms "
+                                 "(wait again, or close the worker)")
+        _check(ret, "rw_wait")
 
     def set_timeout(self, ms: int) -> None:
-        """Bound every later blocking transfer to ``ms`` ms (0: none)."""
+        """Bound every later blocking call to ``ms`` ms (0: none)."""
         _check(lib.rw_set_timeout(self._c("rw_set_timeout"), ms), "rw_set_timeout")
+        self.timeout_ms = ms
 
     # -- initial parameters and checkpoints ------------------------------
     def params_init(self, values: np.ndarray) -> None:
@@ -446,13 +595,19 @@ class Worker:
         _check(lib.rw_params_init(self._c(call), a.ctypes.data_as(ctypes.c_void_p),
                                   a.nbytes, None, 0, 0), call)
 
-    def params_wait(self, timeout_ms: int = 0) -> None:
-        """Wait until some worker set the initial parameters or the run began."""
-        _check(lib.rw_params_wait(self._c("rw_params_wait"), timeout_ms),
-               "rw_params_wait")
+    def params_wait(self, timeout_ms: Optional[int] = None) -> None:
+        """Wait until some worker set the initial parameters or the run
+        began (default: the worker's timeout; 0: no limit)."""
+        if timeout_ms is None:
+            timeout_ms = self.timeout_ms
+        self._wait_check(lib.rw_params_wait(self._c("rw_params_wait"), timeout_ms),
+                         "rw_params_wait")
 
-    def checkpoint_save(self, path: str, timeout_ms: int = 0) -> None:
-        """Save parameters, optimizer state and versions (docs/checkpoint.md)."""
+    def checkpoint_save(self, path: str, timeout_ms: Optional[int] = None) -> None:
+        """Save parameters, optimizer state and versions (docs/checkpoint.md);
+        waits at most ``timeout_ms`` (default: the worker's; 0: no limit)."""
+        if timeout_ms is None:
+            timeout_ms = self.timeout_ms
         self._ckpt(lambda why: lib.rw_checkpoint_save(self._c("checkpoint_save"),
                                                       os.fsencode(path), timeout_ms,
                                                       why, len(why)),

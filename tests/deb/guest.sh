@@ -5,8 +5,8 @@
 # tests/deb/install-test installed RackWeave's packages into (not the
 # host's root: nothing of the work tree is visible here). It uses the
 # system as a user of the packages would: modprobe, rwctl from
-# rackweave-tools, a trainer built against librackweave-dev. POSIX sh
-# (the root has dash, no python). Prints TAP.
+# rackweave-tools, a trainer built against librackweave-dev, and one in
+# Python from python3-rackweave. POSIX sh (the root has dash). Prints TAP.
 #
 #   guest.sh VERSION
 set -u
@@ -69,6 +69,21 @@ check "a second run (from zero parameters again) trains as root" \
 eq "stats count both runs: chunk pushes" 20 "$(stat_of deb pushes)"
 eq "stats count both runs: steps" 20 "$(stat_of deb steps)"
 check "rwctl job del" rwctl job del deb
+# python3-rackweave: job control through the installed rwctl, a worker
+# through the installed library, numpy views of the mapping.
+check "python3-rackweave trains: job_add, a worker, exact SGD after 3 iterations, job_del" \
+	python3 -c 'import numpy as np, rackweave as rw
+rw.job_add("debpy", 1, optim="sgd", lr=0.5, chunk_size=4096, token_file="/tmp/job.token")
+with rw.Worker("debpy", "/tmp/job.token", 0) as w:
+    w.declare({0: 1000, 1: 24})
+    for _ in range(3):
+        w.tensor(0).grad[:] = 1.0
+        w.tensor(1).grad[:] = -2.0
+        w.pushpull()
+    p0, p1 = w.tensor(0).params, w.tensor(1).params
+    assert np.all(p0 == -1.5) and np.all(p1 == 3.0), (p0[:3], p1[:3])
+rw.job_del("debpy")'
+
 check "rmmod rackweave" rmmod rackweave
 echo "1..$n"
 exit $failed

@@ -8,6 +8,7 @@
  * the token shown once, a dump retried once after NLM_F_DUMP_INTR.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -515,13 +516,13 @@ static void rw_test_add_average(void **state)
 		"job ddp id 9\n"
 		"    workers 4 (0 attached)  chunk-size 32768  evict-ms 5000\n"
 		"    sync ssp staleness 3\n"
-		"    optim average  lr 0.001 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08\n");
+		"    optim average\n");	/* it reads no hyper-parameter */
 
 	RUN("-j", "job", "add", "ddp", "workers", "4", "optim", "average");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	rw_assert_json(rw_last.out);
-	assert_non_null(strstr(rw_last.out,
-			       "\"staleness\":3,\"optim\":\"average\",\"lr\":0.001,"));
+	assert_non_null(strstr(rw_last.out, "\"staleness\":3,\"optim\":\"average\""));
+	assert_null(strstr(rw_last.out, "\"lr\""));
 }
 
 /* max-memory reaches the backend and comes back in the job shown. */
@@ -772,9 +773,10 @@ static void rw_test_token_file(void **state)
 {
 	uint8_t token[RW_JOB_TOKEN_LEN];
 	static const size_t sizes[] = { 0, 31, 33, 64 };
-	char msg[512], want[64];
+	char msg[512], want[96];
 	char *path;
 	size_t i;
+	int fd;
 
 	(void)state;
 	path = rw_token_file(RW_JOB_TOKEN_LEN);
@@ -792,7 +794,8 @@ static void rw_test_token_file(void **state)
 		path = rw_token_file(sizes[i]);
 		assert_int_equal(rwctl_job_read_token(path, token, msg,
 						      sizeof(msg)), -EINVAL);
-		snprintf(want, sizeof(want), "holds %zu bytes; a token is exactly 32 raw bytes",
+		snprintf(want, sizeof(want),
+			 "holds %zu bytes; a token is exactly 32 raw bytes, or 64 hex digits",
 			 sizes[i]);
 		if (!strstr(msg, want))
 			fail_msg("size %zu: %s", sizes[i], msg);
@@ -809,6 +812,23 @@ static void rw_test_token_file(void **state)
 	assert_non_null(strstr(msg, "cannot open token file '/nonexistent/rw-token'"));
 	RUN("job", "add", "tk", "workers", "1", "token-file", "/nonexistent/rw-token");
 	rw_assert_error("No such file or directory");
+
+	/* The 64 hex digits rwctl prints for a generated token, as trainers take. */
+	path = rw_token_file(0);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	for (i = 0; i < RW_JOB_TOKEN_LEN; i++)
+		assert_int_equal(dprintf(fd, "%02x", (unsigned int)(0xa0 + i)), 2);
+	assert_int_equal(write(fd, "\n", 1), 1);
+	close(fd);
+	rw_setup(NULL);
+	RUN("job", "add", "tk", "workers", "1", "token-file", path);
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_true(rw_be.last_add.has_token);
+	assert_int_equal(rw_be.last_add.token[0], 0xa0);
+	assert_int_equal(rw_be.last_add.token[31], 0xbf);
+	unlink(path);
+	free(path);
 }
 
 /* ---- the reply parser ---- */
@@ -1410,11 +1430,27 @@ static void rw_test_parse_average(void **state)
 		"job train1 id 7\n"
 		"    workers 8 (3 attached)  chunk-size 65536  evict-ms 3000\n"
 		"    sync bsp\n"
-		"    optim average  lr 0.01 momentum 0.9 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08\n");
+		"    optim average\n");
 	free(out);
 	out = rw_render(&fx->job, 1, RWCTL_PR_JSON);
 	rw_assert_json(out);
-	assert_non_null(strstr(out, "\"quorum\":8,\"optim\":\"average\",\"lr\":0.01,"));
+	assert_non_null(strstr(out, "\"quorum\":8,\"optim\":\"average\""));
+	assert_null(strstr(out, "\"momentum\""));
+	free(out);
+
+	/* The others show what they read, of the six the module reports. */
+	fx->job.optim = RW_OPTIM_SGD;
+	out = rw_render(&fx->job, 1, 0);
+	assert_non_null(strstr(out, "    optim sgd  lr 0.01 weight-decay 0\n"));
+	free(out);
+	fx->job.optim = RW_OPTIM_NESTEROV;
+	out = rw_render(&fx->job, 1, 0);
+	assert_non_null(strstr(out, "    optim nesterov  lr 0.01 momentum 0.9 weight-decay 0\n"));
+	free(out);
+	fx->job.optim = RW_OPTIM_ADAM;
+	out = rw_render(&fx->job, 1, 0);
+	assert_non_null(strstr(out,
+			       "    optim adam  lr 0.01 weight-decay 0 beta1 0.9 beta2 0.999 eps 1e-08\n"));
 	free(out);
 }
 

@@ -9,6 +9,7 @@ argv: OUT_DIR (writable, for the token file).
 
 import errno
 import os
+import subprocess
 import sys
 import threading
 
@@ -100,11 +101,13 @@ with rw.Worker("py1", tok, observer=True) as obs:
 
 # --- bad input: clear exceptions, the job keeps working ----------------
 raises(errno.EACCES, "attach with a wrong token", rw.Worker, "py1", bytes(32), 0)
-raises(errno.ENOENT, "attach to a job that does not exist", rw.Worker, "nosuchjob", tok, 0)
+e = raises(errno.ENOENT, "attach to a job that does not exist", rw.Worker, "nosuchjob", tok, 0)
+ok(e is not None and "no job named 'nosuchjob'" in str(e), "... naming the job it did not find", e)
 raises(errno.ERANGE, "attach with a rank out of range", rw.Worker, "py1", tok, 5)
 raises(errno.EADDRINUSE, "attach to a rank in use", rw.Worker, "py1", tok, 0)
 raises(errno.EINVAL, "a token of the wrong length", rw.Worker, "py1", b"short", 0)
-raises(errno.ENOENT, "an unknown tensor key", w.tensor, 8)
+e = raises(errno.ENOENT, "an unknown tensor key", w.tensor, 8)
+ok(e is not None and "key 8" in str(e), "... naming the key", e)
 raises(errno.ENOENT, "a push of an unknown tensor key", w.push, keys=[8])
 raises(errno.EINVAL, "a chunk range beyond the model", w.pull, chunks=[(0, 1000)])
 raises(errno.EINVAL, "declare with a zero-element tensor", w.declare, {1: 0})
@@ -130,12 +133,43 @@ rw.job_del("pybig")
 # --- two workers: a mean, async start/wait, timeouts ---------------------
 rw.job_add("py2", 2, optim="average", chunk_size=4096, token_file=tok)
 a, b = rw.Worker("py2", tok, 0), rw.Worker("py2", tok, 1)
+ok(a.timeout_ms == rw.DEFAULT_TIMEOUT_MS == 300000,
+   f"a Worker's waits are finite by default ({a.timeout_ms} ms)")
+os.environ["RACKWEAVE_TIMEOUT_MS"] = "0"
+with rw.Worker("py1", tok, 0) as w3:
+    ok(w3.timeout_ms == 0, "RACKWEAVE_TIMEOUT_MS=0 lifts the limit")
+os.environ["RACKWEAVE_TIMEOUT_MS"] = "soon"
+raises(errno.EINVAL, "RACKWEAVE_TIMEOUT_MS that is not a number", rw.Worker, "py1", tok, 0)
+del os.environ["RACKWEAVE_TIMEOUT_MS"]
+# torchrun's variables (RANK, WORLD_SIZE, ...) and the job's.
+TORCHRUN = {"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2",
+            "GROUP_RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500",
+            "TORCHELASTIC_RUN_ID": "none", "RACKWEAVE_JOB": "py2",
+            "RACKWEAVE_TOKEN_FILE": tok}
+e = raises(errno.EINVAL, "Worker.from_env() on a job of 2 workers with WORLD_SIZE=3",
+           rw.Worker.from_env, dict(TORCHRUN, WORLD_SIZE="3"))
+ok(e is not None and "WORLD_SIZE is 3 but job 'py2' has 2 workers" in str(e),
+   "... saying what to change", e)
+raises(errno.EINVAL, "Worker.from_env() without RACKWEAVE_JOB",
+       rw.Worker.from_env, {"RANK": "0"})
+with rw.Worker.from_env(dict(TORCHRUN, RANK="0", WORLD_SIZE="1", RACKWEAVE_JOB="py1",
+                             RACKWEAVE_TIMEOUT_MS="5000")) as fe:
+    fe.declare({7: 3000, 9: 100})
+    ok(fe.rank == 0 and fe.world_size == 1 and fe.job == "py1" and fe.timeout_ms == 5000
+       and fe.setup.workers == 1,
+       "Worker.from_env() with torchrun's variables attaches rank 0 of job py1's 1")
 a.declare([(1, 5000)])
-raises(errno.EEXIST, "declare another layout than the job's", b.declare, [(1, 4999)])
+e = raises(errno.EEXIST, "declare another layout than the job's", b.declare, [(1, 4999)])
+ok(e is not None and "another model" in str(e) and "py2" in str(e),
+   "the refused rank hears that the job runs another model", e)
+a.set_timeout(300)
+e = raises(errno.ETIMEDOUT, "the rank that was not refused waits for the initial "
+           "parameters beyond its timeout", a.params_wait)
+ok(e is not None and "declare was refused" in str(e) and "0.3 s" in str(e),
+   "its timeout names a refused declare as a cause", e)
 b.declare([(1, 5000)])
 a.grad[:] = 1.0
 b.grad[:] = 3.0
-a.set_timeout(300)
 a.push()
 raises(errno.ETIMEDOUT, "a pull that waits for the other worker beyond set_timeout", a.pull)
 done = b.pushpull_start()
@@ -146,6 +180,7 @@ ok(np.all(a.tensor(1).params == 2.0) and np.all(b.tensor(1).params == 2.0),
    "two workers pull the mean (1 + 3) / 2 into their views")
 
 # A blocking pull sleeps in the kernel without holding the GIL.
+a.set_timeout(20000)  # the 0.3 s above would end the blocked call first
 a.tensor(1).grad[:] = 5.0
 b.tensor(1).grad[:] = 7.0
 res = {}
@@ -164,4 +199,23 @@ b.close()
 for j in ("py1", "py2"):
     rw.job_del(j)
 raises(errno.ENOENT, "job_del of a job that is gone", rw.job_del, "py2")
+
+# --- numpy's SIMD loops in this guest ------------------------------------
+# Under QEMU 7.2's emulation of AVX2 (-cpu max) this call died with SIGSEGV
+# in numpy's AVX2 loops, every time; scripts/vm-run sets
+# NPY_DISABLE_CPU_FEATURES in the guest so numpy keeps to its AVX code. In
+# a child process, so that a crash is a failed check, not a lost test.
+NP_CODE = """
+import numpy as np
+for n in (1000, 5018, 1 << 20):
+    for dt in (np.float32, np.float64):
+        a = (np.random.default_rng(n).random(n) - 0.5).astype(dt)
+        b = np.maximum(a, 1e-6)
+        r = np.abs(a - b) / np.maximum(np.abs(b), 1e-6)
+        assert b.min() >= dt(1e-6) and b.max() == a.max() and r.shape == a.shape
+"""
+p = subprocess.run([sys.executable, "-c", NP_CODE], capture_output=True, text=True)
+ok(p.returncode == 0, "numpy: np.maximum(array, 1e-6) and friends on float32/float64 arrays "
+   f"up to 1M elements (exit {p.returncode}; NPY_DISABLE_CPU_FEATURES="
+   f"{os.environ.get('NPY_DISABLE_CPU_FEATURES', '')!r})", p.stderr[-1500:])
 sys.exit(failed)

@@ -11,7 +11,11 @@
 # slowed, adaptive staleness, DistributedOptimizer with the box's
 # momentum) reaches test accuracy >= 0.90 with the box's max skew within
 # the band, and writes a valid PNG. Local data path: `make demo` runs the
-# same trainers on a second VM over RDMA.
+# same trainers on a second VM over RDMA. The hook refuses an optim sgd
+# job and a world size other than the job's workers, and a timeout inside
+# it reaches the caller as RackWeaveError(ETIMEDOUT). rackweave.launch
+# starts 3 trainers of examples/torch_ddp.py through the hook, equal to
+# DDP over gloo within 1e-6 relative.
 . "$(dirname "$0")/lib.sh"
 
 LO=2 HI=4 EPOCHS=8
@@ -24,6 +28,14 @@ t_ok "job add tz (1 worker, optim average)" \
 	"$RWCTL" job add tz workers 1 chunk-size 4096 optim average token-file "$RW_OUT/token"
 t_ok "job add ddp (2 workers, BSP, optim average)" \
 	"$RWCTL" job add ddp workers 2 chunk-size 4096 optim average token-file "$RW_OUT/token"
+t_ok "job add tsgd (2 workers, optim sgd)" \
+	"$RWCTL" job add tsgd workers 2 chunk-size 4096 optim sgd lr 0.1 token-file "$RW_OUT/token"
+t_ok "job add t3 (3 workers, optim average)" \
+	"$RWCTL" job add t3 workers 3 chunk-size 4096 optim average token-file "$RW_OUT/token"
+t_ok "job add tto (2 workers, optim average)" \
+	"$RWCTL" job add tto workers 2 chunk-size 4096 optim average token-file "$RW_OUT/token"
+t_ok "job add tl (3 workers, optim average)" \
+	"$RWCTL" job add tl workers 3 chunk-size 4096 optim average token-file "$RW_OUT/token"
 t_ok "job add demo (4 workers, adaptive $LO..$HI, momentum)" \
 	"$RWCTL" job add demo workers 4 chunk-size 4096 sync adaptive $LO $HI \
 	optim momentum lr 0.1 token-file "$RW_OUT/token"
@@ -32,7 +44,7 @@ cp -r "$RW_TOP/build/mplconfig" "$RW_OUT/mpl"
 MPLCONFIGDIR=$RW_OUT/mpl /usr/bin/python3 "$RW_TOP/tests/vm/torch-checks.py" \
 	"$RW_OUT" "$RW_OUT/token" "$DATA" $LO $HI $EPOCHS || t_failed=1
 echo "# torch-checks.py took $(($(date +%s) - start)) s"
-for j in tz ddp demo; do
+for j in tz ddp tsgd t3 tto tl demo; do
 	t_ok "job del $j" "$RWCTL" job del $j
 done
 t_ok "rmmod rackweave" rmmod rackweave

@@ -501,6 +501,13 @@ int rwctl_job_read_token(const char *path, uint8_t token[RW_JOB_TOKEN_LEN],
 	ssize_t n;
 	int fd, err;
 
+	/*
+	 * The library's reader, as the trainers use: 32 raw bytes, or the 64
+	 * hex digits (and a newline) this command prints for a generated
+	 * token. What follows only explains a file it refused.
+	 */
+	if (!rw_token_read(path, token))
+		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -528,14 +535,15 @@ int rwctl_job_read_token(const char *path, uint8_t token[RW_JOB_TOKEN_LEN],
 		if (got > RW_JOB_TOKEN_LEN && !fstat(fd, &st) &&
 		    S_ISREG(st.st_mode))
 			snprintf(msg, msglen,
-				 "token file '%s' holds %lld bytes; a token is exactly %d raw bytes",
-				 path, (long long)st.st_size, RW_JOB_TOKEN_LEN);
+				 "token file '%s' holds %lld bytes; a token is exactly %d raw bytes, or %d hex digits",
+				 path, (long long)st.st_size, RW_JOB_TOKEN_LEN,
+				 2 * RW_JOB_TOKEN_LEN);
 		else
 			snprintf(msg, msglen,
-				 "token file '%s' holds %s%zu bytes; a token is exactly %d raw bytes",
+				 "token file '%s' holds %s%zu bytes; a token is exactly %d raw bytes, or %d hex digits",
 				 path, got > RW_JOB_TOKEN_LEN ? "more than " : "",
 				 got > RW_JOB_TOKEN_LEN ? got - 1 : got,
-				 RW_JOB_TOKEN_LEN);
+				 RW_JOB_TOKEN_LEN, 2 * RW_JOB_TOKEN_LEN);
 		close(fd);
 		return -EINVAL;
 	}

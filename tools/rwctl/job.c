@@ -109,8 +109,35 @@ void rwctl_job_print_memory(struct rwctl_printer *p,
 		rwctl_pr_text(p, " (max-memory default)");
 }
 
+/*
+ * The hyper-parameters each optimizer reads (uapi/rackweave.h, JOB_NEW):
+ * the module reports all six for every job, but showing momentum for SGD
+ * or anything for average suggests they act. An optimizer this rwctl does
+ * not know shows them all.
+ */
+static unsigned int rwctl_job_optim_hps(uint32_t optim)
+{
+	const unsigned int lr_wd = 1U << RWCTL_HP_LR | 1U << RWCTL_HP_WEIGHT_DECAY;
+
+	switch (optim) {
+	case RW_OPTIM_SGD:
+		return lr_wd;
+	case RW_OPTIM_MOMENTUM:
+	case RW_OPTIM_NESTEROV:
+		return lr_wd | 1U << RWCTL_HP_MOMENTUM;
+	case RW_OPTIM_ADAM:
+		return lr_wd | 1U << RWCTL_HP_BETA1 | 1U << RWCTL_HP_BETA2 |
+		       1U << RWCTL_HP_EPS;
+	case RW_OPTIM_AVERAGE:
+		return 0;
+	default:
+		return ~0U;
+	}
+}
+
 void rwctl_job_print_optim(struct rwctl_printer *p, const struct rwctl_job *j)
 {
+	unsigned int used = rwctl_job_optim_hps(j->optim);
 	char label[32], other[16];
 	const char *s;
 	size_t i;
@@ -119,7 +146,7 @@ void rwctl_job_print_optim(struct rwctl_printer *p, const struct rwctl_job *j)
 			       j->optim, other, sizeof(other));
 	rwctl_pr_str(p, "optim", "optim %s", s);
 	for (i = 0; i < RWCTL_NR_HP; i++) {
-		if (!(j->hp_mask & (1U << i)))
+		if (!(j->hp_mask & used & (1U << i)))
 			continue;
 		snprintf(label, sizeof(label), "%s%s %%g", i ? " " : "  ",
 			 rwctl_job_hp_word(i));
@@ -344,7 +371,8 @@ RWCTL_JOB_SETTINGS_SYNOPSIS
 "        [ token-file PATH ]\n"
 "  NAME        1-31 characters of A-Z a-z 0-9 . _ -\n"
 RWCTL_JOB_SETTINGS_HELP
-"  PATH        a file of exactly " RW_STR(RW_JOB_TOKEN_LEN) " raw bytes; without it the module\n"
+"  PATH        a file of exactly " RW_STR(RW_JOB_TOKEN_LEN) " raw bytes, or the 64 hex digits\n"
+"              rwctl printed for a generated token; without it the module\n"
 "              generates the token and rwctl prints it once\n",
 		.max_args = 64,
 		.run = rwctl_job_add,
