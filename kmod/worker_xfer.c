@@ -288,12 +288,20 @@ EXPORT_SYMBOL_IF_KUNIT(rw_worker_push_chunk);
 
 int rw_worker_pull_admit(struct rw_worker *w, long tmo)
 {
+	bool was;
 	int ret;
 
 	mutex_lock(&w->lock);
+	was = w->admitted;
 	ret = rw_worker_ready(w, true);
 	if (!ret)
 		ret = rw_worker_admit(w, false, tmo);
+	/*
+	 * A remote worker's pull of the iteration: counted once per rank,
+	 * by whichever of its connections admits it, as a local pull call.
+	 */
+	if (!ret && !was)
+		atomic64_inc(&rw_worker_wc(w)->pulls);
 	mutex_unlock(&w->lock);
 	return ret;
 }

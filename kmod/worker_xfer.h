@@ -42,7 +42,8 @@ __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
  * or what a push answers.
  * rw_worker_pull_admit: the last push ended an iteration; before the
  * answers of that push go out the gate admits the next one (a pull would
- * wait there). 0 or what the gate answers (-ETIMEDOUT after @tmo).
+ * wait there), and the rank's pulls count one. 0 or what the gate answers
+ * (-ETIMEDOUT after @tmo).
  * rw_worker_chunk_fresh: lock-free, whether @chunk's parameters are fresh
  * for this worker since its last push of it.
  */

@@ -969,7 +969,7 @@ enum rw_stat_attr {
 	RW_STAT_A_LIVE,		/* u32: worker 0/1; job: live workers */
 	RW_STAT_A_CLOCK,	/* u64: iterations completed */
 	RW_STAT_A_PUSHES,	/* u64: push calls (job: chunk pushes) */
-	RW_STAT_A_PULLS,	/* u64 */
+	RW_STAT_A_PULLS,	/* u64; a remote worker: one per iteration */
 	RW_STAT_A_BYTES,	/* u64: gradient bytes pushed */
 	RW_STAT_A_CHUNKS,	/* u64: chunks pushed */
 	RW_STAT_A_PARKS,	/* u64 */

@@ -71,6 +71,9 @@ t_eq "both hold the same parameter bytes" "$(rw_wire_hash "$RW_OUT/mix-local.log
 chunks=$(sed -n 's/^set up \([0-9]*\) chunks$/\1/p' "$RW_OUT/mix-remote.log")
 t_eq "the remote rank pushed every chunk every iteration" $((chunks * ITERS)) \
 	"$("$RWCTL" -j stats show mix | jpy '[w["chunks"] for w in d["workers"] if w["rank"] == 1][0]')"
+t_eq "stats show: the remote rank pulled once per iteration, as the local one" \
+	"[$ITERS, $ITERS]" \
+	"$("$RWCTL" -j stats show mix | jpy '[w["pulls"] for w in sorted(d["workers"], key=lambda w: w["rank"])]')"
 
 # --- the box's counters of a connection ---
 t_ok "job add count" job count
