@@ -47,6 +47,12 @@ static u32 rw_engine_state_arrays(u32 optim)
 	}
 }
 
+/* Chunk-sized buffers per chunk: parameters, state, one slot per worker. */
+static u32 rw_engine_bufs_per_chunk(u32 nr_state, u32 nr_workers)
+{
+	return 1 + nr_state + nr_workers;
+}
+
 static void rw_engine_free_layout(struct rw_engine *e)
 {
 	kvfree(e->by_key);
@@ -263,7 +269,7 @@ static int rw_engine_build_memory(struct rw_engine *e,
 	size_t bytes;
 	int ret = -ENOMEM;
 
-	per_chunk = 1 + e->nr_state + e->nr_workers;
+	per_chunk = rw_engine_bufs_per_chunk(e->nr_state, e->nr_workers);
 	e->arenas = kcalloc(nn, sizeof(*e->arenas), GFP_KERNEL);
 	used = kcalloc(nn, sizeof(*used), GFP_KERNEL);
 	e->chunks = kvcalloc(e->nr_chunks, sizeof(*e->chunks), RW_GFP_BIG);
@@ -362,8 +368,9 @@ int rw_engine_footprint(const struct rw_engine_config *cfg, u64 *bytes)
 		return ret;
 	nc = g.nr_chunks;
 	/* Parameters, optimizer state, one slot per worker (build_memory). */
-	per_chunk = (u64)cs * (1 + rw_engine_state_arrays(cfg->hp.optim) +
-			       cfg->nr_workers);
+	per_chunk = (u64)cs *
+		    rw_engine_bufs_per_chunk(rw_engine_state_arrays(cfg->hp.optim),
+					     cfg->nr_workers);
 	slots = nc * cfg->nr_workers;
 	pages = nc * (cs >> PAGE_SHIFT);
 	meta = nc * (sizeof(struct rw_chunk) + sizeof(struct rw_map_place) +

@@ -27,6 +27,18 @@ head -c 32 /dev/urandom >"$RW_OUT/token"
 meminfo() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
 # within A B SLACK_KB: |A - B| <= SLACK_KB
 within() { local d=$(($1 - $2)); [ ${d#-} -le "$3" ]; }
+# until_zero JPY CMD...: CMD's JSON, through jpy JPY, until it reads 0
+# (10 s at most); prints the last reading.
+until_zero() {
+	local expr=$1 v= _
+	shift
+	for _ in $(seq 20); do
+		v=$("$@" | jpy "$expr")
+		[ "$v" = 0 ] && break
+		sleep 0.5
+	done
+	echo "$v"
+}
 
 slab0=$(meminfo Slab)
 vmalloc0=$(meminfo VmallocUsed)
@@ -114,13 +126,8 @@ echo "# $given"
 t_ok "the box gave the setup up (seen ${ms} ms after the peer left)" test -n "$given"
 t_ok "within 3 s of the peer leaving" test $ms -lt 3000
 echo 0 >/sys/module/rackweave/parameters/test_arena_ms
-used=""
-for _ in $(seq 20); do
-	used=$("$RWCTL" -j status | jpy 'd["mem_used"]')
-	[ "$used" = 0 ] && break
-	sleep 0.5
-done
-t_eq "the box's charge is back to 0" 0 "$used"
+t_eq "the box's charge is back to 0" 0 \
+	"$(until_zero 'd["mem_used"]' "$RWCTL" -j status)"
 t_eq "no run of job a" "[0, 0]" \
 	"$("$RWCTL" -j job show a | jpy '[d["jobs"][0]["memory"], d["jobs"][0].get("chunks", 0)]')"
 sleep 1
@@ -164,13 +171,8 @@ t_eq "nothing of the run is left: job a holds no memory" 0 \
 # --- within the limits, the same setup is taken ---
 t_eq "job a's 40 MiB model within its limit: the same setup is taken" \
 	"set up 40 chunks" "$("$PEER" $BOX $BOX $PORT "$($REQ a "$RW_OUT/token" 0)" setup 10485760 | tail -n 1)"
-used=""
-for _ in $(seq 20); do
-	used=$("$RWCTL" -j job show a | jpy 'd["jobs"][0]["memory"]')
-	[ "$used" = 0 ] && break
-	sleep 0.5
-done
-t_eq "its peer gone, the run ended and gave its charge back" 0 "$used"
+t_eq "its peer gone, the run ended and gave its charge back" 0 \
+	"$(until_zero 'd["jobs"][0]["memory"]' "$RWCTL" -j job show a)"
 
 t_ok "job del a" "$RWCTL" job del a
 t_ok "job del b" "$RWCTL" job del b

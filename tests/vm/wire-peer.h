@@ -18,6 +18,9 @@
 /* "EACCES" for EACCES: the names the tests match. */
 const char *wire_errno_name(int e);
 
+/* @len zeroed bytes at *@buf, page-aligned, registered with access @acc. */
+struct ibv_mr *wire_reg(struct ibv_pd *pd, void **buf, size_t len, int acc);
+
 /*
  * Train over the established connection @id (argv: RANK WORKERS ITERS
  * [FAULT]); the exit status wire-peer returns.

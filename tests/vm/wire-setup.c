@@ -29,15 +29,6 @@
 
 #define SETUP_WAIT_MS	120000
 
-static struct ibv_mr *setup_reg(struct ibv_pd *pd, void **buf, int acc)
-{
-	*buf = aligned_alloc(4096, RW_WIRE_MSG_MAX);
-	if (!*buf)
-		return NULL;
-	memset(*buf, 0, RW_WIRE_MSG_MAX);
-	return ibv_reg_mr(pd, *buf, RW_WIRE_MSG_MAX, acc);
-}
-
 /* The first completion that is not the setup's send: the box's reply. */
 static int setup_answer(struct ibv_cq *cq, const void *msg)
 {
@@ -106,10 +97,10 @@ int wire_setup(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		drop_ms = strtol(argv[2], NULL, 0);
 	else if (argc != 1)
 		return 2;
-	in_mr = setup_reg(pd, &in, IBV_ACCESS_LOCAL_WRITE);
-	out_mr = setup_reg(pd, &out, 0);
-	win_mr = setup_reg(pd, &win, IBV_ACCESS_LOCAL_WRITE |
-			   IBV_ACCESS_REMOTE_WRITE);
+	in_mr = wire_reg(pd, &in, RW_WIRE_MSG_MAX, IBV_ACCESS_LOCAL_WRITE);
+	out_mr = wire_reg(pd, &out, RW_WIRE_MSG_MAX, 0);
+	win_mr = wire_reg(pd, &win, RW_WIRE_MSG_MAX, IBV_ACCESS_LOCAL_WRITE |
+			  IBV_ACCESS_REMOTE_WRITE);
 	if (!in_mr || !out_mr || !win_mr) {
 		printf("error: registration: %s\n", strerror(errno));
 		return 1;

@@ -355,7 +355,7 @@ static int await_disconnect(struct tr *t)
 	return 0;
 }
 
-static struct ibv_mr *reg(struct ibv_pd *pd, void **buf, size_t len, int acc)
+struct ibv_mr *wire_reg(struct ibv_pd *pd, void **buf, size_t len, int acc)
 {
 	*buf = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
 	if (!*buf)
@@ -387,11 +387,11 @@ static int start(struct tr *t, struct ibv_pd *pd, uint32_t rank,
 		return 1;
 	}
 	bytes = t->l.geom.total_bytes;
-	t->msg_mr = reg(pd, (void **)&t->msg, RW_WIRE_MSG_MAX,
+	t->msg_mr = wire_reg(pd, (void **)&t->msg, RW_WIRE_MSG_MAX,
 			IBV_ACCESS_LOCAL_WRITE);
-	t->out_mr = reg(pd, (void **)&t->out, RW_WIRE_MSG_MAX, 0);
-	t->grad_mr = reg(pd, (void **)&t->grad, bytes, 0);
-	t->params_mr = reg(pd, (void **)&t->params, bytes,
+	t->out_mr = wire_reg(pd, (void **)&t->out, RW_WIRE_MSG_MAX, 0);
+	t->grad_mr = wire_reg(pd, (void **)&t->grad, bytes, 0);
+	t->params_mr = wire_reg(pd, (void **)&t->params, bytes,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!t->msg_mr || !t->out_mr || !t->grad_mr || !t->params_mr) {
 		printf("error: registration: %s\n", strerror(errno));
