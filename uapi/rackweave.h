@@ -391,8 +391,8 @@
  *
  * Control messages: once the connection is established, the worker SENDs
  *   one struct rw_wire_setup and the box answers with one struct
- *   rw_wire_setup_reply; nothing else is ever sent (every later transfer
- *   is a WRITE WITH IMMEDIATE). Both start with struct rw_wire_msg, whose
+ *   rw_wire_setup_reply; nothing else is ever sent (every later transfer,
+ *   requests and answers too, is a WRITE WITH IMMEDIATE). Both start with struct rw_wire_msg, whose
  *   @len is the whole message (at most RW_WIRE_MSG_MAX bytes).
  *   A window is a buffer its owner lets the peer write: cut into segments
  *   of 2^@seg_shift bytes (4 KiB to 1 TiB, at least one chunk), segment i
@@ -412,7 +412,9 @@
  *   declaration starts the job's run, a later one must match; @flags may
  *   hold RW_DECLARE_VERIFY), then the worker's parameter window: it covers
  *   the model's bytes (the layout's total, which the tensors alone
- *   determine) and there the box writes fresh parameters.
+ *   determine) and there the box writes fresh parameters; and @inbox,
+ *   one segment of RW_WIRE_INBOX_LEN bytes where the box writes its
+ *   answers (all 0: this connection sends no requests).
  *   Reply: @msg.status 0 or a positive errno (what RW_IOC_DECLARE would
  *   answer; EINVAL for a window that does not fit the model, EFBIG for a
  *   model too large for the wire's windows). On 0, the run's geometry (as
@@ -421,7 +423,8 @@
  *   request's, echoed), @nr_own (how many chunks this connection
  *   carries: all of them without @nr_nics) and the box's
  *   gradient window for this rank: chunk c's
- *   gradient goes to bytes [c * chunk_size, c * chunk_size + its length).
+ *   gradient goes to bytes [c * chunk_size, c * chunk_size + its length),
+ *   and the box's @inbox (RW_WIRE_INBOX_LEN bytes) for requests.
  *   After a refusal the box disconnects.
  *   Then the box writes every chunk's current parameters (RW_IMM_PARAMS,
  *   the clock field the version's low bits) and from then on answers each
@@ -439,6 +442,26 @@
  *   of its iteration: the box counts it in the next and takes it once
  *   those are in. A push before the chunk's answer, or into a gradient
  *   still being summed, ends the connection.
+ *
+ * Requests: what RW_IOC_PARAMS_INIT and RW_IOC_CHECKPOINT's head do on
+ *   the box, a worker asks for on a connection whose setup gave an inbox.
+ *   It writes one struct rw_wire_request into the box's inbox WITH
+ *   IMMEDIATE RW_IMM(RW_IMM_REQUEST, seq, 0), which spends a credit as a
+ *   push does, and sends no other request before the box has written its
+ *   struct rw_wire_answer (same @op and @seq; @msg.status 0 or the
+ *   errno the local call would give) into the worker's inbox WITH
+ *   IMMEDIATE RW_IMM(RW_IMM_ANSWER, seq, 0). The ops:
+ *   - RW_OP_INIT: the run's initial parameters, the rules of
+ *     RW_IOC_PARAMS_INIT (the first asker wins, before the run's first
+ *     push; EBUSY after). The request carries a window over the worker's
+ *     copy of the model's bytes (as the parameter window is cut; its
+ *     segments remotely readable) and the chunks to set, as runs of
+ *     consecutive chunks; the box checks it may, then RDMA READs those
+ *     chunks straight into its parameters, and answers.
+ *   - RW_OP_INIT_WAIT: answered once initial parameters are set or the
+ *     run has begun (0), or after @timeout_ms (ETIMEDOUT).
+ *   - RW_OP_HEAD: the run's struct rw_ckpt_head (RW_CKPT_HEAD_ONLY).
+ *   A malformed request ends the connection.
  *
  * Heartbeats: an end that has heard nothing from the other for a second
  *   RDMA WRITEs zero bytes, without an immediate, at the start of the
@@ -1005,7 +1028,7 @@ enum rw_event_kind {
 /* RDMA wire: see "RDMA wire" above. */
 #define RW_WIRE_PORT		18515
 #define RW_WIRE_MAGIC		0x31575752U	/* "RWW1" little-endian */
-#define RW_WIRE_VERSION		2	/* 2: a reply counts nr_own */
+#define RW_WIRE_VERSION		3	/* 3: inboxes and requests */
 #define RW_WIRE_TAG_LEN		8
 #define RW_WIRE_AUTH_LEN	16
 #define RW_WIRE_MAX_SKEW_S	300	/* |time_s - the box's clock| at most */
@@ -1046,6 +1069,8 @@ struct rw_wire_rej {
 enum rw_wire_msg_type {
 	RW_MSG_SETUP = 1,	/* worker -> box */
 	RW_MSG_SETUP_REPLY = 2,	/* box -> worker */
+	RW_MSG_REQUEST = 3,	/* worker -> box's inbox */
+	RW_MSG_ANSWER = 4,	/* box -> worker's inbox */
 	__RW_MSG_TYPE_MAX
 };
 
@@ -1077,6 +1102,7 @@ struct rw_wire_setup {
 	__le32 nr_tensors;	/* >= 1 */
 	__le32 seg_shift;	/* the parameter window */
 	__le32 nr_segs;
+	struct rw_wire_seg inbox;	/* RW_WIRE_INBOX_LEN bytes, or all 0 */
 	/* then struct rw_wire_seg[nr_segs], struct rw_wire_tensor[nr_tensors] */
 };
 
@@ -1097,18 +1123,59 @@ struct rw_wire_setup_reply {
 	__le32 nr_segs;
 	__le32 nr_own;		/* the chunks this connection carries */
 	__le32 reserved2;
+	struct rw_wire_seg inbox;	/* RW_WIRE_INBOX_LEN bytes (refusal: 0) */
 	/* then struct rw_wire_seg[nr_segs] */
+};
+
+/* The ops of a request (see "Requests" above). */
+enum rw_wire_op {
+	RW_OP_INIT = 1,		/* initial parameters: the box reads them */
+	RW_OP_INIT_WAIT = 2,	/* until initial parameters are settled */
+	RW_OP_HEAD = 3,		/* the run's checkpoint head */
+	__RW_OP_MAX
+};
+
+struct rw_wire_run {
+	__le32 first;		/* chunk */
+	__le32 count;		/* >= 1 */
+};
+
+struct rw_wire_request {
+	struct rw_wire_msg msg;	/* RW_MSG_REQUEST, status 0 */
+	__le32 op;		/* enum rw_wire_op */
+	__le32 seq;		/* the answer echoes it */
+	__le32 timeout_ms;	/* RW_OP_INIT_WAIT: 0 waits without limit */
+	__le32 nr_runs;		/* RW_OP_INIT: >= 1 */
+	__le32 seg_shift;	/* RW_OP_INIT: the window to read from */
+	__le32 nr_segs;
+	__le64 reserved;
+	/* then struct rw_wire_seg[nr_segs], struct rw_wire_run[nr_runs] */
+};
+
+struct rw_wire_answer {
+	struct rw_wire_msg msg;	/* RW_MSG_ANSWER; status 0 or a positive errno */
+	__le32 op;		/* the request's */
+	__le32 seq;		/* the request's */
+	__le32 len;		/* bytes after this header */
+	__le32 reserved;
+	/* then RW_OP_HEAD's struct rw_ckpt_head (on success) */
 };
 
 #define RW_WIRE_MSG_SIZE	16
 #define RW_WIRE_SEG_SIZE	16
 #define RW_WIRE_TENSOR_SIZE	24
-#define RW_WIRE_SETUP_SIZE	32
-#define RW_WIRE_REPLY_SIZE	72
+#define RW_WIRE_SETUP_SIZE	48
+#define RW_WIRE_REPLY_SIZE	88
+#define RW_WIRE_RUN_SIZE	8
+#define RW_WIRE_REQUEST_SIZE	48
+#define RW_WIRE_ANSWER_SIZE	32
+#define RW_WIRE_INBOX_LEN	RW_WIRE_MSG_MAX
 
 enum rw_imm_type {
 	RW_IMM_PUSH = 1,	/* a worker's gradient for the chunk */
 	RW_IMM_PARAMS = 2,	/* the box's fresh parameters of the chunk */
+	RW_IMM_REQUEST = 3,	/* a request in the box's inbox (chunk 0) */
+	RW_IMM_ANSWER = 4,	/* an answer in the worker's inbox (chunk 0) */
 	__RW_IMM_TYPE_MAX
 };
 

@@ -10,6 +10,7 @@
  * use the checked values.
  */
 #include "wire.h"
+#include "wire_priv.h"
 #include "chunk/layout.h"
 
 /*
@@ -199,8 +200,7 @@ void rw_wire_seg_get(const struct rw_wire_win *w, u32 i,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_seg_get);
 
-/* Segments of 2^@shift bytes that cover @bytes. */
-static u64 rw_wire_nr_segs(u64 bytes, u32 shift)
+u64 rw_wire_nr_segs(u64 bytes, u32 shift)
 {
 	return (bytes >> shift) + !!(bytes & ((1ULL << shift) - 1));
 }
@@ -245,7 +245,7 @@ size_t rw_wire_reply_size(u32 nr_segs)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_reply_size);
 
-static void rw_wire_msg_pack(struct rw_wire_msg *m, u32 type, u32 status,
+void rw_wire_msg_pack(struct rw_wire_msg *m, u32 type, u32 status,
 			     size_t len)
 {
 	memset(m, 0, sizeof(*m));
@@ -256,7 +256,7 @@ static void rw_wire_msg_pack(struct rw_wire_msg *m, u32 type, u32 status,
 	m->len = cpu_to_le32((u32)len);
 }
 
-static void rw_wire_segs_pack(u8 *p, const struct rw_wire_seg_info *segs,
+void rw_wire_segs_pack(u8 *p, const struct rw_wire_seg_info *segs,
 			      u32 n)
 {
 	struct rw_wire_seg s = {};
@@ -275,7 +275,7 @@ int rw_wire_setup_pack(void *buf, size_t len,
 		       const struct rw_tensor_desc *t)
 {
 	size_t n = rw_wire_setup_size(in->win.nr_segs, in->nr_tensors);
-	struct rw_wire_setup h;
+	struct rw_wire_setup h = {};
 	struct rw_wire_tensor wt = {};
 	u8 *p = buf;
 	u32 i;
@@ -287,6 +287,7 @@ int rw_wire_setup_pack(void *buf, size_t len,
 	h.nr_tensors = cpu_to_le32(in->nr_tensors);
 	h.seg_shift = cpu_to_le32(in->win.seg_shift);
 	h.nr_segs = cpu_to_le32(in->win.nr_segs);
+	rw_wire_segs_pack((u8 *)&h.inbox, &in->inbox, 1);
 	memcpy(p, &h, sizeof(h));
 	p += sizeof(h);
 	rw_wire_segs_pack(p, segs, in->win.nr_segs);
@@ -302,8 +303,7 @@ int rw_wire_setup_pack(void *buf, size_t len,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_setup_pack);
 
-/* The frame of a control message of @type; its length is checked later. */
-static int rw_wire_msg_check(const void *data, size_t len, size_t head,
+int rw_wire_msg_check(const void *data, size_t len, size_t head,
 			     u32 type, struct rw_wire_msg *m, const char **why)
 {
 	int ret;
@@ -327,8 +327,7 @@ static int rw_wire_msg_check(const void *data, size_t len, size_t head,
 	return 0;
 }
 
-/* Segment entries carry no reserved bits; their values are the peer's. */
-static int rw_wire_segs_check(const struct rw_wire_seg *segs, u32 n,
+int rw_wire_segs_check(const struct rw_wire_seg *segs, u32 n,
 			      const char **why)
 {
 	struct rw_wire_seg s;
@@ -341,6 +340,22 @@ static int rw_wire_segs_check(const struct rw_wire_seg *segs, u32 n,
 			return -EPROTO;
 		}
 	}
+	return 0;
+}
+
+/* A message's inbox segment: no reserved bits; all 0 is none. */
+static int rw_wire_inbox_get(const struct rw_wire_seg *seg,
+			     struct rw_wire_seg_info *out, const char **why)
+{
+	struct rw_wire_seg s;
+
+	memcpy(&s, seg, sizeof(s));
+	if (s.reserved) {
+		*why = "non-zero reserved bytes in the inbox";
+		return -EPROTO;
+	}
+	out->addr = le64_to_cpu(s.addr);
+	out->rkey = le32_to_cpu(s.rkey);
 	return 0;
 }
 
@@ -379,7 +394,8 @@ int rw_wire_setup_parse(const void *data, size_t len,
 	out->win.segs = (const void *)(p + sizeof(h));
 	out->tensors = (const void *)(p + sizeof(h) +
 			(size_t)out->win.nr_segs * sizeof(struct rw_wire_seg));
-	return rw_wire_segs_check(out->win.segs, out->win.nr_segs, why);
+	ret = rw_wire_inbox_get(&h.inbox, &out->inbox, why);
+	return ret ?: rw_wire_segs_check(out->win.segs, out->win.nr_segs, why);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_setup_parse);
 
@@ -421,6 +437,7 @@ int rw_wire_reply_pack(void *buf, size_t len,
 		h.seg_shift = cpu_to_le32(in->win.seg_shift);
 		h.nr_segs = cpu_to_le32(nr_segs);
 		h.nr_own = cpu_to_le32(in->nr_own);
+		rw_wire_segs_pack((u8 *)&h.inbox, &in->inbox, 1);
 	}
 	memcpy(buf, &h, sizeof(h));
 	rw_wire_segs_pack((u8 *)buf + sizeof(h), segs, nr_segs);
@@ -457,6 +474,9 @@ int rw_wire_reply_parse(const void *data, size_t len,
 	out->win.nr_segs = le32_to_cpu(h.nr_segs);
 	out->nr_own = le32_to_cpu(h.nr_own);
 	out->win.segs = (const void *)((const u8 *)data + sizeof(h));
+	ret = rw_wire_inbox_get(&h.inbox, &out->inbox, why);
+	if (ret)
+		return ret;
 	n = rw_wire_reply_size(out->win.nr_segs);
 	if (!n || n != le32_to_cpu(h.msg.len) || n > len || h.reserved ||
 	    h.reserved2) {
@@ -464,7 +484,7 @@ int rw_wire_reply_parse(const void *data, size_t len,
 		return -EPROTO;
 	}
 	if (out->status && (out->win.nr_segs || h.nic || h.nr_nics ||
-			    out->nr_own)) {
+			    out->nr_own || out->inbox.addr || out->inbox.rkey)) {
 		*why = "a refusal with a window or a connection index";
 		return -EPROTO;
 	}

@@ -115,6 +115,7 @@ struct rw_wire_setup_info {
 	u32 nr_tensors;
 	const struct rw_wire_tensor *tensors;	/* in the message */
 	struct rw_wire_win win;			/* the parameter window */
+	struct rw_wire_seg_info inbox;		/* all 0: none */
 };
 
 /* Bytes of a setup message, or 0 if it would exceed RW_WIRE_MSG_MAX. */
@@ -153,6 +154,7 @@ struct rw_wire_reply_info {
 	u32 nr_nics;
 	u32 nr_own;			/* the chunks this connection carries */
 	struct rw_wire_win win;		/* the gradient window */
+	struct rw_wire_seg_info inbox;	/* the box's, for requests */
 };
 
 /* Bytes of a reply, or 0 if it would exceed RW_WIRE_MSG_MAX. */
@@ -175,5 +177,58 @@ int rw_wire_reply_parse(const void *data, size_t len,
  */
 int rw_wire_replies_check(const struct rw_wire_reply_info *const *reps,
 			  u32 n, const char **why);
+
+/*
+ * Requests and answers (uapi "Requests"; rdma/wire_ctl.c). A decoded
+ * request points into the message as rw_wire_setup_info does.
+ */
+struct rw_wire_request_info {
+	u32 op;				/* enum rw_wire_op */
+	u32 seq;
+	u32 timeout_ms;
+	u32 nr_runs;
+	const struct rw_wire_run *runs;	/* in the message */
+	struct rw_wire_win win;		/* RW_OP_INIT's, else empty */
+};
+
+/* One run of chunks: [@first, @first + @count). */
+struct rw_wire_run_info {
+	u32 first;
+	u32 count;
+};
+
+/* Bytes of a request, or 0 if it would exceed RW_WIRE_INBOX_LEN. */
+size_t rw_wire_request_size(u32 nr_segs, u32 nr_runs);
+/* Pack into @buf (@len bytes): the size, or -EMSGSIZE. */
+int rw_wire_request_pack(void *buf, size_t len,
+			 const struct rw_wire_request_info *in,
+			 const struct rw_wire_seg_info *segs,
+			 const struct rw_wire_run_info *runs);
+/*
+ * Check and decode a request of @len bytes for a run of @nr_chunks
+ * chunks: 0, or -EPROTO with *@why. RW_OP_INIT's runs are in range,
+ * ascending and apart, its window well formed (the caller checks that it
+ * covers the model); the other ops carry neither.
+ */
+int rw_wire_request_parse(const void *data, size_t len, u32 nr_chunks,
+			  struct rw_wire_request_info *out, const char **why);
+void rw_wire_run_get(const struct rw_wire_request_info *r, u32 i,
+		     struct rw_wire_run_info *out);
+
+struct rw_wire_answer_info {
+	u32 status;			/* 0 or a positive errno */
+	u32 op;
+	u32 seq;
+	bool has_head;			/* RW_OP_HEAD's, on success */
+	struct rw_ckpt_head head;
+};
+
+/* Bytes of an answer; pack it into @buf (@len bytes): its size or -EMSGSIZE. */
+size_t rw_wire_answer_size(const struct rw_wire_answer_info *in);
+int rw_wire_answer_pack(void *buf, size_t len,
+			const struct rw_wire_answer_info *in);
+/* Check and decode an answer of @len bytes: 0, or -EPROTO with *@why. */
+int rw_wire_answer_parse(const void *data, size_t len,
+			 struct rw_wire_answer_info *out, const char **why);
 
 #endif /* _RW_RDMA_WIRE_H */

@@ -417,8 +417,8 @@ static const struct rw_wc_break rw_wc_setup_breaks[] = {
 	{ "status", 6, 1 }, { "length", 8, 8 }, { "reserved", 12, 1 },
 	{ "flags", 16, 2 }, { "tensor count", 20, 4 },
 	{ "segment shift low", 24, 24 }, { "segment count", 28, 1 },
-	{ "segment reserved", 32 + 12, 1 }, { "truncated", 40, 0 },
-	{ "header only", 16, 0 },
+	{ "inbox reserved", 32 + 12, 1 }, { "segment reserved", 48 + 12, 1 },
+	{ "truncated", 40, 0 }, { "header only", 16, 0 },
 };
 
 static const struct rw_wc_break rw_wc_reply_breaks[] = {
@@ -430,7 +430,8 @@ static const struct rw_wc_break rw_wc_reply_breaks[] = {
 	{ "chunks here beyond the count", 64, 16 },
 	{ "one connection without every chunk", 64, 1 },
 	{ "reserved after the chunks here", 68, 1 },
-	{ "segment reserved", 72 + 12, 1 }, { "truncated", 71, 0 },
+	{ "inbox reserved", 72 + 12, 1 }, { "segment reserved", 88 + 12, 1 },
+	{ "truncated", 87, 0 },
 };
 
 static const char *rw_wc_setup_run(void)
@@ -438,6 +439,7 @@ static const char *rw_wc_setup_run(void)
 	struct rw_wire_setup_info in = {
 		.flags = RW_DECLARE_VERIFY, .nr_tensors = 2,
 		.win = { .seg_shift = 16, .nr_segs = 2 },
+		.inbox = { .addr = 0x20000, .rkey = 77 },
 	}, out;
 	struct rw_wire_seg_info seg;
 	struct rw_tensor_desc t;
@@ -455,8 +457,9 @@ static const char *rw_wc_setup_run(void)
 	if (rw_wire_setup_parse(rw_wc_msg_buf, (size_t)n + 8, &out, &why))
 		return "setup: a packed message (with trailing bytes) refused";
 	if (out.flags != in.flags || out.nr_tensors != 2 ||
-	    out.win.seg_shift != 16 || out.win.nr_segs != 2)
-		return "setup: counts differ";
+	    out.win.seg_shift != 16 || out.win.nr_segs != 2 ||
+	    out.inbox.addr != 0x20000 || out.inbox.rkey != 77)
+		return "setup: counts or inbox differ";
 	for (i = 0; i < 2; i++) {
 		rw_wire_seg_get(&out.win, (u32)i, &seg);
 		rw_wire_tensor_get(&out, (u32)i, &t);
@@ -496,6 +499,7 @@ static const char *rw_wc_reply_run(void)
 		.chunk_size = 4096, .nr_chunks = 3, .model_bytes = 8200,
 		.credits = 16, .nr_own = 3,
 		.win = { .seg_shift = 13, .nr_segs = 2 },
+		.inbox = { .addr = 0x30000, .rkey = 99 },
 	}, out;
 	const char *why = NULL;
 	int n, i;
@@ -507,7 +511,8 @@ static const char *rw_wc_reply_run(void)
 	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
 	    out.status || out.rank != 1 || out.nr_chunks != 3 ||
 	    out.model_bytes != 8200 || out.credits != 16 || out.epoch != 3 ||
-	    out.win.nr_segs != 2 || out.nic || out.nr_nics || out.nr_own != 3)
+	    out.win.nr_segs != 2 || out.nic || out.nr_nics || out.nr_own != 3 ||
+	    out.inbox.addr != 0x30000 || out.inbox.rkey != 99)
 		return "reply: parsed back";
 	/* Connection 1 of 3 is echoed; 3 of 3 and 1 of 1 are refused. */
 	in.nic = 1;
@@ -549,8 +554,135 @@ static const char *rw_wc_reply_run(void)
 			       rw_wc_segs);
 	if (n != RW_WIRE_REPLY_SIZE ||
 	    rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
-	    out.status != EEXIST || out.win.nr_segs || out.nr_own)
+	    out.status != EEXIST || out.win.nr_segs || out.nr_own ||
+	    out.inbox.addr || out.inbox.rkey)
 		return "reply: a refusal";
+	return NULL;
+}
+
+/* Requests (uapi "Requests"): an INIT of two runs through a window. */
+static const struct rw_wire_run_info rw_wc_runs[2] = {
+	{ .first = 0, .count = 2 }, { .first = 5, .count = 3 },
+};
+
+static const struct rw_wc_break rw_wc_request_breaks[] = {
+	{ "magic", 0, 1 }, { "type", 5, 7 }, { "status", 6, 1 },
+	{ "length", 8, 8 }, { "frame reserved", 12, 1 },
+	{ "op 0", 16, RW_OP_INIT }, { "unknown op", 16, 0x70 },
+	{ "a timeout on INIT", 24, 1 }, { "run count", 28, 1 },
+	{ "segment shift", 32, 0x10 }, { "segment count", 36, 1 },
+	{ "reserved", 40, 1 }, { "segment reserved", 48 + 12, 1 },
+	{ "an empty run", 64 + 8 + 4, 3 }, { "runs out of order", 64 + 8, 4 },
+	{ "a run past the chunks", 64 + 8 + 4, 8 },
+	{ "a run touching the one before", 64 + 8, 2 ^ 5 },
+	{ "truncated", 64 + 15, 0 }, { "header only", 48, 0 },
+};
+
+static const char *rw_wc_request_run(void)
+{
+	struct rw_wire_request_info in = {
+		.op = RW_OP_INIT, .seq = 9, .nr_runs = 2,
+		.win = { .seg_shift = 16, .nr_segs = 1 },
+	}, out;
+	struct rw_wire_run_info run;
+	struct rw_wire_seg_info seg;
+	const char *why = NULL;
+	int n, i;
+
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 rw_wc_segs, rw_wc_runs);
+	if (n != RW_WIRE_REQUEST_SIZE + RW_WIRE_SEG_SIZE + 2 * RW_WIRE_RUN_SIZE)
+		return "request: packed size";
+	if (rw_wire_request_pack(rw_wc_msg_buf, (size_t)n - 1, &in, rw_wc_segs,
+				 rw_wc_runs) != -EMSGSIZE)
+		return "request: a short buffer is not refused";
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) ||
+	    out.op != RW_OP_INIT || out.seq != 9 || out.nr_runs != 2 ||
+	    out.win.seg_shift != 16 || out.win.nr_segs != 1)
+		return "request: parsed back";
+	rw_wire_seg_get(&out.win, 0, &seg);
+	rw_wire_run_get(&out, 1, &run);
+	if (seg.addr != rw_wc_segs[0].addr || run.first != 5 || run.count != 3)
+		return "request: a segment or run differs";
+	/* The runs end at chunk 8: a run of 7 chunks refuses them. */
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 7, &out, &why) !=
+	    -EPROTO)
+		return "request: runs beyond the chunks";
+	for (i = 0; i < (int)ARRAY_SIZE(rw_wc_request_breaks); i++) {
+		const struct rw_wc_break *b = &rw_wc_request_breaks[i];
+		size_t len = b->xor ? (size_t)n : b->off;
+
+		memcpy(rw_wc_msg_bad, rw_wc_msg_buf, (size_t)n);
+		rw_wc_msg_bad[b->off] ^= b->xor;
+		why = NULL;
+		if (rw_wire_request_parse(rw_wc_msg_bad, len, 10, &out, &why) !=
+		    -EPROTO || !why)
+			return b->name;
+	}
+	/* A wait carries its timeout and nothing else; a head request neither. */
+	memset(&in, 0, sizeof(in));
+	in.op = RW_OP_INIT_WAIT;
+	in.timeout_ms = 1500;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (n != RW_WIRE_REQUEST_SIZE ||
+	    rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) ||
+	    out.op != RW_OP_INIT_WAIT || out.timeout_ms != 1500)
+		return "request: a wait";
+	in.op = RW_OP_HEAD;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) !=
+	    -EPROTO)
+		return "request: a head request with a timeout";
+	in.timeout_ms = 0;
+	in.nr_runs = 1;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, rw_wc_runs);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
+	    -EPROTO)
+		return "request: a head request with runs";
+	return NULL;
+}
+
+static const char *rw_wc_answer_run(void)
+{
+	struct rw_wire_answer_info in = {
+		.op = RW_OP_HEAD, .seq = 4, .has_head = true,
+		.head = { .magic = RW_CKPT_MAGIC,
+			  .head_len = sizeof(struct rw_ckpt_head),
+			  .layout_hash = 0x0123456789abcdefULL, .nr_chunks = 3,
+			  .optim = 2, .hparams = { 0x3dcccccdU }, .step = 41 },
+	}, out;
+	const char *why = NULL;
+	int n;
+
+	n = rw_wire_answer_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in);
+	if (n != RW_WIRE_ANSWER_SIZE + RW_CKPT_HEAD_SIZE ||
+	    rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.status || !out.has_head || out.seq != 4 ||
+	    memcmp(&out.head, &in.head, sizeof(in.head)))
+		return "answer: a head, parsed back";
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n - 1, &out, &why) !=
+	    -EPROTO)
+		return "answer: a truncated head";
+	rw_wc_msg_buf[RW_WIRE_ANSWER_SIZE] ^= 1;
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "answer: a head of another kind";
+	/* A refusal carries its errno and no head. */
+	in.status = EBUSY;
+	in.has_head = false;
+	in.op = RW_OP_INIT;
+	n = rw_wire_answer_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in);
+	if (n != RW_WIRE_ANSWER_SIZE ||
+	    rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.status != EBUSY || out.op != RW_OP_INIT || out.has_head)
+		return "answer: a refusal";
+	rw_wc_msg_buf[16] = 0;
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "answer: op 0";
 	return NULL;
 }
 

@@ -55,6 +55,10 @@ static void rw_wire_msg_test(struct kunit *test)
 	KUNIT_EXPECT_NULL_MSG(test, fail, "reply broken by %s", fail);
 	fail = rw_wc_replies_run();
 	KUNIT_EXPECT_NULL_MSG(test, fail, "an attachment's replies: %s", fail);
+	fail = rw_wc_request_run();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "request broken by %s", fail);
+	fail = rw_wc_answer_run();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
 }
 
 static void rw_wire_assign_test(struct kunit *test)

@@ -48,6 +48,12 @@ static void wire_msgs(void **state)
 	fail = rw_wc_replies_run();
 	if (fail)
 		fail_msg("an attachment's replies: %s", fail);
+	fail = rw_wc_request_run();
+	if (fail)
+		fail_msg("request broken by %s: not refused", fail);
+	fail = rw_wc_answer_run();
+	if (fail)
+		fail_msg("%s", fail);
 }
 
 static void wire_assign(void **state)
