@@ -246,7 +246,7 @@ size_t rw_wire_reply_size(u32 nr_segs)
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_reply_size);
 
 void rw_wire_msg_pack(struct rw_wire_msg *m, u32 type, u32 status,
-			     size_t len)
+		      size_t len)
 {
 	memset(m, 0, sizeof(*m));
 	m->magic = cpu_to_le32(RW_WIRE_MAGIC);
@@ -256,8 +256,7 @@ void rw_wire_msg_pack(struct rw_wire_msg *m, u32 type, u32 status,
 	m->len = cpu_to_le32((u32)len);
 }
 
-void rw_wire_segs_pack(u8 *p, const struct rw_wire_seg_info *segs,
-			      u32 n)
+void rw_wire_segs_pack(u8 *p, const struct rw_wire_seg_info *segs, u32 n)
 {
 	struct rw_wire_seg s = {};
 	u32 i;
@@ -304,7 +303,7 @@ int rw_wire_setup_pack(void *buf, size_t len,
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_setup_pack);
 
 int rw_wire_msg_check(const void *data, size_t len, size_t head,
-			     u32 type, struct rw_wire_msg *m, const char **why)
+		      u32 type, struct rw_wire_msg *m, const char **why)
 {
 	int ret;
 
@@ -328,7 +327,7 @@ int rw_wire_msg_check(const void *data, size_t len, size_t head,
 }
 
 int rw_wire_segs_check(const struct rw_wire_seg *segs, u32 n,
-			      const char **why)
+		       const char **why)
 {
 	struct rw_wire_seg s;
 	u32 i;

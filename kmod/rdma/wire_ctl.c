@@ -96,7 +96,7 @@ int rw_wire_request_parse(const void *data, size_t len, u32 nr_chunks,
 {
 	struct rw_wire_request h;
 	const u8 *p = data;
-	bool init;
+	bool bad;
 	size_t n;
 	int ret;
 
@@ -121,11 +121,13 @@ int rw_wire_request_parse(const void *data, size_t len, u32 nr_chunks,
 		*why = "request length does not match its counts";
 		return -EPROTO;
 	}
-	init = out->op == RW_OP_INIT;
-	if (init ? !out->nr_runs || !out->win.nr_segs ||
-		   out->win.seg_shift < RW_WIRE_SEG_SHIFT_MIN ||
-		   out->win.seg_shift > RW_WIRE_SEG_SHIFT_MAX :
-		   out->nr_runs || out->win.nr_segs || out->win.seg_shift) {
+	if (out->op == RW_OP_INIT)
+		bad = !out->nr_runs || !out->win.nr_segs ||
+		      out->win.seg_shift < RW_WIRE_SEG_SHIFT_MIN ||
+		      out->win.seg_shift > RW_WIRE_SEG_SHIFT_MAX;
+	else
+		bad = out->nr_runs || out->win.nr_segs || out->win.seg_shift;
+	if (bad) {
 		*why = "a request's window or runs do not fit its op";
 		return -EPROTO;
 	}
