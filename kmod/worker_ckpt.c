@@ -23,6 +23,7 @@
 #include "worker_ckpt.h"
 #include "worker_priv.h"
 #include "chunk/layout.h"
+#include "rdma/host.h"
 #include "sync/sync.h"
 
 static bool rw_worker_init_settled(struct rw_worker *w)
@@ -108,19 +109,42 @@ static int rw_worker_quiesce(struct rw_engine *e, struct rw_sync *s,
 	return 0;
 }
 
+int rw_worker_head(struct rw_worker *w, struct rw_ckpt_head *h)
+{
+	struct rw_engine *e;
+	struct rw_sync *s;
+	int ret;
+
+	ret = rw_worker_live(w, READ_ONCE(w->job));
+	if (!ret)
+		ret = rw_worker_state_of(w, &e, &s);
+	if (!ret)
+		rw_worker_ckpt_head(w, e, h);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_head);
+
 int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
 			 u64 head, u64 data, u64 len)
 {
+	struct rw_remote *r = rw_worker_remote(w);
 	struct rw_ckpt_head h;
 	struct rw_engine *e;
 	struct rw_sync *s;
 	u64 at, clock;
 	int ret;
 
-	if (rw_worker_remote(w))
-		return -EOPNOTSUPP;
 	if (flags & ~RW_CKPT_FLAGS_ALL || !head)
 		return -EINVAL;
+	if (r) {
+		/* Remotely, the head alone so far. */
+		if (!(flags & RW_CKPT_HEAD_ONLY))
+			return -EOPNOTSUPP;
+		ret = rw_remote_head(r, &h);
+		if (!ret && copy_to_user(u64_to_user_ptr(head), &h, sizeof(h)))
+			ret = -EFAULT;
+		return ret;
+	}
 	ret = rw_worker_live(w, READ_ONCE(w->job));
 	if (ret)
 		return ret;
@@ -190,12 +214,13 @@ int rw_worker_params_init(struct rw_worker *w, const struct rw_range *r,
 	u32 c, shift;
 	int ret;
 
-	if (rw_worker_remote(w))
-		return -EOPNOTSUPP;
 	if (flags & ~RW_INIT_FLAGS_ALL)
 		return -EINVAL;
 	if (nr > RW_XFER_MAX_RANGES)
 		return -E2BIG;
+	if (rw_worker_remote(w))
+		return rw_remote_params_init(rw_worker_remote(w), r, nr, flags,
+					     data, len, timeout_ms);
 	if (flags & RW_INIT_CHECKPOINT) {
 		/* A checkpointer (an observer) may restore as well. */
 		if (flags != RW_INIT_CHECKPOINT || nr)
@@ -240,3 +265,42 @@ out:
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_params_init);
+
+bool rw_worker_init_done(struct rw_worker *w)
+{
+	return rw_worker_init_settled(w);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_init_done);
+
+bool rw_worker_params_set(struct rw_worker *w)
+{
+	return rw_engine_params_set(w->engine);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_params_set);
+
+int rw_worker_init_fill(struct rw_worker *w, const unsigned long *sel,
+			int (*fill)(void *arg), void *arg)
+{
+	u32 c;
+	int ret;
+
+	ret = rw_worker_ready(w, true);
+	if (ret)
+		return ret;
+	/* w->lock: no push of this worker's meanwhile (lock order: job.h). */
+	ret = mutex_lock_interruptible(&w->lock);
+	if (ret)
+		return ret;
+	ret = rw_engine_init_begin(w->engine);
+	if (!ret) {
+		for_each_set_bit(c, sel, w->nr_chunks)
+			rw_engine_init_open(w->engine, c);
+		ret = fill(arg);
+		for_each_set_bit(c, sel, w->nr_chunks)
+			rw_engine_init_close(w->engine, c, !ret);
+		rw_engine_init_end(w->engine, !ret);
+	}
+	mutex_unlock(&w->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_init_fill);

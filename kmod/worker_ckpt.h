@@ -24,4 +24,22 @@ int rw_worker_params_init(struct rw_worker *w, const struct rw_range *r,
 int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
 			 u64 head, u64 data, u64 len);
 
+/* The head RW_CKPT_HEAD_ONLY gives, for the box's agent of a remote worker. */
+int rw_worker_head(struct rw_worker *w, struct rw_ckpt_head *h);
+
+/* Whether initial parameters are set or the run began (RW_INIT_WAIT's end). */
+bool rw_worker_init_done(struct rw_worker *w);
+/* Whether initial parameters were set (an init or a restore); declared. */
+bool rw_worker_params_set(struct rw_worker *w);
+
+/*
+ * RW_IOC_PARAMS_INIT's set for the box's agent of a remote worker
+ * (rdma/conn_ctl.c), with its rules: the chunks of @sel (a bitmap over
+ * the run's chunks) are written by @fill(@arg), an RDMA READ from the
+ * worker, which returns once they are in (0) or an errno; on an error
+ * they go back to zeros and nothing counts as set.
+ */
+int rw_worker_init_fill(struct rw_worker *w, const unsigned long *sel,
+			int (*fill)(void *arg), void *arg);
+
 #endif /* _RW_WORKER_CKPT_H */

@@ -461,7 +461,13 @@
  *   - RW_OP_INIT_WAIT: answered once initial parameters are set or the
  *     run has begun (0), or after @timeout_ms (ETIMEDOUT).
  *   - RW_OP_HEAD: the run's struct rw_ckpt_head (RW_CKPT_HEAD_ONLY).
- *   A malformed request ends the connection.
+ *   A malformed request ends the connection. Once initial parameters
+ *   are set (by an init, or a checkpoint's restore on the box), the box
+ *   writes every chunk a connection carries again, WITH IMMEDIATE
+ *   RW_IMM(RW_IMM_RESEND, version, chunk): the chunk's parameters, which
+ *   answer no push (a chunk in flight stays so). On the connection that
+ *   asks, the answer to an RW_OP_INIT or RW_OP_INIT_WAIT that saw them
+ *   set comes after those writes.
  *
  * Heartbeats: an end that has heard nothing from the other for a second
  *   RDMA WRITEs zero bytes, without an immediate, at the start of the
@@ -1176,6 +1182,7 @@ enum rw_imm_type {
 	RW_IMM_PARAMS = 2,	/* the box's fresh parameters of the chunk */
 	RW_IMM_REQUEST = 3,	/* a request in the box's inbox (chunk 0) */
 	RW_IMM_ANSWER = 4,	/* an answer in the worker's inbox (chunk 0) */
+	RW_IMM_RESEND = 5,	/* the chunk's parameters set anew: no answer */
 	__RW_IMM_TYPE_MAX
 };
 

@@ -107,6 +107,15 @@ int rw_engine_init_begin(struct rw_engine *e);
 int rw_engine_init_chunk(struct rw_engine *e, u32 chunk,
 			 const void __user *src);
 void rw_engine_init_end(struct rw_engine *e, bool set);
+/*
+ * Between begin and end, for a transport that writes a chunk's
+ * parameters itself (an RDMA READ into the parameter buffer): open chunk
+ * @chunk's section, then close it (@ok false: the chunk goes back to
+ * zeros, what a run's parameters are before any are set). Readers of the
+ * chunk wait while it is open.
+ */
+void rw_engine_init_open(struct rw_engine *e, u32 chunk);
+void rw_engine_init_close(struct rw_engine *e, u32 chunk, bool ok);
 
 /*
  * The run's state as a checkpoint image (uapi RW_IOC_CHECKPOINT): the
@@ -126,6 +135,8 @@ int rw_engine_image_write(struct rw_engine *e, const void __user *src);
 
 /* Whether initial parameters were set or the run has begun. */
 bool rw_engine_init_settled(const struct rw_engine *e);
+/* Whether initial parameters were set (an init, or a restore). */
+bool rw_engine_params_set(const struct rw_engine *e);
 
 /* Worker @worker's gradients dropped because their round was done. */
 u64 rw_engine_late(const struct rw_engine *e, u32 worker);

@@ -54,11 +54,32 @@ int rw_engine_init_chunk(struct rw_engine *e, u32 chunk,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_chunk);
 
+void rw_engine_init_open(struct rw_engine *e, u32 chunk)
+{
+	lockdep_assert_held(&e->init_lock);
+	raw_write_seqcount_begin(&e->chunks[chunk].seq);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_open);
+
+void rw_engine_init_close(struct rw_engine *e, u32 chunk, bool ok)
+{
+	struct rw_chunk *ch = &e->chunks[chunk];
+
+	lockdep_assert_held(&e->init_lock);
+	/* Before any initial parameters the run's are zeros (the arena's). */
+	if (!ok)
+		memset(ch->params, 0, ch->len);
+	raw_write_seqcount_end(&ch->seq);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_close);
+
 void rw_engine_init_end(struct rw_engine *e, bool set)
 {
 	lockdep_assert_held(&e->init_lock);
-	if (set)
-		WRITE_ONCE(e->initialized, true);
+	if (set) {
+		/* The parameters before the flag (rw_engine_params_set()). */
+		smp_store_release(&e->initialized, true);
+	}
 	mutex_unlock(&e->init_lock);
 	/* Even if not set: a pull may wait for a chunk's section to end. */
 	if (wq_has_sleeper(&e->wq))
@@ -195,6 +216,13 @@ int rw_engine_image_write(struct rw_engine *e, const void __user *src)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_write);
+
+bool rw_engine_params_set(const struct rw_engine *e)
+{
+	/* Pairs with the release in rw_engine_init_end(). */
+	return smp_load_acquire(&e->initialized);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_params_set);
 
 bool rw_engine_init_settled(const struct rw_engine *e)
 {

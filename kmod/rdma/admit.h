@@ -15,6 +15,9 @@ struct rw_job;
 struct rw_admit {
 	struct rw_job *job;		/* a reference, on success */
 	struct rw_wire_req_info req;
+	/* The request's RDMA READ limits (rdma_cm's), set by the listener. */
+	u8 peer_initiator_depth;
+	u8 peer_responder_resources;
 };
 
 /*

@@ -82,6 +82,8 @@ struct rw_conn {
 	unsigned long *arrived;		/* pushes received, not yet queued */
 	unsigned long *awaiting;	/* pushed, parameters not yet sent */
 	unsigned long *to_send;		/* parameters owed regardless */
+	unsigned long *resend;		/* set anew: owed as RW_IMM_RESEND */
+	bool params_seen;		/* initial parameters set, resent */
 	const u8 *link_of;		/* the peer's, or NULL: all are ours */
 	u32 nr_own;			/* the chunks this connection carries */
 	struct rw_link ep;		/* send queue room, heartbeat */
@@ -91,6 +93,23 @@ struct rw_conn {
 	bool engine_waiting;
 	struct task_struct *agent;
 	atomic64_t pushes, writes, messages;	/* for rw_conn_info */
+
+	/* Requests (rdma/conn_ctl.c): set up with the rest, before the reply. */
+	void *inbox_buf;		/* the peer writes requests here */
+	void *outbox_buf;		/* answers go from here */
+	struct rw_win inbox, outbox;
+	struct rw_wire_seg peer_inbox_seg;	/* where answers go ... */
+	struct rw_wire_win peer_inbox;	/* ... or nr_segs 0: no requests */
+	struct rw_link_cqe read_cqe, answer_cqe;
+	atomic_t request_in;		/* a request waits in the inbox */
+	bool wait_pending;		/* an RW_OP_INIT_WAIT not yet answered */
+	bool ans_pending;		/* @ans waits for the re-sends */
+	struct rw_wire_answer_info ans;
+	u32 wait_seq;
+	unsigned long wait_end;		/* jiffies; 0: no limit */
+	atomic_t reads_left;		/* RW_OP_INIT's reads in flight */
+	const struct rw_wire_request_info *init_req;	/* the one reading */
+	const unsigned long *init_sel;
 };
 
 /*
@@ -123,6 +142,27 @@ static inline bool rw_conn_carries(const struct rw_conn *c, u32 chunk)
 {
 	return !c->link_of || c->link_of[chunk] == c->nic;
 }
+
+/* rdma/conn_ctl.c: requests, from the agent (rdma/data.c) */
+/*
+ * At setup, before the reply: the inbox and outbox, mapped; the peer's
+ * inbox from its setup (@peer: all 0 for a peer that sends no requests);
+ * the registrations the caller must post, added to *@regs.
+ */
+int rw_conn_ctl_setup(struct rw_conn *c, const struct rw_wire_seg_info *peer,
+		      u32 *regs);
+int rw_conn_ctl_post_reg(struct rw_conn *c);
+void rw_conn_ctl_describe(struct rw_conn *c, struct rw_wire_seg_info *inbox);
+/* A push receive took a request: 0, or why it breaks the rules. */
+const char *rw_conn_ctl_arrived(struct rw_conn *c, u32 byte_len);
+/* One round of the agent's: > 0 if it did something, 0, or -errno. */
+int rw_conn_ctl_round(struct rw_conn *c);
+/* The answer out, once @resent (nothing left to re-send): as above. */
+int rw_conn_ctl_flush(struct rw_conn *c, bool resent);
+/* How long the agent may sleep with a wait pending (jiffies). */
+long rw_conn_ctl_nap(struct rw_conn *c, long nap);
+void rw_conn_ctl_init(struct rw_conn *c);
+void rw_conn_ctl_free(struct rw_conn *c);
 
 /* rdma/data.c */
 int rw_conn_data_init(struct rw_conn *c);	/* before rdma_accept */

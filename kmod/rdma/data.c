@@ -55,6 +55,7 @@
 #include "rw.h"
 #include "job.h"
 #include "worker.h"
+#include "worker_ckpt.h"
 #include "worker_xfer.h"
 #include "rdma/conn.h"
 #include "rdma/wire.h"
@@ -179,8 +180,22 @@ static void rw_conn_push_done(struct rw_link *ep, struct ib_wc *wc)
 		return;
 	}
 	if (rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), c->nr_chunks,
-			      &imm) || imm.type != RW_IMM_PUSH) {
+			      &imm) ||
+	    (imm.type != RW_IMM_PUSH && imm.type != RW_IMM_REQUEST) ||
+	    (imm.type == RW_IMM_REQUEST && imm.chunk)) {
 		rw_conn_protocol_error(c, "bad immediate");
+		return;
+	}
+	if (imm.type == RW_IMM_REQUEST) {
+		const char *why = rw_conn_ctl_arrived(c, wc->byte_len);
+
+		if (why || rw_conn_post_push_recv(c)) {
+			rw_conn_protocol_error(c, why ?: "cannot post a receive");
+			return;
+		}
+		atomic64_inc(&c->messages);
+		rw_beat_heard(&c->ep.beat);
+		rw_conn_kick(c);
 		return;
 	}
 	if (!rw_conn_carries(c, imm.chunk)) {
@@ -241,8 +256,8 @@ static void rw_conn_write_done(struct rw_link *ep, struct ib_wc *wc)
 
 /* ---- the agent ---- */
 
-/* Write @chunk's parameters into the peer's window. */
-static int rw_conn_send_params(struct rw_conn *c, u32 chunk)
+/* Write @chunk's parameters into the peer's window, as @type. */
+static int rw_conn_send_params(struct rw_conn *c, u32 chunk, u32 type)
 {
 	u64 off = (u64)chunk << c->chunk_shift;
 	u64 version = rw_worker_chunk_version(c->w, chunk);
@@ -250,7 +265,7 @@ static int rw_conn_send_params(struct rw_conn *c, u32 chunk)
 
 	ret = rw_link_write_imm(&c->write_cqe, c->id->qp, &c->params, &c->peer,
 				off, rw_worker_chunk_len(c->w, chunk),
-				RW_IMM(RW_IMM_PARAMS, version, chunk));
+				RW_IMM(type, version, chunk));
 	if (!ret)
 		trace_rw_wire_write(c->info.job, c->info.rank, chunk, version);
 	return ret;
@@ -269,10 +284,19 @@ static int rw_conn_send_owed(struct rw_conn *c)
 	for_each_set_bit(chunk, c->to_send, n) {
 		if (atomic_read(&c->ep.sq_room) <= 0)
 			return did;
-		ret = rw_conn_send_params(c, chunk);
+		ret = rw_conn_send_params(c, chunk, RW_IMM_PARAMS);
 		if (ret)
 			return ret;
 		__clear_bit(chunk, c->to_send);
+		did = 1;
+	}
+	for_each_set_bit(chunk, c->resend, n) {
+		if (atomic_read(&c->ep.sq_room) <= 0)
+			return did;
+		ret = rw_conn_send_params(c, chunk, RW_IMM_RESEND);
+		if (ret)
+			return ret;
+		__clear_bit(chunk, c->resend);
 		did = 1;
 	}
 	for_each_set_bit(chunk, c->awaiting, n) {
@@ -286,7 +310,7 @@ static int rw_conn_send_owed(struct rw_conn *c)
 		 */
 		clear_bit(chunk, c->awaiting);
 		smp_mb__after_atomic();	/* the clear before the post */
-		ret = rw_conn_send_params(c, chunk);
+		ret = rw_conn_send_params(c, chunk, RW_IMM_PARAMS);
 		if (ret)
 			return ret;
 		did = 1;
@@ -309,6 +333,11 @@ static int rw_conn_agent_round(struct rw_conn *c)
 	ret = rw_link_beat_tick(&c->ep, c->id->qp, &c->peer);
 	if (ret)
 		return ret;
+	/* A request, or a wait whose answer is due (rdma/conn_ctl.c). */
+	ret = rw_conn_ctl_round(c);
+	if (ret < 0)
+		return ret;
+	did = ret;
 
 	for_each_set_bit(chunk, c->arrived, n) {
 		/* From here on, another push of it comes before its answer. */
@@ -342,6 +371,17 @@ static int rw_conn_agent_round(struct rw_conn *c)
 			return ret;
 	}
 	/*
+	 * Initial parameters set since this connection's first writes (an
+	 * init, a restore): every chunk it carries again, before the answer
+	 * to a request that saw them (rdma/conn_ctl.c).
+	 */
+	if (!c->params_seen && rw_worker_params_set(c->w)) {
+		for (chunk = 0; chunk < n; chunk++)
+			if (rw_conn_carries(c, chunk))
+				__set_bit(chunk, c->resend);
+		c->params_seen = true;
+	}
+	/*
 	 * Bottom halves off while posting: soft-RoCE sends a kernel QP's
 	 * work requests from a tasklet, which then runs here as they are
 	 * turned back on instead of waking ksoftirqd (a hardware NIC only
@@ -349,8 +389,13 @@ static int rw_conn_agent_round(struct rw_conn *c)
 	 */
 	local_bh_disable();
 	ret = rw_conn_send_owed(c);
+	if (ret >= 0) {
+		did |= ret;
+		ret = rw_conn_ctl_flush(c, bitmap_empty(c->resend, n) &&
+					bitmap_empty(c->to_send, n));
+	}
 	local_bh_enable();
-	return ret ? ret : did;
+	return ret < 0 ? ret : ret | did;
 }
 
 static const char *rw_conn_agent_why(int err)
@@ -387,7 +432,7 @@ static int rw_conn_agent(void *arg)
 		if (!ret)
 			wait_event_interruptible_timeout(c->wq,
 							 rw_conn_agent_kicked(c),
-							 HZ);
+							 rw_conn_ctl_nap(c, HZ));
 	}
 	if (ret < 0) {
 		/* A push into its own slot before that slot was summed. */
@@ -535,8 +580,12 @@ static int rw_conn_setup(struct rw_conn *c)
 	c->arrived = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
 	c->awaiting = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
 	c->to_send = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
-	if (!c->peer.segs || !c->arrived || !c->awaiting || !c->to_send)
+	c->resend = bitmap_zalloc(s.nr_chunks, GFP_KERNEL);
+	if (!c->peer.segs || !c->arrived || !c->awaiting || !c->to_send ||
+	    !c->resend)
 		return -ENOMEM;
+	/* Set already: the first writes carry them. */
+	c->params_seen = rw_worker_params_set(c->w);
 	ret = rw_conn_take_chunks(c, s.nr_chunks);
 	if (ret)
 		return ret;
@@ -561,6 +610,9 @@ static int rw_conn_setup(struct rw_conn *c)
 	if (ret)
 		return ret;
 	regs = c->grad.nr_segs + c->params.nr_segs;
+	ret = rw_conn_ctl_setup(c, &si.inbox, &regs);
+	if (ret)
+		return ret;
 	len = rw_wire_reply_size(c->grad.nr_segs);
 	if (!len || regs + 1 > c->depth)
 		return -EFBIG;
@@ -587,11 +639,15 @@ static int rw_conn_setup(struct rw_conn *c)
 	/* Registration picks the keys: post it before describing them. */
 	ret = rw_win_post_reg(&c->grad, c->id->qp, &c->reg_cqe.cqe,
 			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	/* Local writes: requests read initial parameters into it. */
 	if (!ret)
 		ret = rw_win_post_reg(&c->params, c->id->qp, &c->reg_cqe.cqe,
-				      0);
+				      IB_ACCESS_LOCAL_WRITE);
+	if (!ret)
+		ret = rw_conn_ctl_post_reg(c);
 	if (!ret) {
 		rw_win_describe(&c->grad, segs);
+		rw_conn_ctl_describe(c, &ri.inbox);
 		ret = rw_wire_reply_pack(c->reply, c->reply_len, &ri, segs);
 		ret = ret < 0 ? ret : 0;
 	}
@@ -676,6 +732,7 @@ int rw_conn_data_init(struct rw_conn *c)
 	rw_link_cqe_init(&c->push_cqe, &c->ep, "push", rw_conn_push_done);
 	rw_link_cqe_init(&c->write_cqe, &c->ep, "parameter write",
 			 rw_conn_write_done);
+	rw_conn_ctl_init(c);
 	ret = rw_link_buf_map(c->dev, RW_WIRE_MSG_MAX, DMA_FROM_DEVICE,
 			      &c->ctl, &c->ctl_dma);
 	return ret ?: rw_conn_post_ctl_recv(c);
@@ -699,6 +756,7 @@ void rw_conn_data_free(struct rw_conn *c)
 {
 	rw_win_unmap(&c->grad);
 	rw_win_unmap(&c->params);
+	rw_conn_ctl_free(c);
 	if (c->reply) {
 		ib_dma_unmap_single(c->dev, c->reply_dma, c->reply_len,
 				    DMA_TO_DEVICE);
@@ -713,4 +771,5 @@ void rw_conn_data_free(struct rw_conn *c)
 	bitmap_free(c->arrived);
 	bitmap_free(c->awaiting);
 	bitmap_free(c->to_send);
+	bitmap_free(c->resend);
 }

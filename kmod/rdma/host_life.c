@@ -235,6 +235,7 @@ static void rw_remote_link_teardown(struct rw_remote_link *lk)
 	}
 	rw_win_unmap(&lk->wgrad);
 	rw_win_unmap(&lk->wparams);
+	rw_remote_ctl_free(lk);
 	if (lk->msg)
 		ib_dma_unmap_single(dev, lk->msg_dma, RW_WIRE_MSG_MAX,
 				    DMA_FROM_DEVICE);
@@ -367,6 +368,7 @@ static int rw_remote_qp(struct rw_remote_link *lk)
 	/* Registrations are unsignaled: only a failed one completes. */
 	rw_link_cqe_init(&lk->reg_cqe, &lk->ep, "registration", NULL);
 	rw_link_cqe_init(&lk->push_cqe, &lk->ep, "push", rw_remote_push_done);
+	rw_remote_ctl_init(lk);
 	return 0;
 }
 

@@ -2,9 +2,10 @@
 /*
  * What the worker host's files (rdma/host_*.c) share and no one else: an
  * attachment and its links, and the few functions one of them calls in
- * another. The calls go one way: host_life.c calls into host_setup.c and
- * host_xfer.c (the completions it gives a new queue pair), host_xfer.c
- * into host_setup.c, and host_setup.c into neither.
+ * another. The calls go one way: host_life.c calls into host_setup.c,
+ * host_xfer.c and host_ctl.c (the completions it gives a new queue pair),
+ * host_xfer.c into host_setup.c and host_ctl.c, host_setup.c into
+ * host_ctl.c, and host_ctl.c into none of them.
  */
 #ifndef _RW_RDMA_HOST_PRIV_H
 #define _RW_RDMA_HOST_PRIV_H
@@ -61,6 +62,15 @@ struct rw_remote_link {
 	atomic_t unacked;		/* pushes whose sends have not completed */
 	struct rw_win wgrad, wparams;	/* the buffers, on this link's device */
 	atomic64_t pushes, writes;	/* for rw_remote_for_each() */
+
+	/* Requests (host_ctl.c), on link 0 alone. */
+	void *inbox_buf;		/* the box writes answers here */
+	void *outbox_buf;		/* requests go from here */
+	struct rw_win inbox, outbox;
+	struct rw_wire_seg box_inbox_seg;
+	struct rw_wire_win box_inbox;	/* nr_segs 0: the box takes none */
+	struct rw_link_cqe req_cqe;
+	u32 req_regs;			/* registrations posted before it */
 };
 
 /*
@@ -106,6 +116,12 @@ struct rw_remote {
 	unsigned long *sel;		/* the current transfer's chunks */
 	u8 clock;			/* iterations pushed, for immediates */
 	u32 npushed;
+
+	/* Requests (host_ctl.c): one out at a time, under @xfer. */
+	u32 seq;
+	bool asking;			/* its answer has not come yet */
+	bool answered;			/* set by the answer's completion */
+	struct rw_wire_answer_info ans;
 };
 
 /* In rw_remote.link_of: the chunk's first parameters have not come yet. */
@@ -114,6 +130,15 @@ struct rw_remote {
 static inline struct rw_remote_link *rw_remote_link_ep(struct rw_link *ep)
 {
 	return container_of(ep, struct rw_remote_link, ep);
+}
+
+/* Declared: 0, or the errno of a call that needs a declared run. */
+static inline int rw_remote_ready(struct rw_remote *r)
+{
+	/* Pairs with the release at the end of rw_remote_declare_locked(). */
+	if (smp_load_acquire(&r->declared))
+		return 0;
+	return READ_ONCE(r->error) ?: -ENOTCONN;
 }
 
 /* host_setup.c */
@@ -125,11 +150,22 @@ static inline struct rw_remote_link *rw_remote_link_ep(struct rw_link *ep)
 void rw_remote_break(struct rw_remote *r, const char *why);
 /* A receive for one chunk's parameters on @lk (an immediate, no data). */
 int rw_remote_post_data_recv(struct rw_remote_link *lk);
-/* Declared: 0, or the errno of a call that needs a declared run. */
-int rw_remote_ready(struct rw_remote *r);
 /* Completions of a link's setup send and of the box's reply. */
 void rw_remote_setup_done(struct rw_link *ep, struct ib_wc *wc);
 void rw_remote_ctl_done(struct rw_link *ep, struct ib_wc *wc);
+
+/* host_ctl.c */
+/* Link 0's inbox and outbox at setup; their registrations added to @regs. */
+int rw_remote_ctl_setup(struct rw_remote_link *lk, u32 *regs);
+int rw_remote_ctl_post_reg(struct rw_remote_link *lk);
+void rw_remote_ctl_describe(struct rw_remote_link *lk,
+			    struct rw_wire_seg_info *inbox);
+/* The box's inbox from @lk's reply (a completion handler's call). */
+void rw_remote_ctl_reply(struct rw_remote_link *lk);
+/* An answer came (@byte_len bytes, immediate clock @seq): false breaks. */
+bool rw_remote_answer_in(struct rw_remote_link *lk, u32 byte_len, u32 seq);
+void rw_remote_ctl_init(struct rw_remote_link *lk);
+void rw_remote_ctl_free(struct rw_remote_link *lk);
 
 /* host_xfer.c: completions of a push and of a parameter write. */
 void rw_remote_push_done(struct rw_link *ep, struct ib_wc *wc);

@@ -60,14 +60,6 @@ int rw_remote_post_data_recv(struct rw_remote_link *lk)
 	return rw_link_post_imm_recv(lk->id->qp, &lk->data_cqe);
 }
 
-int rw_remote_ready(struct rw_remote *r)
-{
-	/* Pairs with the release at the end of rw_remote_declare_locked(). */
-	if (smp_load_acquire(&r->declared))
-		return 0;
-	return READ_ONCE(r->error) ?: -ENOTCONN;
-}
-
 /* ---- completions ---- */
 
 /* A link's setup went out, and the registrations before it. */
@@ -113,6 +105,7 @@ void rw_remote_ctl_done(struct rw_link *ep, struct ib_wc *wc)
 			return;
 		}
 		lk->rep.win.segs = lk->box_segs;
+		rw_remote_ctl_reply(lk);
 	}
 	rw_beat_heard(&ep->beat);
 	/* Pairs with the acquires in rw_remote_declare() and data_done. */
@@ -178,6 +171,12 @@ static int rw_remote_send_setup(struct rw_remote_link *lk,
 	if (ret)
 		return ret;
 	lk->nr_regs = lk->wgrad.nr_segs + lk->wparams.nr_segs;
+	/* Requests go on the first link alone (host_ctl.c). */
+	if (!lk->nic) {
+		ret = rw_remote_ctl_setup(lk, &lk->nr_regs);
+		if (ret)
+			return ret;
+	}
 	if (lk->nr_regs + 1 > lk->depth ||
 	    !rw_wire_setup_size(lk->wparams.nr_segs, n))
 		return -EFBIG;
@@ -208,6 +207,10 @@ static int rw_remote_send_setup(struct rw_remote_link *lk,
 		ret = rw_win_post_reg(&lk->wparams, lk->id->qp, &lk->reg_cqe.cqe,
 				      IB_ACCESS_LOCAL_WRITE |
 				      IB_ACCESS_REMOTE_WRITE);
+	if (!ret && !lk->nic) {
+		ret = rw_remote_ctl_post_reg(lk);
+		rw_remote_ctl_describe(lk, &si.inbox);
+	}
 	if (ret)
 		goto out;
 

@@ -80,7 +80,19 @@ void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
 	if (!smp_load_acquire(&lk->got_reply) ||
 	    wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
 	    rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), lk->nr_chunks,
-			      &imm) || imm.type != RW_IMM_PARAMS ||
+			      &imm)) {
+		rw_remote_break(r, "a bad write from the box");
+		return;
+	}
+	/* An answer to a request (host_ctl.c). */
+	if (imm.type == RW_IMM_ANSWER) {
+		if (!rw_remote_answer_in(lk, wc->byte_len, imm.clock))
+			rw_remote_break(r, "an answer nobody asked for");
+		else if (rw_remote_post_data_recv(lk))
+			rw_remote_break(r, "cannot post a receive");
+		return;
+	}
+	if ((imm.type != RW_IMM_PARAMS && imm.type != RW_IMM_RESEND) ||
 	    !rw_remote_link_takes(r, lk, imm.chunk)) {
 		rw_remote_break(r, "a bad write from the box");
 		return;
@@ -94,7 +106,9 @@ void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
 	set_bit(imm.chunk, r->have);
 	/* A puller that sees the chunk idle sees it had parameters too. */
 	smp_mb__before_atomic();
-	clear_bit(imm.chunk, r->busy);
+	/* Parameters set anew answer no push: a chunk in flight stays so. */
+	if (imm.type == RW_IMM_PARAMS)
+		clear_bit(imm.chunk, r->busy);
 	if (rw_remote_post_data_recv(lk)) {
 		rw_remote_break(r, "cannot post a receive");
 		return;

@@ -141,6 +141,11 @@ int rw_link_cm_param(struct rdma_cm_id *id, struct rdma_conn_param *param)
 	int ret;
 
 	param->rnr_retry_count = 7;
+	/* RDMA READs: the box reads a worker's initial parameters. */
+	param->initiator_depth = min_t(u32, RW_LINK_RD_ATOM,
+				       id->device->attrs.max_qp_init_rd_atom);
+	param->responder_resources = min_t(u32, RW_LINK_RD_ATOM,
+					   id->device->attrs.max_qp_rd_atom);
 	ret = rdma_set_ack_timeout(id, RW_LINK_ACK_TIMEOUT);
 	if (!ret)
 		ret = rdma_set_min_rnr_timer(id, RW_LINK_MIN_RNR_TIMER);

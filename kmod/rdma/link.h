@@ -114,9 +114,14 @@ static inline u32 rw_link_nr_cqe(u32 depth)
 	return 2 * depth + 2;
 }
 
+/* RDMA READs in flight on a connection, each way, at most. */
+#define RW_LINK_RD_ATOM		8
+
 /*
  * The retry settings both ends ask rdma_cm for, on @id and in @param
- * (receiver-not-ready retried without limit): 0 or rdma_cm's errno.
+ * (receiver-not-ready retried without limit), and the RDMA READs each
+ * end may have in flight (RW_LINK_RD_ATOM, or the device's limit): 0 or
+ * rdma_cm's errno.
  */
 int rw_link_cm_param(struct rdma_cm_id *id, struct rdma_conn_param *param);
 

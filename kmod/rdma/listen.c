@@ -90,6 +90,8 @@ static int rw_listen_request(struct rw_listener *l, struct rdma_cm_id *id,
 			     ev->param.conn.private_data_len,
 			     ktime_get_real_seconds(), &adm, &why);
 	if (!ret) {
+		adm.peer_initiator_depth = ev->param.conn.initiator_depth;
+		adm.peer_responder_resources = ev->param.conn.responder_resources;
 		ret = rw_conn_accept(l, id, &adm);
 		if (ret == -EADDRINUSE)
 			why = "rank connected or attached elsewhere";

@@ -26,11 +26,9 @@ Two ways to train a torch model through the box, for two kinds of job:
   tensors over the mapped parameter buffer (read-only: never write them),
   and their ``.grad`` tensors over the mapped gradient buffer, so autograd
   accumulates each gradient straight into what the push sends. Works under
-  every sync policy (BSP, ASP, SSP, adaptive). Over RDMA (a worker with
-  box=) the run's initial parameters cannot be set yet, so the box holds
-  each parameter's offset from a start every rank builds alike, and the
-  model's parameters are start + offset (one add after each pull; the
-  gradients stay zero copy).
+  every sync policy (BSP, ASP, SSP, adaptive), on the box's host or over
+  RDMA (a worker with box=), where rank 0's initial parameters reach the
+  box by an RDMA read.
 
 Both need the worker's layout to be the model's trainable parameters in
 ``model.parameters()`` order, keys 0, 1, 2, ...: ``declare_model`` does it.
@@ -229,16 +227,7 @@ class DistributedOptimizer:
         params = _params(model)
         if worker.params is None:
             declare_model(worker, model)
-        # Over RDMA the module cannot set a run's initial parameters yet
-        # (RW_IOC_PARAMS_INIT is local only: EOPNOTSUPP): the box's
-        # parameters start at zero, so they hold the offset from a start
-        # every rank builds alike (the same seed), and the model reads
-        # start + offset, one add per parameter after each pull.
-        self.offset_mode = worker.box is not None
-        self._base: list = []
-        if self.offset_mode:
-            self._base = [p.detach().clone() for p in params]
-        elif init_from_rank0:
+        if init_from_rank0:
             if worker.rank == 0:
                 init = np.zeros_like(worker.params)
                 for k, p in enumerate(params):
@@ -254,18 +243,10 @@ class DistributedOptimizer:
             t = worker.tensor(k)
             view = t.params_tensor().view(p.shape)
             self._views.append((p, view))
-            if not self.offset_mode:
-                p.data = view
+            p.data = view
             p.grad = t.grad_tensor().view(p.shape)
-        self._refresh()
         self.steps = 0
         self._pending = False
-
-    def _refresh(self) -> None:
-        if self.offset_mode:
-            with torch.no_grad():
-                for (p, view), base in zip(self._views, self._base):
-                    torch.add(base, view, out=p.data)
 
     def zero_grad(self, set_to_none: bool = False) -> None:
         """Zero the mapped gradients in place (never set them to None: the
@@ -279,7 +260,6 @@ class DistributedOptimizer:
         """Push every gradient, pull the box's new parameters."""
         loss = closure() if closure is not None else None
         self.worker.pushpull()
-        self._refresh()
         self.steps += 1
         return loss
 
@@ -295,4 +275,3 @@ class DistributedOptimizer:
         if self._pending:
             self.worker.wait(timeout_ms)
             self._pending = False
-        self._refresh()

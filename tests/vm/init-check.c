@@ -3,8 +3,12 @@
  * init-check: initial parameters (RW_IOC_PARAMS_INIT, rw_params_init(3))
  * and their refusals, through librackweave.
  *
- *   init-check JOB_A JOB_B TOKEN_FILE
+ *   init-check JOB_A JOB_B TOKEN_FILE [BOX]
  *
+ * With BOX the jobs are on another host's box, and every context attaches
+ * through this host's module (rw_attach_remote): the same calls and the
+ * same answers, but for the observer (a remote observer is not there yet:
+ * its checks are left out).
  * Both jobs must exist with 2 workers, 4 KiB chunks and the token, BSP
  * with SGD (rwctl job add NAME workers 2 chunk-size 4096 ...). Job A: a
  * model of two tensors in separate chunks; a wrong length, an unknown key
@@ -26,6 +30,7 @@
 #define NB	300	/* tensor B: the next chunk */
 
 static int failures;
+static const char *box;	/* NULL: the jobs are on this host */
 
 static void check(int ok, const char *what)
 {
@@ -52,7 +57,10 @@ static struct rw_ctx *join(const char *job, const uint8_t *token,
 	};
 	struct rw_ctx *ctx;
 
-	if (rw_ctx_open(&ctx, NULL) || rw_attach(ctx, job, token, rank, flags))
+	if (rw_ctx_open(&ctx, NULL))
+		return NULL;
+	if (box ? rw_attach_remote(ctx, job, token, rank, box) :
+	    rw_attach(ctx, job, token, rank, flags))
 		return NULL;
 	if (!(flags & RW_ATTACH_OBSERVER) && rw_declare(ctx, t, 2, 0))
 		return NULL;
@@ -90,18 +98,21 @@ int main(int argc, char **argv)
 	char *buf;
 	uint32_t i;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: init-check JOB_A JOB_B TOKEN_FILE\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: init-check JOB_A JOB_B TOKEN_FILE [BOX]\n");
 		return 2;
 	}
+	box = argc == 5 ? argv[4] : NULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (rw_token_read(argv[3], token))
 		return 2;
 	r0 = join(argv[1], token, 0, 0);
 	r1 = join(argv[1], token, 1, 0);
-	obs = join(argv[1], token, 0, RW_ATTACH_OBSERVER);
-	check(r0 && r1 && obs, "job A: ranks 0 and 1 and an observer attached");
-	if (!r0 || !r1 || !obs)
+	obs = box ? NULL : join(argv[1], token, 0, RW_ATTACH_OBSERVER);
+	check(r0 && r1 && (obs || box),
+	      box ? "job A: ranks 0 and 1 attached from this host" :
+	      "job A: ranks 0 and 1 and an observer attached");
+	if (!r0 || !r1 || (!obs && !box))
 		return 1;
 	check(!rw_setup_get(r0, &s) && s.nr_chunks == 2,
 	      "job A: two tensors in two chunks");
@@ -116,8 +127,9 @@ int main(int argc, char **argv)
 		  -EINVAL, "init with a short length");
 	check_err(rw_params_init(r1, buf, s.params_len, &unknown, 1,
 				 RW_INIT_KEYS), -ENOENT, "init of an unknown key");
-	check_err(rw_params_init(obs, buf, s.params_len, NULL, 0, 0), -EPERM,
-		  "init by an observer");
+	if (obs)
+		check_err(rw_params_init(obs, buf, s.params_len, NULL, 0, 0),
+			  -EPERM, "init by an observer");
 	check(tensor_is(r0, 1, NULL, NA) && tensor_is(r0, 2, NULL, NB),
 	      "refused inits changed nothing: all zero");
 	check_err(rw_params_wait(r0, 200), -ETIMEDOUT,
@@ -153,7 +165,8 @@ int main(int argc, char **argv)
 	free(buf);
 	rw_ctx_close(b1);
 	rw_ctx_close(b0);
-	rw_ctx_close(obs);
+	if (obs)
+		rw_ctx_close(obs);
 	rw_ctx_close(r1);
 	rw_ctx_close(r0);
 	return failures ? 1 : 0;

@@ -42,10 +42,9 @@ t_eq "4 trainers starting from rank 0's parameters finish" 0 $rc
 t_ok "rank 0 set them" grep -q "initial parameters set (seed 7)" "$RW_OUT/init4-rank0.log"
 t_eq "every rank's first pull returned exactly them" $W \
 	"$(cat "$RW_OUT"/init4-rank*.log | grep -c 'first pull returned the initial parameters')"
-t_ok "the reference from the same values" \
+t_ok "the reference from the same values" sh -c '"$@" >"$0"' "$RW_OUT/init4-ref.log" \
 	"$REF" --workers $W --data "$data" --epochs 2 --batch 64 --optim momentum \
-	--lr 0.1 --chunk-size 4096 --impl "$impl" --init-seed 7 --out "$RW_OUT/init4-ref.bin" \
-	>"$RW_OUT/init4-ref.log"
+	--lr 0.1 --chunk-size 4096 --impl "$impl" --init-seed 7 --out "$RW_OUT/init4-ref.bin"
 ref_loss=$(sed -n 's/^initial loss //p' "$RW_OUT/init4-ref.log")
 t_ok "the first loss is the reference's at those values ($ref_loss)" \
 	grep -q "first pull returned the initial parameters, loss $ref_loss" "$RW_OUT/init4-rank0.log"

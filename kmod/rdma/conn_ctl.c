@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A remote worker's requests on the box (uapi "Requests"): what its host
+ * asks of the job besides pushes, answered by the connection's agent
+ * (rdma/data.c) between its rounds.
+ *
+ * At setup the box maps an inbox, which the peer may write (its requests
+ * land there, each WITH IMMEDIATE, spending a push receive), and an
+ * outbox, from which it writes each answer into the peer's inbox. One
+ * request at a time: another before the answer breaks the rules.
+ *
+ *   RW_OP_INIT       the run's initial parameters, as RW_IOC_PARAMS_INIT
+ *                    sets them: the worker's rules checked, each chosen
+ *                    chunk RDMA READ from the peer's window straight into
+ *                    the parameter buffer (the connection's parameter
+ *                    window is the reads' destination), then answered.
+ *   RW_OP_INIT_WAIT  answered once initial parameters are settled (every
+ *                    step and the end of an init kick the agent) or when
+ *                    its time is up.
+ *   RW_OP_HEAD       the run's checkpoint head.
+ *
+ * An answer waits until the connection has written its re-sends (rdma/
+ * data.c: every chunk again once initial parameters are set), so that
+ * the worker's first pull after an init or a wait sees them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "rw.h"
+#include "worker.h"
+#include "worker_ckpt.h"
+#include "worker_xfer.h"
+#include "rdma/conn.h"
+#include "rdma/wire.h"
+#include "rdma/wire_priv.h"
+
+/* Log2 of an inbox's size: one segment holds it. */
+#define RW_CONN_INBOX_SHIFT	16
+static_assert(RW_WIRE_INBOX_LEN == 1U << RW_CONN_INBOX_SHIFT, "inbox size");
+
+static struct rw_conn *rw_conn_of_ep(struct rw_link *ep)
+{
+	return container_of(ep, struct rw_conn, ep);
+}
+
+static struct page *rw_conn_vpage(void *buf, u64 off)
+{
+	return vmalloc_to_page((u8 *)buf + off);
+}
+
+static struct page *rw_conn_inbox_page(void *arg, u64 off)
+{
+	return rw_conn_vpage(((struct rw_conn *)arg)->inbox_buf, off);
+}
+
+static struct page *rw_conn_outbox_page(void *arg, u64 off)
+{
+	return rw_conn_vpage(((struct rw_conn *)arg)->outbox_buf, off);
+}
+
+/* One of RW_OP_INIT's reads is in. */
+static void rw_conn_read_done(struct rw_link *ep, struct ib_wc *wc)
+{
+	struct rw_conn *c = rw_conn_of_ep(ep);
+
+	atomic_inc(&ep->sq_room);
+	atomic_dec(&c->reads_left);
+	rw_beat_heard(&ep->beat);
+	wake_up(&c->wq);
+}
+
+static void rw_conn_answer_done(struct rw_link *ep, struct ib_wc *wc)
+{
+	struct rw_conn *c = rw_conn_of_ep(ep);
+
+	atomic_inc(&ep->sq_room);
+	atomic64_inc(&c->messages);
+	wake_up(&c->wq);
+}
+
+void rw_conn_ctl_init(struct rw_conn *c)
+{
+	rw_link_cqe_init(&c->read_cqe, &c->ep, "parameter read",
+			 rw_conn_read_done);
+	rw_link_cqe_init(&c->answer_cqe, &c->ep, "answer",
+			 rw_conn_answer_done);
+}
+
+int rw_conn_ctl_setup(struct rw_conn *c, const struct rw_wire_seg_info *peer,
+		      u32 *regs)
+{
+	struct rw_win_pages src = { .arg = c, .len = RW_WIRE_INBOX_LEN };
+	int ret;
+
+	c->inbox_buf = vzalloc(RW_WIRE_INBOX_LEN);
+	c->outbox_buf = vzalloc(RW_WIRE_INBOX_LEN);
+	if (!c->inbox_buf || !c->outbox_buf)
+		return -ENOMEM;
+	src.page = rw_conn_inbox_page;
+	ret = rw_win_map(&c->inbox, c->pd, &src, RW_CONN_INBOX_SHIFT);
+	if (ret)
+		return ret;
+	src.page = rw_conn_outbox_page;
+	ret = rw_win_map(&c->outbox, c->pd, &src, RW_CONN_INBOX_SHIFT);
+	if (ret)
+		return ret;
+	*regs += c->inbox.nr_segs + c->outbox.nr_segs;
+	if (peer->addr || peer->rkey) {
+		rw_wire_segs_pack((u8 *)&c->peer_inbox_seg, peer, 1);
+		c->peer_inbox.seg_shift = RW_CONN_INBOX_SHIFT;
+		c->peer_inbox.nr_segs = 1;
+		c->peer_inbox.segs = &c->peer_inbox_seg;
+	}
+	return 0;
+}
+
+int rw_conn_ctl_post_reg(struct rw_conn *c)
+{
+	int ret;
+
+	ret = rw_win_post_reg(&c->inbox, c->id->qp, &c->reg_cqe.cqe,
+			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	return ret ?: rw_win_post_reg(&c->outbox, c->id->qp, &c->reg_cqe.cqe,
+				      0);
+}
+
+void rw_conn_ctl_describe(struct rw_conn *c, struct rw_wire_seg_info *inbox)
+{
+	rw_win_describe(&c->inbox, inbox);
+}
+
+const char *rw_conn_ctl_arrived(struct rw_conn *c, u32 byte_len)
+{
+	if (!c->peer_inbox.nr_segs)
+		return "a request from a peer without an inbox";
+	if (byte_len < RW_WIRE_REQUEST_SIZE || byte_len > RW_WIRE_INBOX_LEN)
+		return "a request of a bad length";
+	if (atomic_xchg(&c->request_in, 1) || READ_ONCE(c->wait_pending) ||
+	    READ_ONCE(c->ans_pending))
+		return "a request before the answer to the last";
+	return NULL;
+}
+
+/* The answer to write once the connection's re-sends are out. */
+static void rw_conn_answer_later(struct rw_conn *c,
+				 const struct rw_wire_answer_info *a)
+{
+	c->ans = *a;
+	WRITE_ONCE(c->ans_pending, true);
+}
+
+static void rw_conn_answer_status(struct rw_conn *c, u32 op, u32 seq,
+				  int err)
+{
+	struct rw_wire_answer_info a = {
+		.op = op, .seq = seq, .status = err < 0 ? -err : 0,
+	};
+
+	rw_conn_answer_later(c, &a);
+}
+
+int rw_conn_ctl_flush(struct rw_conn *c, bool resent)
+{
+	int n;
+
+	if (!c->ans_pending || !resent || atomic_read(&c->ep.sq_room) <= 0)
+		return 0;
+	n = rw_wire_answer_pack(c->outbox_buf, RW_WIRE_INBOX_LEN, &c->ans);
+	if (n < 0)
+		return n;
+	/* Cleared first: the peer may ask again as soon as it has this. */
+	WRITE_ONCE(c->ans_pending, false);
+	n = rw_link_write_imm(&c->answer_cqe, c->id->qp, &c->outbox,
+			      &c->peer_inbox, 0, n,
+			      RW_IMM(RW_IMM_ANSWER, c->ans.seq, 0));
+	return n ?: 1;
+}
+
+/* Post the read of chunk @chunk from the peer's window. */
+static int rw_conn_post_read(struct rw_conn *c, const struct rw_wire_win *src,
+			     u32 chunk)
+{
+	u64 off = (u64)chunk << c->chunk_shift;
+	struct rw_wire_seg_info at;
+	struct ib_sge sge;
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_READ,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_cqe = &c->read_cqe.cqe,
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+	};
+	int ret;
+
+	rw_win_at(&c->params, off, &sge.addr, &sge.lkey);
+	sge.length = rw_worker_chunk_len(c->w, chunk);
+	rw_wire_win_at(src, off, &at);
+	wr.remote_addr = at.addr;
+	wr.rkey = at.rkey;
+	atomic_dec(&c->ep.sq_room);
+	atomic_inc(&c->reads_left);
+	ret = ib_post_send(c->id->qp, &wr.wr, NULL);
+	if (ret) {
+		atomic_inc(&c->ep.sq_room);
+		atomic_dec(&c->reads_left);
+	}
+	return ret;
+}
+
+static bool rw_conn_reads_in(struct rw_conn *c)
+{
+	return !atomic_read(&c->reads_left) || READ_ONCE(c->stopping) ||
+	       kthread_should_stop();
+}
+
+static bool rw_conn_read_room(struct rw_conn *c)
+{
+	return atomic_read(&c->ep.sq_room) > 1 || READ_ONCE(c->stopping) ||
+	       kthread_should_stop();
+}
+
+/*
+ * rw_worker_init_fill()'s fill: every chosen chunk read, one slot of the
+ * send queue kept for the answer. A read the device fails closes the
+ * connection (rdma/data.c), which stops the wait.
+ */
+static int rw_conn_init_reads(void *arg)
+{
+	struct rw_conn *c = arg;
+	long tmo = msecs_to_jiffies(RW_LINK_SILENT_MS);
+	u32 chunk;
+	int ret;
+
+	for_each_set_bit(chunk, c->init_sel, c->nr_chunks) {
+		if (!wait_event_timeout(c->wq, rw_conn_read_room(c), tmo))
+			return -ETIMEDOUT;
+		if (READ_ONCE(c->stopping) || kthread_should_stop())
+			return -ECONNABORTED;
+		local_bh_disable();
+		ret = rw_conn_post_read(c, &c->init_req->win, chunk);
+		local_bh_enable();
+		if (ret)
+			return ret;
+	}
+	if (!wait_event_timeout(c->wq, rw_conn_reads_in(c), tmo))
+		return -ETIMEDOUT;
+	return atomic_read(&c->reads_left) ? -ECONNABORTED : 0;
+}
+
+/* RW_OP_INIT: the answer's errno (0: set). */
+static int rw_conn_do_init(struct rw_conn *c,
+			   const struct rw_wire_request_info *req)
+{
+	struct rw_wire_run_info run;
+	unsigned long *sel;
+	u64 bytes = (u64)c->nr_chunks << c->chunk_shift;
+	u32 i;
+	int ret;
+
+	if (rw_wire_win_check(&req->win, bytes, 1U << c->chunk_shift) &&
+	    rw_wire_win_check(&req->win, rw_worker_buf_len(c->w, RW_BUF_PARAMS),
+			      1U << c->chunk_shift))
+		return -EINVAL;
+	sel = bitmap_zalloc(c->nr_chunks, GFP_KERNEL);
+	if (!sel)
+		return -ENOMEM;
+	for (i = 0; i < req->nr_runs; i++) {
+		rw_wire_run_get(req, i, &run);
+		bitmap_set(sel, run.first, run.count);
+	}
+	c->init_req = req;
+	c->init_sel = sel;
+	ret = rw_worker_init_fill(c->w, sel, rw_conn_init_reads, c);
+	c->init_req = NULL;
+	c->init_sel = NULL;
+	bitmap_free(sel);
+	return ret;
+}
+
+/* The pending wait's answer, if its time has come: > 0 if it has one. */
+static int rw_conn_wait_round(struct rw_conn *c)
+{
+	int err = 0;
+
+	if (!c->wait_pending)
+		return 0;
+	if (!rw_worker_init_done(c->w)) {
+		if (!c->wait_end || time_before(jiffies, c->wait_end))
+			return 0;
+		err = -ETIMEDOUT;
+	}
+	rw_conn_answer_status(c, RW_OP_INIT_WAIT, c->wait_seq, err);
+	WRITE_ONCE(c->wait_pending, false);
+	return 1;
+}
+
+long rw_conn_ctl_nap(struct rw_conn *c, long nap)
+{
+	long left;
+
+	if (!c->wait_pending || !c->wait_end)
+		return nap;
+	left = (long)(c->wait_end - jiffies);
+	return clamp(left, 1L, nap);
+}
+
+int rw_conn_ctl_round(struct rw_conn *c)
+{
+	struct rw_wire_answer_info a = {};
+	struct rw_wire_request_info req;
+	const char *why = NULL;
+	int ret;
+
+	/* One answer at a time: the peer asks nothing before it has it. */
+	if (c->ans_pending)
+		return 0;
+	ret = rw_conn_wait_round(c);
+	if (ret)
+		return ret;
+	if (!atomic_read(&c->request_in))
+		return 0;
+	/* The peer wrote it before its immediate: it is all there. */
+	ret = rw_wire_request_parse(c->inbox_buf, RW_WIRE_INBOX_LEN,
+				    c->nr_chunks, &req, &why);
+	if (ret) {
+		rw_conn_violation(c, RW_VIOL_PROTO, why);
+		return -EPROTO;
+	}
+	a.op = req.op;
+	a.seq = req.seq;
+	switch (req.op) {
+	case RW_OP_INIT:
+		ret = rw_conn_do_init(c, &req);
+		if (ret == -ECONNABORTED || ret == -ETIMEDOUT)
+			return ret;
+		a.status = ret < 0 ? -ret : 0;
+		break;
+	case RW_OP_INIT_WAIT:
+		c->wait_seq = req.seq;
+		c->wait_end = req.timeout_ms ?
+			      jiffies + msecs_to_jiffies(req.timeout_ms) : 0;
+		/* 0 is "no limit" above: a deadline that lands on 0 is 1. */
+		if (req.timeout_ms && !c->wait_end)
+			c->wait_end = 1;
+		WRITE_ONCE(c->wait_pending, true);
+		/* Pending before the inbox is free (rw_conn_ctl_arrived()). */
+		smp_mb__before_atomic();
+		atomic_set(&c->request_in, 0);
+		return 1;
+	case RW_OP_HEAD:
+		ret = rw_worker_head(c->w, &a.head);
+		a.status = ret < 0 ? -ret : 0;
+		a.has_head = !ret;
+		break;
+	}
+	rw_conn_answer_later(c, &a);
+	/* Pending before the inbox is free (rw_conn_ctl_arrived()). */
+	smp_mb__before_atomic();
+	atomic_set(&c->request_in, 0);
+	return 1;
+}
+
+void rw_conn_ctl_free(struct rw_conn *c)
+{
+	rw_win_unmap(&c->inbox);
+	rw_win_unmap(&c->outbox);
+	vfree(c->inbox_buf);
+	vfree(c->outbox_buf);
+}

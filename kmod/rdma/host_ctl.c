@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The worker host's requests to the box (rdma/host.h; uapi "Requests"):
+ * initial parameters (RW_IOC_PARAMS_INIT, its set and its wait) and the
+ * checkpoint head of an attached file, asked on the attachment's first
+ * link and answered by the box's agent.
+ *
+ * Link 0 maps an inbox, which the box may write (answers land there, each
+ * WITH IMMEDIATE on a parameter receive), and an outbox, from which a
+ * request is written into the box's inbox, spending a credit as a push
+ * does. One request is out at a time, under the attachment's transfer
+ * lock; a caller interrupted before its answer leaves it to the next one,
+ * which waits for that answer first.
+ *
+ * An init copies the chosen chunks from the caller into a buffer of the
+ * model's size, registers it (remotely readable, on link 0 only) and asks;
+ * the box reads them straight into its parameters and answers. The buffer
+ * goes once the answer is in, or the link is gone: never while the box
+ * may still read it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "rw.h"
+#include "chunk/layout.h"
+#include "rdma/host.h"
+#include "rdma/host_priv.h"
+#include "rdma/link.h"
+#include "rdma/win.h"
+#include "rdma/wire.h"
+#include "rdma/wire_priv.h"
+#include "worker_xfer.h"
+
+#define RW_REMOTE_INBOX_SHIFT	16
+static_assert(RW_WIRE_INBOX_LEN == 1U << RW_REMOTE_INBOX_SHIFT, "inbox size");
+
+static struct page *rw_remote_ctl_vpage(void *buf, u64 off)
+{
+	return vmalloc_to_page((u8 *)buf + off);
+}
+
+static struct page *rw_remote_inbox_page(void *arg, u64 off)
+{
+	return rw_remote_ctl_vpage(((struct rw_remote_link *)arg)->inbox_buf,
+				   off);
+}
+
+static struct page *rw_remote_outbox_page(void *arg, u64 off)
+{
+	return rw_remote_ctl_vpage(((struct rw_remote_link *)arg)->outbox_buf,
+				   off);
+}
+
+/* The box took the request (its answer comes on a parameter receive). */
+static void rw_remote_req_done(struct rw_link *ep, struct ib_wc *wc)
+{
+	struct rw_remote_link *lk = rw_remote_link_ep(ep);
+
+	atomic_dec(&lk->unacked);
+	/* The registrations posted before it are done with as well. */
+	atomic_add(READ_ONCE(lk->req_regs) + 1, &ep->sq_room);
+	WRITE_ONCE(lk->req_regs, 0);
+	rw_beat_heard(&ep->beat);
+	wake_up_all(&lk->r->wq);
+}
+
+void rw_remote_ctl_init(struct rw_remote_link *lk)
+{
+	rw_link_cqe_init(&lk->req_cqe, &lk->ep, "request", rw_remote_req_done);
+}
+
+int rw_remote_ctl_setup(struct rw_remote_link *lk, u32 *regs)
+{
+	struct rw_win_pages src = { .arg = lk, .len = RW_WIRE_INBOX_LEN };
+	int ret;
+
+	lk->inbox_buf = vzalloc(RW_WIRE_INBOX_LEN);
+	lk->outbox_buf = vzalloc(RW_WIRE_INBOX_LEN);
+	if (!lk->inbox_buf || !lk->outbox_buf)
+		return -ENOMEM;
+	src.page = rw_remote_inbox_page;
+	ret = rw_win_map(&lk->inbox, lk->pd, &src, RW_REMOTE_INBOX_SHIFT);
+	if (ret)
+		return ret;
+	src.page = rw_remote_outbox_page;
+	ret = rw_win_map(&lk->outbox, lk->pd, &src, RW_REMOTE_INBOX_SHIFT);
+	if (ret)
+		return ret;
+	*regs += lk->inbox.nr_segs + lk->outbox.nr_segs;
+	return 0;
+}
+
+int rw_remote_ctl_post_reg(struct rw_remote_link *lk)
+{
+	int ret;
+
+	ret = rw_win_post_reg(&lk->inbox, lk->id->qp, &lk->reg_cqe.cqe,
+			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	return ret ?: rw_win_post_reg(&lk->outbox, lk->id->qp,
+				      &lk->reg_cqe.cqe, 0);
+}
+
+void rw_remote_ctl_describe(struct rw_remote_link *lk,
+			    struct rw_wire_seg_info *inbox)
+{
+	rw_win_describe(&lk->inbox, inbox);
+}
+
+void rw_remote_ctl_reply(struct rw_remote_link *lk)
+{
+	const struct rw_wire_seg_info *in = &lk->rep.inbox;
+
+	if (lk->nic || (!in->addr && !in->rkey))
+		return;
+	rw_wire_segs_pack((u8 *)&lk->box_inbox_seg, in, 1);
+	lk->box_inbox.seg_shift = RW_REMOTE_INBOX_SHIFT;
+	lk->box_inbox.segs = &lk->box_inbox_seg;
+	lk->box_inbox.nr_segs = 1;
+}
+
+bool rw_remote_answer_in(struct rw_remote_link *lk, u32 byte_len, u32 seq)
+{
+	struct rw_remote *r = lk->r;
+	struct rw_wire_answer_info a;
+	const char *why = "";
+
+	/* Only link 0 asks; its answer echoes the request's sequence. */
+	if (lk->nic || !READ_ONCE(r->asking) || READ_ONCE(r->answered) ||
+	    byte_len > RW_WIRE_INBOX_LEN ||
+	    rw_wire_answer_parse(lk->inbox_buf, byte_len, &a, &why) ||
+	    a.seq != r->seq || (seq & RW_IMM_CLOCK_MASK) !=
+	    (r->seq & RW_IMM_CLOCK_MASK))
+		return false;
+	r->ans = a;
+	rw_beat_heard(&lk->ep.beat);
+	/* Pairs with the acquire in rw_remote_answered(). */
+	smp_store_release(&r->answered, true);
+	wake_up_all(&r->wq);
+	return true;
+}
+
+void rw_remote_ctl_free(struct rw_remote_link *lk)
+{
+	rw_win_unmap(&lk->inbox);
+	rw_win_unmap(&lk->outbox);
+	vfree(lk->inbox_buf);
+	vfree(lk->outbox_buf);
+	lk->inbox_buf = NULL;
+	lk->outbox_buf = NULL;
+}
+
+/* ---- asking ---- */
+
+static bool rw_remote_answered(struct rw_remote *r)
+{
+	/* Pairs with the release in rw_remote_answer_in(). */
+	return smp_load_acquire(&r->answered) || READ_ONCE(r->error);
+}
+
+/* Room for @regs registrations and the request, and a credit. */
+static bool rw_remote_req_room(struct rw_remote_link *lk, u32 regs)
+{
+	return (atomic_read(&lk->ep.sq_room) > (int)regs &&
+		atomic_read(&lk->unacked) < (int)lk->rep.credits) ||
+	       READ_ONCE(lk->r->error);
+}
+
+/*
+ * Wait for the answer of the request out. @hold: a buffer the box may
+ * read until it answers: no signal ends this wait (it naps in steps, so
+ * a long one is no hung task).
+ */
+static int rw_remote_await(struct rw_remote *r, bool hold)
+{
+	while (hold) {
+		if (wait_event_timeout(r->wq, rw_remote_answered(r), 10 * HZ))
+			return READ_ONCE(r->error);
+	}
+	if (wait_event_interruptible(r->wq, rw_remote_answered(r)))
+		return -ERESTARTSYS;
+	return READ_ONCE(r->error);
+}
+
+/*
+ * Ask @req (its seq is set here) with @runs, and @reg, a window to
+ * register and describe in it first (or NULL; @segs has room for its
+ * segments), then wait for the answer: its status as a negative errno,
+ * or what broke. @r->xfer held.
+ */
+static int rw_remote_ask(struct rw_remote *r, struct rw_wire_request_info *req,
+			 const struct rw_wire_run_info *runs,
+			 struct rw_win *reg, struct rw_wire_seg_info *segs)
+{
+	struct rw_remote_link *lk = &r->links[0];
+	u32 regs = reg ? reg->nr_segs : 0;
+	long tmo = msecs_to_jiffies(RW_REMOTE_CONNECT_MS);
+	int n, ret;
+
+	lockdep_assert_held(&r->xfer);
+	if (!lk->box_inbox.nr_segs)
+		return -EOPNOTSUPP;
+	if (!rw_wire_request_size(req->win.nr_segs, req->nr_runs) ||
+	    regs + 2 > lk->depth)
+		return -E2BIG;
+	/* An earlier caller's answer first (it was interrupted). */
+	if (r->asking) {
+		ret = rw_remote_await(r, false);
+		if (ret)
+			return ret;
+		r->asking = false;
+	}
+	if (!wait_event_timeout(r->wq, rw_remote_req_room(lk, regs), tmo))
+		return -ETIMEDOUT;
+	mutex_lock(&r->rdma);
+	ret = -ECONNRESET;
+	if (lk->id && !READ_ONCE(r->error)) {
+		/* Keys are the registration's: posted, then described. */
+		ret = reg ? rw_win_post_reg(reg, lk->id->qp, &lk->reg_cqe.cqe,
+					    IB_ACCESS_REMOTE_READ) : 0;
+		if (!ret) {
+			if (reg)
+				rw_win_describe(reg, segs);
+			req->seq = r->seq + 1;
+			n = rw_wire_request_pack(lk->outbox_buf,
+						 RW_WIRE_INBOX_LEN, req, segs,
+						 runs);
+			atomic_sub(regs, &lk->ep.sq_room);
+			WRITE_ONCE(lk->req_regs, regs);
+			r->seq = req->seq;
+			WRITE_ONCE(r->answered, false);
+			WRITE_ONCE(r->asking, true);
+			atomic_inc(&lk->unacked);
+			ret = rw_link_write_imm(&lk->req_cqe, lk->id->qp,
+						&lk->outbox, &lk->box_inbox, 0,
+						n, RW_IMM(RW_IMM_REQUEST,
+							  req->seq, 0));
+			if (ret) {
+				atomic_dec(&lk->unacked);
+				WRITE_ONCE(r->asking, false);
+			}
+		}
+	}
+	mutex_unlock(&r->rdma);
+	if (ret)
+		return ret;
+	ret = rw_remote_await(r, reg);
+	if (ret)
+		return ret;
+	r->asking = false;
+	return -(int)r->ans.status;
+}
+
+static int rw_remote_ask_simple(struct rw_remote *r,
+				struct rw_wire_request_info *req)
+{
+	int ret;
+
+	if (mutex_lock_interruptible(&r->xfer))
+		return -ERESTARTSYS;
+	ret = rw_remote_ask(r, req, NULL, NULL, NULL);
+	mutex_unlock(&r->xfer);
+	return ret;
+}
+
+static struct page *rw_remote_stage_page(void *arg, u64 off)
+{
+	return rw_remote_ctl_vpage(arg, off);
+}
+
+/* The chosen chunks (@r->sel) as runs of consecutive chunks. */
+static struct rw_wire_run_info *rw_remote_runs(struct rw_remote *r, u32 *nr)
+{
+	struct rw_wire_run_info *runs;
+	unsigned int start, end = 0;
+	u32 n = 0;
+
+	for_each_set_bitrange(start, end, r->sel, r->nr_chunks)
+		n++;
+	runs = kvmalloc_array(max(n, 1U), sizeof(*runs), GFP_KERNEL);
+	if (!runs)
+		return NULL;
+	n = 0;
+	for_each_set_bitrange(start, end, r->sel, r->nr_chunks) {
+		runs[n].first = start;
+		runs[n].count = end - start;
+		n++;
+	}
+	*nr = n;
+	return runs;
+}
+
+/* Copy the chosen runs of the caller's @data into @stage. */
+static int rw_remote_stage_fill(struct rw_remote *r, void *stage,
+				const struct rw_wire_run_info *runs, u32 nr,
+				u64 data)
+{
+	u32 shift = r->l.geom.chunk_shift, i;
+	u64 from, to;
+
+	for (i = 0; i < nr; i++) {
+		from = (u64)runs[i].first << shift;
+		to = min_t(u64, (u64)(runs[i].first + runs[i].count) << shift,
+			   r->buf_len);
+		if (copy_from_user((u8 *)stage + from,
+				   u64_to_user_ptr(data + from), to - from))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* RW_OP_INIT: the chosen chunks of @data set as the run's first. */
+static int rw_remote_init_set(struct rw_remote *r, u64 data)
+{
+	struct rw_remote_link *lk = &r->links[0];
+	struct rw_wire_request_info req = { .op = RW_OP_INIT };
+	struct rw_wire_run_info *runs;
+	struct rw_wire_seg_info *segs = NULL;
+	struct rw_win_pages src;
+	struct rw_win stage = {};
+	void *buf;
+	int ret;
+
+	runs = rw_remote_runs(r, &req.nr_runs);
+	buf = vzalloc(r->buf_len);
+	ret = -ENOMEM;
+	if (!runs || !buf)
+		goto out;
+	ret = -EINVAL;
+	if (!req.nr_runs)
+		goto out;
+	ret = rw_remote_stage_fill(r, buf, runs, req.nr_runs, data);
+	if (ret)
+		goto out;
+	src.page = rw_remote_stage_page;
+	src.arg = buf;
+	src.len = r->buf_len;
+	ret = rw_win_map(&stage, lk->pd, &src, lk->wparams.seg_shift);
+	if (ret)
+		goto out;
+	segs = kvcalloc(stage.nr_segs, sizeof(*segs), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!segs)
+		goto out;
+	req.win.seg_shift = stage.seg_shift;
+	req.win.nr_segs = stage.nr_segs;
+	ret = rw_remote_ask(r, &req, runs, &stage, segs);
+out:
+	/* The box answered, or the link broke: nothing reads it now. */
+	rw_win_unmap(&stage);
+	kvfree(segs);
+	kvfree(runs);
+	vfree(buf);
+	return ret;
+}
+
+int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
+			  u32 nr, u32 flags, u64 data, u64 len, u32 timeout_ms)
+{
+	struct rw_wire_request_info req = {};
+	int ret;
+
+	ret = rw_remote_ready(r);
+	if (ret)
+		return ret;
+	if (flags & RW_INIT_CHECKPOINT)
+		return -EOPNOTSUPP;
+	if (flags & RW_INIT_WAIT) {
+		if (nr || data || len)
+			return -EINVAL;
+		req.op = RW_OP_INIT_WAIT;
+		req.timeout_ms = timeout_ms;
+		return rw_remote_ask_simple(r, &req);
+	}
+	if (len != r->buf_len)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&r->xfer))
+		return -ERESTARTSYS;
+	ret = rw_xfer_select(&r->l, rg, nr, flags & RW_INIT_KEYS, r->sel);
+	if (!ret)
+		ret = rw_remote_init_set(r, data);
+	mutex_unlock(&r->xfer);
+	return ret;
+}
+
+int rw_remote_head(struct rw_remote *r, struct rw_ckpt_head *h)
+{
+	struct rw_wire_request_info req = { .op = RW_OP_HEAD };
+	int ret;
+
+	ret = rw_remote_ready(r);
+	if (ret)
+		return ret;
+	if (mutex_lock_interruptible(&r->xfer))
+		return -ERESTARTSYS;
+	ret = rw_remote_ask(r, &req, NULL, NULL, NULL);
+	if (!ret)
+		*h = r->ans.head;
+	mutex_unlock(&r->xfer);
+	return ret;
+}

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Initial parameters across hosts (uapi "Requests"): four softmax-trainers
+# on the worker VM attach to the box VM's job through their own host's
+# module (--box) and start from rank 0's seeded values (--init-seed:
+# rw_params_init on rank 0, an RDMA READ by the box; rw_params_wait on the
+# others); every rank's first pull returns exactly them and the run ends
+# bit-identical to softmax-ref from the same values. Then init-check
+# drives every refusal of the local API remotely, with the same errno (a
+# wrong length, an unknown key, a second init, an init after the run's
+# first push), a wait that times out, and a partial init by tensor key.
+RW_TEST_NAME=cluster-params-$RW_ROLE
+. "$(dirname "$0")/../vm/lib.sh"
+
+BOX=10.88.0.1
+WORKER=10.88.0.2
+TOKEN=$RW_CLUSTER/token
+W=4
+
+rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
+
+if [ "$RW_ROLE" = box ]; then
+	t_ok "job add pinit: BSP, momentum, 4 workers" "$RWCTL" job add pinit \
+		workers $W optim momentum lr 0.1 chunk-size 4096 token-file "$TOKEN"
+	t_ok "job add inita and initb: 2 workers each" sh -c \
+		"'$RWCTL' job add inita workers 2 chunk-size 4096 token-file '$TOKEN' >/dev/null &&
+		 '$RWCTL' job add initb workers 2 chunk-size 4096 token-file '$TOKEN' >/dev/null"
+	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
+	"$RWCTL" -j status | jpy 'd["agg_impl"]' >"$RW_OUT/impl"
+	touch "$RW_OUT/ready"
+	t_ok "the worker host is done" rw_await worker done
+	t_ok "job del pinit, inita, initb" sh -c \
+		"'$RWCTL' job del pinit && '$RWCTL' job del inita && '$RWCTL' job del initb"
+	t_ok "rmmod rackweave" rmmod rackweave
+else
+	TRAINER=$RW_TOP/build/examples/softmax-trainer
+	REF=$RW_TOP/build/tests/vm/softmax-ref
+	CHECK=$RW_TOP/build/tests/vm/init-check
+	data=$RW_OUT/digits.bin
+	cp "$RW_TOP/build/examples/digits.bin" "$data"
+
+	t_ok "the box listens" rw_await box ready
+	impl=$(cat "$RW_CLUSTER/box/impl")
+	# The box's ARP entry may take a moment: ask until it answers.
+	for _ in $(seq 10); do
+		"$LOCAL" nosuchjob "$TOKEN" 0 2 1 $BOX 2>&1 | grep -q "access denied" && break
+		sleep 1
+	done
+	pids=()
+	for r in $(seq 0 $((W - 1))); do
+		"$TRAINER" --job pinit --token-file "$TOKEN" --rank "$r" --workers $W \
+			--box $BOX --data "$data" --epochs 1 --batch 64 --init-seed 7 \
+			--verbose --timeout 120000 --out "$RW_OUT/pinit-params-$r.bin" \
+			>"$RW_OUT/pinit-rank$r.log" 2>&1 &
+		pids+=($!)
+	done
+	rc=0
+	for p in "${pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	[ $rc = 0 ] || tail -n 3 "$RW_OUT"/pinit-rank*.log | sed 's/^/#   /'
+	t_eq "4 remote trainers starting from rank 0's parameters finish" 0 $rc
+	t_ok "rank 0 set them" grep -q "initial parameters set (seed 7)" "$RW_OUT/pinit-rank0.log"
+	t_eq "every rank's first pull returned exactly them" $W \
+		"$(cat "$RW_OUT"/pinit-rank*.log | grep -c 'first pull returned the initial parameters')"
+	t_ok "the reference from the same values" sh -c '"$@" >"$0"' "$RW_OUT/pinit-ref.log" \
+		"$REF" --workers $W --data "$data" --epochs 1 --batch 64 --optim momentum \
+		--lr 0.1 --chunk-size 4096 --impl "$impl" --init-seed 7 --out "$RW_OUT/pinit-ref.bin"
+	ref_loss=$(sed -n 's/^initial loss //p' "$RW_OUT/pinit-ref.log")
+	t_ok "the first loss is the reference's at those values (${ref_loss:-none})" \
+		grep -q "first pull returned the initial parameters, loss ${ref_loss:-none}" \
+		"$RW_OUT/pinit-rank0.log"
+	t_ok "the run ends bit-identical to the reference" \
+		cmp "$RW_OUT/pinit-ref.bin" "$RW_OUT/pinit-params-0.bin"
+	t_ok "... on every rank" sh -c "for r in 1 2 3; do cmp '$RW_OUT/pinit-params-0.bin' '$RW_OUT/pinit-params-'\$r.bin || exit 1; done"
+
+	"$CHECK" inita initb "$TOKEN" $BOX
+	t_eq "init-check over RDMA passed" 0 "$?"
+	touch "$RW_OUT/done"
+fi
+t_done
