@@ -299,6 +299,13 @@ static int rw_ckpt_ioctl(struct rw_ctx *ctx, struct rw_ckpt_head *h,
 	return rw_ioctl_once(ctx, RW_IOC_CHECKPOINT, &c);
 }
 
+int rw_job_head(struct rw_ctx *ctx, struct rw_ckpt_head *head)
+{
+	if (!ctx || !head)
+		return -EINVAL;
+	return rw_ckpt_ioctl(ctx, head, NULL, 0, 0);
+}
+
 /* Everything but the step: the same run, whatever it trained meanwhile. */
 static bool rw_ckpt_same_run(const struct rw_ckpt_head *a,
 			     const struct rw_ckpt_head *b)

@@ -29,7 +29,6 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
 #include "rw.h"
 #include "worker.h"
@@ -46,21 +45,6 @@ static_assert(RW_WIRE_INBOX_LEN == 1U << RW_CONN_INBOX_SHIFT, "inbox size");
 static struct rw_conn *rw_conn_of_ep(struct rw_link *ep)
 {
 	return container_of(ep, struct rw_conn, ep);
-}
-
-static struct page *rw_conn_vpage(void *buf, u64 off)
-{
-	return vmalloc_to_page((u8 *)buf + off);
-}
-
-static struct page *rw_conn_inbox_page(void *arg, u64 off)
-{
-	return rw_conn_vpage(((struct rw_conn *)arg)->inbox_buf, off);
-}
-
-static struct page *rw_conn_outbox_page(void *arg, u64 off)
-{
-	return rw_conn_vpage(((struct rw_conn *)arg)->outbox_buf, off);
 }
 
 /* One of RW_OP_INIT's reads is in. */
@@ -94,19 +78,13 @@ void rw_conn_ctl_init(struct rw_conn *c)
 int rw_conn_ctl_setup(struct rw_conn *c, const struct rw_wire_seg_info *peer,
 		      u32 *regs)
 {
-	struct rw_win_pages src = { .arg = c, .len = RW_WIRE_INBOX_LEN };
 	int ret;
 
-	c->inbox_buf = vzalloc(RW_WIRE_INBOX_LEN);
-	c->outbox_buf = vzalloc(RW_WIRE_INBOX_LEN);
-	if (!c->inbox_buf || !c->outbox_buf)
-		return -ENOMEM;
-	src.page = rw_conn_inbox_page;
-	ret = rw_win_map(&c->inbox, c->pd, &src, RW_CONN_INBOX_SHIFT);
-	if (ret)
-		return ret;
-	src.page = rw_conn_outbox_page;
-	ret = rw_win_map(&c->outbox, c->pd, &src, RW_CONN_INBOX_SHIFT);
+	ret = rw_win_vbuf(&c->inbox, &c->inbox_buf, c->pd, RW_WIRE_INBOX_LEN,
+			  RW_CONN_INBOX_SHIFT);
+	if (!ret)
+		ret = rw_win_vbuf(&c->outbox, &c->outbox_buf, c->pd,
+				  RW_WIRE_INBOX_LEN, RW_CONN_INBOX_SHIFT);
 	if (ret)
 		return ret;
 	*regs += c->inbox.nr_segs + c->outbox.nr_segs;
@@ -367,8 +345,6 @@ int rw_conn_ctl_round(struct rw_conn *c)
 
 void rw_conn_ctl_free(struct rw_conn *c)
 {
-	rw_win_unmap(&c->inbox);
-	rw_win_unmap(&c->outbox);
-	vfree(c->inbox_buf);
-	vfree(c->outbox_buf);
+	rw_win_vbuf_free(&c->inbox, &c->inbox_buf);
+	rw_win_vbuf_free(&c->outbox, &c->outbox_buf);
 }

@@ -24,7 +24,6 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <linux/wait.h>
 
 #include "rw.h"
@@ -39,23 +38,6 @@
 
 #define RW_REMOTE_INBOX_SHIFT	16
 static_assert(RW_WIRE_INBOX_LEN == 1U << RW_REMOTE_INBOX_SHIFT, "inbox size");
-
-static struct page *rw_remote_ctl_vpage(void *buf, u64 off)
-{
-	return vmalloc_to_page((u8 *)buf + off);
-}
-
-static struct page *rw_remote_inbox_page(void *arg, u64 off)
-{
-	return rw_remote_ctl_vpage(((struct rw_remote_link *)arg)->inbox_buf,
-				   off);
-}
-
-static struct page *rw_remote_outbox_page(void *arg, u64 off)
-{
-	return rw_remote_ctl_vpage(((struct rw_remote_link *)arg)->outbox_buf,
-				   off);
-}
 
 /* The box took the request (its answer comes on a parameter receive). */
 static void rw_remote_req_done(struct rw_link *ep, struct ib_wc *wc)
@@ -77,19 +59,13 @@ void rw_remote_ctl_init(struct rw_remote_link *lk)
 
 int rw_remote_ctl_setup(struct rw_remote_link *lk, u32 *regs)
 {
-	struct rw_win_pages src = { .arg = lk, .len = RW_WIRE_INBOX_LEN };
 	int ret;
 
-	lk->inbox_buf = vzalloc(RW_WIRE_INBOX_LEN);
-	lk->outbox_buf = vzalloc(RW_WIRE_INBOX_LEN);
-	if (!lk->inbox_buf || !lk->outbox_buf)
-		return -ENOMEM;
-	src.page = rw_remote_inbox_page;
-	ret = rw_win_map(&lk->inbox, lk->pd, &src, RW_REMOTE_INBOX_SHIFT);
-	if (ret)
-		return ret;
-	src.page = rw_remote_outbox_page;
-	ret = rw_win_map(&lk->outbox, lk->pd, &src, RW_REMOTE_INBOX_SHIFT);
+	ret = rw_win_vbuf(&lk->inbox, &lk->inbox_buf, lk->pd,
+			  RW_WIRE_INBOX_LEN, RW_REMOTE_INBOX_SHIFT);
+	if (!ret)
+		ret = rw_win_vbuf(&lk->outbox, &lk->outbox_buf, lk->pd,
+				  RW_WIRE_INBOX_LEN, RW_REMOTE_INBOX_SHIFT);
 	if (ret)
 		return ret;
 	*regs += lk->inbox.nr_segs + lk->outbox.nr_segs;
@@ -147,12 +123,8 @@ bool rw_remote_answer_in(struct rw_remote_link *lk, u32 byte_len, u32 seq)
 
 void rw_remote_ctl_free(struct rw_remote_link *lk)
 {
-	rw_win_unmap(&lk->inbox);
-	rw_win_unmap(&lk->outbox);
-	vfree(lk->inbox_buf);
-	vfree(lk->outbox_buf);
-	lk->inbox_buf = NULL;
-	lk->outbox_buf = NULL;
+	rw_win_vbuf_free(&lk->inbox, &lk->inbox_buf);
+	rw_win_vbuf_free(&lk->outbox, &lk->outbox_buf);
 }
 
 /* ---- asking ---- */
@@ -268,11 +240,6 @@ static int rw_remote_ask_simple(struct rw_remote *r,
 	return ret;
 }
 
-static struct page *rw_remote_stage_page(void *arg, u64 off)
-{
-	return rw_remote_ctl_vpage(arg, off);
-}
-
 /* The chosen chunks (@r->sel) as runs of consecutive chunks. */
 static struct rw_wire_run_info *rw_remote_runs(struct rw_remote *r, u32 *nr)
 {
@@ -319,28 +286,24 @@ static int rw_remote_init_set(struct rw_remote *r, u64 data)
 {
 	struct rw_remote_link *lk = &r->links[0];
 	struct rw_wire_request_info req = { .op = RW_OP_INIT };
-	struct rw_wire_run_info *runs;
 	struct rw_wire_seg_info *segs = NULL;
-	struct rw_win_pages src;
+	struct rw_wire_run_info *runs;
 	struct rw_win stage = {};
-	void *buf;
+	void *buf = NULL;
 	int ret;
 
 	runs = rw_remote_runs(r, &req.nr_runs);
-	buf = vzalloc(r->buf_len);
 	ret = -ENOMEM;
-	if (!runs || !buf)
+	if (!runs)
 		goto out;
 	ret = -EINVAL;
 	if (!req.nr_runs)
 		goto out;
-	ret = rw_remote_stage_fill(r, buf, runs, req.nr_runs, data);
+	ret = rw_win_vbuf(&stage, &buf, lk->pd, r->buf_len,
+			  lk->wparams.seg_shift);
 	if (ret)
 		goto out;
-	src.page = rw_remote_stage_page;
-	src.arg = buf;
-	src.len = r->buf_len;
-	ret = rw_win_map(&stage, lk->pd, &src, lk->wparams.seg_shift);
+	ret = rw_remote_stage_fill(r, buf, runs, req.nr_runs, data);
 	if (ret)
 		goto out;
 	segs = kvcalloc(stage.nr_segs, sizeof(*segs), GFP_KERNEL);
@@ -352,10 +315,9 @@ static int rw_remote_init_set(struct rw_remote *r, u64 data)
 	ret = rw_remote_ask(r, &req, runs, &stage, segs);
 out:
 	/* The box answered, or the link broke: nothing reads it now. */
-	rw_win_unmap(&stage);
+	rw_win_vbuf_free(&stage, &buf);
 	kvfree(segs);
 	kvfree(runs);
-	vfree(buf);
 	return ret;
 }
 

@@ -13,6 +13,7 @@
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "rdma/win.h"
 
@@ -153,4 +154,28 @@ void rw_win_unmap(struct rw_win *win)
 	kvfree(win->segs);
 	win->segs = NULL;
 	win->nr_segs = 0;
+}
+
+static struct page *rw_win_vpage(void *buf, u64 off)
+{
+	return vmalloc_to_page((u8 *)buf + off);
+}
+
+int rw_win_vbuf(struct rw_win *win, void **buf, struct ib_pd *pd, u64 len,
+		u32 seg_shift)
+{
+	struct rw_win_pages src = { .page = rw_win_vpage, .len = len };
+
+	*buf = vzalloc(len);
+	if (!*buf)
+		return -ENOMEM;
+	src.arg = *buf;
+	return rw_win_map(win, pd, &src, seg_shift);
+}
+
+void rw_win_vbuf_free(struct rw_win *win, void **buf)
+{
+	rw_win_unmap(win);
+	vfree(*buf);
+	*buf = NULL;
 }

@@ -62,4 +62,14 @@ void rw_win_at(const struct rw_win *win, u64 off, u64 *addr, u32 *lkey);
 /* Undo rw_win_map once no work request on any QP can use @win. */
 void rw_win_unmap(struct rw_win *win);
 
+/*
+ * A zeroed buffer of its own (vmalloc, @len bytes at *@buf) as a window,
+ * mapped as rw_win_map() does; rw_win_vbuf_free() undoes both (also
+ * after a failure, and twice). For control messages and transfers that
+ * are not the engine's buffers: inboxes, outboxes, an init's copy.
+ */
+int rw_win_vbuf(struct rw_win *win, void **buf, struct ib_pd *pd, u64 len,
+		u32 seg_shift);
+void rw_win_vbuf_free(struct rw_win *win, void **buf);
+
 #endif /* _RW_RDMA_WIN_H */

@@ -198,6 +198,14 @@ int rw_checkpoint_restore(struct rw_ctx *ctx, const char *path, char *why,
 int rw_checkpoint_head(const char *path, struct rw_ckpt_head *head,
 		       uint64_t *file_len, char *why, size_t whylen);
 
+/*
+ * The head a checkpoint of the job's run would have now (RW_IOC_CHECKPOINT
+ * with RW_CKPT_HEAD_ONLY; over RDMA too): its layout hash, optimizer and
+ * hyper-parameters, state arrays, lengths and step. 0, or -ENOTCONN (no
+ * run yet) or another negative errno.
+ */
+int rw_job_head(struct rw_ctx *ctx, struct rw_ckpt_head *head);
+
 /* Limit every later blocking transfer on @ctx to @ms milliseconds (0: none). */
 int rw_set_timeout(struct rw_ctx *ctx, uint32_t ms);
 

@@ -67,8 +67,19 @@ class TensorView(ctypes.Structure):
                 ("params", c_void_p)]
 
 
+class CkptHead(ctypes.Structure):
+    _fields_ = [("magic", c_uint32), ("head_len", c_uint32),
+                ("layout_hash", c_uint64), ("nr_tensors", c_uint32),
+                ("nr_chunks", c_uint32), ("chunk_size", c_uint32),
+                ("nr_state", c_uint32), ("optim", c_uint32),
+                ("hparams", c_uint32 * 6), ("reserved0", c_uint32),
+                ("params_len", c_uint64), ("image_len", c_uint64),
+                ("step", c_uint64), ("reserved", c_uint64 * 2)]
+
+
 # uapi sizes (RW_*_SIZE) the structs above must have.
-_SIZES = {TensorDesc: 24, Range: 16, Setup: 136, VersionInfo: 48}
+_SIZES = {TensorDesc: 24, Range: 16, Setup: 136, VersionInfo: 48,
+          CkptHead: 104}
 
 _Ctx = c_void_p
 _SIGS = {
@@ -98,6 +109,7 @@ _SIGS = {
     "rw_params_wait": (c_int, [_Ctx, c_uint32]),
     "rw_checkpoint_save": (c_int, [_Ctx, c_char_p, c_uint32, c_char_p, c_size_t]),
     "rw_checkpoint_restore": (c_int, [_Ctx, c_char_p, c_char_p, c_size_t]),
+    "rw_job_head": (c_int, [_Ctx, POINTER(CkptHead)]),
 }
 
 

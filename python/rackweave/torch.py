@@ -72,16 +72,22 @@ def _key_of(model: torch.nn.Module) -> dict:
 
 
 def _job_info(worker: Worker) -> Optional[dict]:
-    """The job as ``rwctl job show`` lists it, when the box is this host
-    and rwctl is at hand; None when that cannot be known here (a worker
-    attached over RDMA: the box's jobs are not visible from its host)."""
-    if worker.box is not None:
-        return None
-    try:
-        found = jobs.job_show(worker.job)
-    except RackWeaveError:
-        return None
-    return found[0] if found else None
+    """The job's optimizer (and, where rwctl shows the job, all it lists),
+    from the run's checkpoint head: on this host's box or another's. None
+    when that cannot be known (no run yet, and no rwctl at hand)."""
+    info: Optional[dict] = None
+    if worker.box is None:
+        try:
+            found = jobs.job_show(worker.job)
+            info = found[0] if found else None
+        except RackWeaveError:
+            info = None
+    if worker.setup is not None:
+        try:
+            info = dict(info or {}, optim=worker.job_head()["optim"])
+        except RackWeaveError:
+            pass
+    return info
 
 
 def _check_job(worker: Worker, world_size: int, info: Optional[dict]) -> None:
@@ -193,7 +199,9 @@ def register_ddp_hook(ddp_model: torch.nn.parallel.DistributedDataParallel,
         raise RackWeaveError(_errno.ENOTCONN, "register_ddp_hook",
                              "declare=False needs a worker declared and mapped "
                              "already (rackweave.torch.declare_model)")
-    _check_job(worker, world, info)      # over RDMA: the workers from the setup
+    # Over RDMA the workers come from the setup, the optimizer from the
+    # run's head: both known once declared.
+    _check_job(worker, world, _job_info(worker))
     state = _DDPHookState(worker, module)
     ddp_model.register_comm_hook(state, _ddp_hook)
     return state

@@ -619,6 +619,21 @@ class Worker:
             self._c("checkpoint_restore"), os.fsencode(path), why, len(why)),
             f"rw_checkpoint_restore({path!r})")
 
+    # enum rw_optim (uapi), as rwctl names each optimizer.
+    _OPTIMS = ("sgd", "momentum", "nesterov", "adam", "average")
+
+    def job_head(self) -> dict:
+        """What a checkpoint of the job's run would say of it now, on this
+        host's box or another's: ``optim`` (rwctl's word), ``step``,
+        ``nr_chunks``, ``chunk_size``, ``layout_hash`` and ``image_len``."""
+        h = _lib.CkptHead()
+        _check(lib.rw_job_head(self._c("job_head"), ctypes.byref(h)), "rw_job_head")
+        optim = (self._OPTIMS[h.optim] if h.optim < len(self._OPTIMS)
+                 else f"optim{h.optim}")
+        return {"optim": optim, "step": h.step, "nr_chunks": h.nr_chunks,
+                "chunk_size": h.chunk_size, "layout_hash": h.layout_hash,
+                "image_len": h.image_len}
+
     @staticmethod
     def _ckpt(fn, call: str) -> None:
         why = ctypes.create_string_buffer(256)

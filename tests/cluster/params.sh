@@ -9,7 +9,11 @@
 # bit-identical to softmax-ref from the same values. Then init-check
 # drives every refusal of the local API remotely, with the same errno (a
 # wrong length, an unknown key, a second init, an init after the run's
-# first push), a wait that times out, and a partial init by tensor key.
+# first push), a wait that times out, a partial init by tensor key, and
+# the run's head (rw_job_head). Last, PyTorch on the worker VM
+# (torch-remote.py): the DistributedOptimizer starts both ranks from rank
+# 0's model through the box, and the DDP hook refuses a job whose
+# optimizer, read from the run's head, is not average.
 RW_TEST_NAME=cluster-params-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -26,12 +30,15 @@ if [ "$RW_ROLE" = box ]; then
 	t_ok "job add inita and initb: 2 workers each" sh -c \
 		"'$RWCTL' job add inita workers 2 chunk-size 4096 token-file '$TOKEN' >/dev/null &&
 		 '$RWCTL' job add initb workers 2 chunk-size 4096 token-file '$TOKEN' >/dev/null"
+	t_ok "job add tdist (momentum) and tsgd (sgd): 2 workers each" sh -c \
+		"'$RWCTL' job add tdist workers 2 optim momentum lr 0.1 chunk-size 4096 token-file '$TOKEN' >/dev/null &&
+		 '$RWCTL' job add tsgd workers 2 optim sgd lr 0.1 chunk-size 4096 token-file '$TOKEN' >/dev/null"
 	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 	"$RWCTL" -j status | jpy 'd["agg_impl"]' >"$RW_OUT/impl"
 	touch "$RW_OUT/ready"
 	t_ok "the worker host is done" rw_await worker done
-	t_ok "job del pinit, inita, initb" sh -c \
-		"'$RWCTL' job del pinit && '$RWCTL' job del inita && '$RWCTL' job del initb"
+	t_ok "job del pinit, inita, initb, tdist, tsgd" sh -c \
+		"for j in pinit inita initb tdist tsgd; do '$RWCTL' job del \$j || exit 1; done"
 	t_ok "rmmod rackweave" rmmod rackweave
 else
 	TRAINER=$RW_TOP/build/examples/softmax-trainer
@@ -77,6 +84,9 @@ else
 
 	"$CHECK" inita initb "$TOKEN" $BOX
 	t_eq "init-check over RDMA passed" 0 "$?"
+
+	/usr/bin/python3 "$RW_TOP/tests/cluster/torch-remote.py" "$RW_OUT" "$TOKEN" $BOX
+	t_eq "torch-remote passed" 0 "$?"
 	touch "$RW_OUT/done"
 fi
 t_done

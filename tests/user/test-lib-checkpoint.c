@@ -201,6 +201,29 @@ static void ckt_save_restore(void **state)
 	assert_true(fx->init_data_ok);
 }
 
+/* rw_job_head: one head-only request, the module's head as it came. */
+static void ckt_job_head(void **state)
+{
+	struct ckt_fx *fx = *state;
+	struct rw_ckpt_head h;
+
+	assert_int_equal(rw_job_head(NULL, &h), -EINVAL);
+	assert_int_equal(rw_job_head(fx->ctx, NULL), -EINVAL);
+	assert_int_equal(rwm_ncalls(), 0);
+	ckt_expect_ckpt(&fx->job);
+	assert_int_equal(rw_job_head(fx->ctx, &h), 0);
+	assert_true(rwm_done());
+	assert_int_equal(rwm_ncalls(), 1);
+	assert_int_equal(rwm_call(0)->arg.ckpt.flags, RW_CKPT_HEAD_ONLY);
+	assert_int_equal(rwm_call(0)->arg.ckpt.data, 0);
+	assert_int_equal(rwm_call(0)->arg.ckpt.len, 0);
+	assert_memory_equal(&h, &fx->job.head, sizeof(h));
+	/* The module's refusal comes back as it is. */
+	rwm_reset();
+	rwm_expect(RW_IOC_CHECKPOINT, -ENOTCONN, NULL);
+	assert_int_equal(rw_job_head(fx->ctx, &h), -ENOTCONN);
+}
+
 /* Restore into a job whose head is @job: refused with @want exactly. */
 static void ckt_refuse(struct ckt_fx *fx, struct ckt_run *job,
 		       const char *want)
@@ -563,6 +586,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, ckt_fx_setup, ckt_fx_teardown)
 		T(ckt_save_restore),
+		T(ckt_job_head),
 		T(ckt_restore_layout),
 		T(ckt_restore_optim),
 		T(ckt_restore_hparams),

@@ -15,7 +15,8 @@
  * and an observer are refused and change nothing; waiting with a timeout
  * times out; rank 1 sets tensor B alone (tensor A stays zero), rank 0's
  * wait returns, a second init is EBUSY and changes nothing, both ranks'
- * first pulls return exactly the values. Job B: after rank 0's first push
+ * first pulls return exactly the values; the run's head (rw_job_head)
+ * says what the job is. Job B: after rank 0's first push
  * an init is EBUSY and the parameters stay zero. Prints TAP lines
  * ("ok - init: ...") and exits 1 if any failed.
  */
@@ -93,6 +94,7 @@ int main(int argc, char **argv)
 	struct rw_range key_b = { .first = 2, .count = 0 };
 	uint8_t token[RW_JOB_TOKEN_LEN];
 	struct rw_tensor_view vb;
+	struct rw_ckpt_head h;
 	float vals[NB];
 	struct rw_setup s;
 	char *buf;
@@ -116,6 +118,10 @@ int main(int argc, char **argv)
 		return 1;
 	check(!rw_setup_get(r0, &s) && s.nr_chunks == 2,
 	      "job A: two tensors in two chunks");
+	check(!rw_job_head(r1, &h) && h.magic == RW_CKPT_MAGIC &&
+	      h.optim == RW_OPTIM_SGD && h.nr_chunks == 2 &&
+	      h.chunk_size == 4096 && h.nr_tensors == 2 && !h.step,
+	      "job A: the run's head: sgd, 2 tensors in 2 chunks of 4 KiB, step 0");
 	buf = calloc(1, s.params_len);
 	if (!buf || rw_tensor(r1, 2, &vb))
 		return 1;

@@ -39,11 +39,13 @@ faulthandler.enable()  # a crash shows its Python stack in the test's log
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(TOP, "python"))
 sys.path.insert(0, os.path.join(TOP, "examples"))
+sys.path.insert(0, os.path.join(TOP, "tests", "vm"))
 t = time.time()
 import torch  # noqa: E402
 print(f"# import torch: {time.time() - t:.1f} s", flush=True)
 import rackweave as rw  # noqa: E402
 import rackweave.torch as rwt  # noqa: E402
+from ranks import in_child, reap  # noqa: E402
 
 out, tok, data, lo, hi, epochs = sys.argv[1:7]
 lo, hi, epochs = int(lo), int(hi), int(epochs)
@@ -58,39 +60,6 @@ def ok(cond, desc, detail=""):
         failed = 1
         for line in str(detail).splitlines():
             print("#   " + line, flush=True)
-
-
-def in_child(fn, *args) -> int:
-    """fn(*args) in a forked child; its exit status."""
-    pid = os.fork()
-    if pid == 0:
-        rc = 1
-        try:
-            rc = fn(*args)
-        except BaseException as e:  # noqa: BLE001 - reported, never re-raised
-            print(f"# child: {type(e).__name__}: {e}", flush=True)
-        os._exit(rc)
-    return pid
-
-
-def reap(pids, limit_s: float) -> list:
-    """Exit statuses of the children; any still running after limit_s is
-    killed (one dead rank would leave the other waiting in gloo)."""
-    end, rcs = time.time() + limit_s, {}
-    while len(rcs) < len(pids):
-        for p in pids:
-            if p not in rcs:
-                got, st = os.waitpid(p, os.WNOHANG)
-                if got:
-                    rcs[p] = os.waitstatus_to_exitcode(st)
-        if time.time() > end:
-            for p in pids:
-                if p not in rcs:
-                    os.kill(p, 9)
-                    os.waitpid(p, 0)
-                    rcs[p] = "killed"
-        time.sleep(0.1)
-    return [rcs[p] for p in pids]
 
 
 # Scratch files on the guest's tmpfs: gloo's FileStore needs real locks.
