@@ -191,7 +191,8 @@ static int rw_ckpt_open_head(const char *path, int *fd, unsigned char *first,
 
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0) {
-		err = rw_neg_errno();
+		err = errno == ENOENT ? rw_enoent(RW_ENOENT_CKPT) :
+		      rw_neg_errno();
 		return rw_ckpt_fail(why, whylen, err, "%s: cannot open it: %s",
 				    path, rw_ckpt_strerr(err));
 	}

@@ -46,6 +46,8 @@ int rw_ctx_open(struct rw_ctx **ctxp, const char *path)
 	ctx->fd = open(path ? path : RW_DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (ctx->fd < 0) {
 		err = rw_neg_errno();
+		if (err == -ENOENT)
+			rw_enoent(RW_ENOENT_DEVICE);
 		goto err_mutex;
 	}
 
@@ -85,6 +87,28 @@ int rw_ctx_fd(const struct rw_ctx *ctx)
  * Issue an ioctl, restarting it if a signal interrupted it: for requests
  * without side effects that a restart could repeat (not push).
  */
+/* The module's ENOENT for @req, named (rw_enoent). */
+static int rw_ioctl_err(unsigned long req)
+{
+	int err = rw_neg_errno();
+
+	if (err != -ENOENT)
+		return err;
+	switch (req) {
+	case RW_IOC_ATTACH:
+		return rw_enoent(RW_ENOENT_JOB);
+	case RW_IOC_DECLARE:
+		return rw_enoent(RW_ENOENT_RUN);
+	case RW_IOC_PUSH:
+	case RW_IOC_PULL:
+	case RW_IOC_PUSHPULL:
+	case RW_IOC_PARAMS_INIT:
+		return rw_enoent(RW_ENOENT_KEY);
+	default:
+		return err;
+	}
+}
+
 int rw_ioctl(struct rw_ctx *ctx, unsigned long req, void *arg)
 {
 	int ret;
@@ -93,12 +117,12 @@ int rw_ioctl(struct rw_ctx *ctx, unsigned long req, void *arg)
 		ret = ioctl(ctx->fd, req, arg);
 	} while (ret < 0 && errno == EINTR);
 
-	return ret < 0 ? rw_neg_errno() : 0;
+	return ret < 0 ? rw_ioctl_err(req) : 0;
 }
 
 int rw_ioctl_once(struct rw_ctx *ctx, unsigned long req, void *arg)
 {
-	return ioctl(ctx->fd, req, arg) < 0 ? rw_neg_errno() : 0;
+	return ioctl(ctx->fd, req, arg) < 0 ? rw_ioctl_err(req) : 0;
 }
 
 int rw_ctx_version(struct rw_ctx *ctx, struct rw_version_info *out)

@@ -71,6 +71,19 @@ struct rw_ctx {
 /* -errno after a failed system call, never 0 even if libc forgot errno. */
 int rw_neg_errno(void);
 
+/*
+ * What the calling thread's latest call to fail with ENOENT did not find,
+ * one of RW_ENOENT_*: rw_strerror(-ENOENT) says it instead of every cause
+ * at once (error.c). Returns -ENOENT.
+ */
+int rw_enoent(const char *what);
+#define RW_ENOENT_DEVICE "not found: the RackWeave device (is the rackweave module loaded? modprobe rackweave)"
+#define RW_ENOENT_TOKEN	"not found: the token file"
+#define RW_ENOENT_CKPT	"not found: the checkpoint file"
+#define RW_ENOENT_JOB	"not found: the box has no job of that name (rwctl job list)"
+#define RW_ENOENT_KEY	"not found: a tensor key that is not in the model's layout"
+#define RW_ENOENT_RUN	"not found: the job has no run to check the model against (RW_DECLARE_VERIFY before any worker declared)"
+
 /* ioctl() restarted on EINTR: only for requests without side effects. */
 int rw_ioctl(struct rw_ctx *ctx, unsigned long req, void *arg);
 

@@ -12,6 +12,8 @@
 
 #include <rackweave.h>
 
+#include "ctx.h"
+
 static const struct {
 	int err;
 	const char *msg;
@@ -48,6 +50,15 @@ static const struct {
 	{ EAFNOSUPPORT, "the box's address is neither IPv4 nor IPv6" },
 };
 
+/* The one cause of this thread's latest ENOENT (ctx.h), or NULL. */
+static __thread const char *rw_enoent_what;
+
+int rw_enoent(const char *what)
+{
+	rw_enoent_what = what;
+	return -ENOENT;
+}
+
 const char *rw_strerror(int err)
 {
 	const char *desc;
@@ -57,6 +68,8 @@ const char *rw_strerror(int err)
 		err = -err;
 	if (err == 0)
 		return "success";
+	if (err == ENOENT && rw_enoent_what)
+		return rw_enoent_what;
 
 	for (i = 0; i < sizeof(rw_errors) / sizeof(rw_errors[0]); i++)
 		if (rw_errors[i].err == err)

@@ -164,6 +164,8 @@ int rw_tensor(struct rw_ctx *ctx, uint64_t key, struct rw_tensor_view *v)
 		goto out;
 	}
 	err = rw_model_find(&ctx->model, key, &idx);
+	if (err == -ENOENT)
+		rw_enoent(RW_ENOENT_KEY);
 	if (err)
 		goto out;
 

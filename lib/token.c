@@ -65,7 +65,8 @@ int rw_token_read(const char *path, uint8_t token[RW_JOB_TOKEN_LEN])
 		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return rw_neg_errno();
+		return errno == ENOENT ? rw_enoent(RW_ENOENT_TOKEN) :
+		       rw_neg_errno();
 
 	/* A file may arrive in pieces (a pipe, a FUSE file): read to EOF. */
 	do {

@@ -6,6 +6,7 @@
  * the new calls return.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -97,6 +98,37 @@ static void rwt_strerror(void **state)
 	assert_string_equal(rw_strerror(-EBUSY), strerrordesc_np(EBUSY));
 }
 
+/*
+ * rw_strerror(-ENOENT) names what the thread's latest call to fail with
+ * ENOENT did not find, not every cause at once; another thread still
+ * hears them all.
+ */
+static void *rwt_enoent_elsewhere(void *arg)
+{
+	(void)arg;
+	return (void *)rw_strerror(-ENOENT);
+}
+
+static void rwt_strerror_enoent(void **state)
+{
+	uint8_t token[RW_JOB_TOKEN_LEN];
+	struct rw_ctx *ctx = NULL;
+	pthread_t t;
+	void *other;
+
+	(void)state;
+	assert_int_equal(rw_ctx_open(&ctx, "/nonexistent/rackweave"), -ENOENT);
+	assert_non_null(strstr(rw_strerror(-ENOENT), "RackWeave device"));
+	assert_null(strstr(rw_strerror(-ENOENT), "token"));
+	assert_int_equal(rw_token_read("/nonexistent/token", token), -ENOENT);
+	assert_non_null(strstr(rw_strerror(ENOENT), "the token file"));
+	assert_null(strstr(rw_strerror(-ENOENT), "device"));
+	assert_int_equal(pthread_create(&t, NULL, rwt_enoent_elsewhere, NULL), 0);
+	assert_int_equal(pthread_join(t, &other), 0);
+	assert_non_null(strstr(other, "module"));
+	assert_non_null(strstr(other, "token"));
+}
+
 static void rwt_versions_in_header(void **state)
 {
 	(void)state;
@@ -110,6 +142,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rwt_symbols),
 		cmocka_unit_test(rwt_strerror),
+		cmocka_unit_test(rwt_strerror_enoent),
 		cmocka_unit_test(rwt_versions_in_header),
 	};
 

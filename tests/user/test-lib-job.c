@@ -214,6 +214,11 @@ static void rwt_attach_errors(void **state)
 	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
 		rwm_expect(RW_IOC_ATTACH, errs[i], NULL);
 		assert_int_equal(rw_attach(ctx, "job", rwt_token, 1, 0), errs[i]);
+		/* ENOENT from attach is the job, and rw_strerror says that alone. */
+		if (errs[i] == -ENOENT) {
+			assert_non_null(strstr(rw_strerror(-ENOENT), "no job of that name"));
+			assert_null(strstr(rw_strerror(-ENOENT), "token"));
+		}
 	}
 	/* None of those attached: a declare is refused locally. */
 	assert_int_equal(rw_declare(ctx, (struct rw_tensor_desc[]){ { 1, 1, 0, 0 } },
