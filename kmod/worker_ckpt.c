@@ -179,10 +179,23 @@ int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_checkpoint);
 
+/* Whether @got is a head of this run (anything but the step): 0 or -EINVAL. */
+static int rw_worker_head_match(struct rw_worker *w, struct rw_engine *e,
+				const struct rw_ckpt_head *got, u64 len)
+{
+	struct rw_ckpt_head want, h = *got;
+
+	rw_worker_ckpt_head(w, e, &want);
+	if (len != sizeof(h) + want.image_len)
+		return -EINVAL;
+	h.step = want.step;
+	return memcmp(&h, &want, sizeof(h)) ? -EINVAL : 0;
+}
+
 /* RW_INIT_CHECKPOINT: a head that matches this run, then its image. */
 static int rw_worker_restore(struct rw_worker *w, u64 data, u64 len)
 {
-	struct rw_ckpt_head want, got;
+	struct rw_ckpt_head got;
 	struct rw_engine *e;
 	struct rw_sync *s;
 	int ret;
@@ -190,15 +203,13 @@ static int rw_worker_restore(struct rw_worker *w, u64 data, u64 len)
 	ret = rw_worker_state_of(w, &e, &s);
 	if (ret)
 		return ret;
-	rw_worker_ckpt_head(w, e, &want);
-	if (len != sizeof(got) + want.image_len)
+	if (len < sizeof(got))
 		return -EINVAL;
 	if (copy_from_user(&got, u64_to_user_ptr(data), sizeof(got)))
 		return -EFAULT;
-	/* Everything but the step must be this run's. */
-	got.step = want.step;
-	if (memcmp(&got, &want, sizeof(got)))
-		return -EINVAL;
+	ret = rw_worker_head_match(w, e, &got, len);
+	if (ret)
+		return ret;
 	ret = rw_engine_init_begin(e);
 	if (ret)
 		return ret;
@@ -304,3 +315,36 @@ int rw_worker_init_fill(struct rw_worker *w, const unsigned long *sel,
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_init_fill);
+
+int rw_worker_restore_fill(struct rw_worker *w, const struct rw_ckpt_head *got,
+			   u64 len, int (*fill)(void *arg), void *arg)
+{
+	struct rw_engine *e;
+	struct rw_sync *s;
+	int ret;
+
+	ret = rw_worker_live(w, READ_ONCE(w->job));
+	if (!ret)
+		ret = rw_worker_state_of(w, &e, &s);
+	if (!ret)
+		ret = rw_worker_head_match(w, e, got, len);
+	if (ret)
+		return ret;
+	ret = rw_engine_init_begin(e);
+	if (ret)
+		return ret;
+	ret = fill(arg);
+	/* Half a checkpoint is none: back to a run with nothing set. */
+	if (ret)
+		rw_engine_image_clear(e);
+	rw_engine_init_end(e, !ret);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_restore_fill);
+
+int rw_worker_image_put(struct rw_worker *w, u64 off, u64 len,
+			const void *src)
+{
+	return rw_engine_image_put(w->engine, off, len, src);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_image_put);

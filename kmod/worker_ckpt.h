@@ -42,4 +42,17 @@ bool rw_worker_params_set(struct rw_worker *w);
 int rw_worker_init_fill(struct rw_worker *w, const unsigned long *sel,
 			int (*fill)(void *arg), void *arg);
 
+/*
+ * RW_INIT_CHECKPOINT for the box's agent of a remote worker: with the
+ * local call's rules and checks (@got, the checkpoint's head, must be
+ * this run's; @len the whole of head and image), the image is brought in
+ * by @fill(@arg), piece by piece through rw_worker_image_put(); on an
+ * error the run's state goes back to zeros and nothing counts as set.
+ */
+int rw_worker_restore_fill(struct rw_worker *w, const struct rw_ckpt_head *got,
+			   u64 len, int (*fill)(void *arg), void *arg);
+/* From @fill only: image bytes [@off, @off + @len) (rw_engine_image_put). */
+int rw_worker_image_put(struct rw_worker *w, u64 off, u64 len,
+			const void *src);
+
 #endif /* _RW_WORKER_CKPT_H */

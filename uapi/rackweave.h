@@ -461,6 +461,12 @@
  *   - RW_OP_INIT_WAIT: answered once initial parameters are set or the
  *     run has begun (0), or after @timeout_ms (ETIMEDOUT).
  *   - RW_OP_HEAD: the run's struct rw_ckpt_head (RW_CKPT_HEAD_ONLY).
+ *   - RW_OP_RESTORE: a checkpoint, the rules and checks of
+ *     RW_INIT_CHECKPOINT (once, before the run's first push; a head of
+ *     this run's layout, optimizer and hyper-parameters). The window
+ *     covers what RW_IOC_PARAMS_INIT's data holds, the head (in the
+ *     worker's byte order, which must be the box's) then the image; the
+ *     box reads the head, checks it, then reads the image into the run.
  *   A malformed request ends the connection. Once initial parameters
  *   are set (by an init, or a checkpoint's restore on the box), the box
  *   writes every chunk a connection carries again, WITH IMMEDIATE
@@ -1138,6 +1144,7 @@ enum rw_wire_op {
 	RW_OP_INIT = 1,		/* initial parameters: the box reads them */
 	RW_OP_INIT_WAIT = 2,	/* until initial parameters are settled */
 	RW_OP_HEAD = 3,		/* the run's checkpoint head */
+	RW_OP_RESTORE = 4,	/* a checkpoint: the box reads it */
 	__RW_OP_MAX
 };
 
@@ -1152,7 +1159,7 @@ struct rw_wire_request {
 	__le32 seq;		/* the answer echoes it */
 	__le32 timeout_ms;	/* RW_OP_INIT_WAIT: 0 waits without limit */
 	__le32 nr_runs;		/* RW_OP_INIT: >= 1 */
-	__le32 seg_shift;	/* RW_OP_INIT: the window to read from */
+	__le32 seg_shift;	/* RW_OP_INIT, _RESTORE: the window to read */
 	__le32 nr_segs;
 	__le64 reserved;
 	/* then struct rw_wire_seg[nr_segs], struct rw_wire_run[nr_runs] */

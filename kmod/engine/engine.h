@@ -132,6 +132,16 @@ u64 rw_engine_max_version(const struct rw_engine *e);
 bool rw_engine_quiet(const struct rw_engine *e);
 int rw_engine_image_read(struct rw_engine *e, void __user *dst);
 int rw_engine_image_write(struct rw_engine *e, const void __user *src);
+/*
+ * Between rw_engine_init_begin() and _end(), from kernel memory: bytes
+ * [@off, @off + @len) of an image (multiples of 8; -EINVAL otherwise or
+ * beyond the image), for a transport that brings it in pieces; and the
+ * whole state back to zeros (a run's before anything is set), for one
+ * that failed half-way.
+ */
+int rw_engine_image_put(struct rw_engine *e, u64 off, u64 len,
+			const void *src);
+void rw_engine_image_clear(struct rw_engine *e);
 
 /* Whether initial parameters were set or the run has begun. */
 bool rw_engine_init_settled(const struct rw_engine *e);

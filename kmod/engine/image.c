@@ -217,6 +217,79 @@ int rw_engine_image_write(struct rw_engine *e, const void __user *src)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_write);
 
+/*
+ * Bytes [@off, @off + @len) of an image, from kernel memory at @src:
+ * each piece into its chunk's array (the tail past the chunk's length
+ * zeroed, as rw_engine_image_write() does) or a whole version. @off and
+ * @len are multiples of 8, so a version never straddles two calls.
+ */
+int rw_engine_image_put(struct rw_engine *e, u64 off, u64 len,
+			const void *src)
+{
+	u64 blen = rw_engine_buf_len(e, RW_BUF_PARAMS), end = off + len;
+	u32 cs = e->layout.geom.chunk_size, a, c, in, n;
+	const u8 *p = src;
+
+	lockdep_assert_held(&e->init_lock);
+	if (off % 8 || len % 8 || off > rw_engine_image_len(e) ||
+	    len > rw_engine_image_len(e) - off)
+		return -EINVAL;
+	while (off < end) {
+		struct rw_chunk *ch;
+
+		a = (u32)(off / blen);
+		if (a > e->nr_state) {
+			u64 v;
+
+			c = (u32)((off - (u64)a * blen) / sizeof(v));
+			ch = &e->chunks[c];
+			memcpy(&v, p, sizeof(v));
+			raw_write_seqcount_begin(&ch->seq);
+			ch->version = v;
+			WRITE_ONCE(e->versions[c], v);
+			raw_write_seqcount_end(&ch->seq);
+			n = sizeof(v);
+		} else {
+			u8 *to;
+
+			c = (u32)((off % blen) >> e->layout.geom.chunk_shift);
+			in = (u32)(off & (cs - 1));
+			n = (u32)min_t(u64, cs - in, end - off);
+			ch = &e->chunks[c];
+			to = (u8 *)(a ? ch->state[a - 1] : ch->params);
+			raw_write_seqcount_begin(&ch->seq);
+			if (in < ch->len)
+				memcpy(to + in, p, min(n, ch->len - in));
+			if (in + n > ch->len)
+				memset(to + max(in, ch->len), 0,
+				       in + n - max(in, ch->len));
+			raw_write_seqcount_end(&ch->seq);
+		}
+		off += n;
+		p += n;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_put);
+
+void rw_engine_image_clear(struct rw_engine *e)
+{
+	u32 cs = e->layout.geom.chunk_size, c, a;
+
+	lockdep_assert_held(&e->init_lock);
+	for (c = 0; c < e->nr_chunks; c++) {
+		struct rw_chunk *ch = &e->chunks[c];
+
+		raw_write_seqcount_begin(&ch->seq);
+		for (a = 0; a <= e->nr_state; a++)
+			memset(a ? ch->state[a - 1] : ch->params, 0, cs);
+		ch->version = 0;
+		WRITE_ONCE(e->versions[c], 0);
+		raw_write_seqcount_end(&ch->seq);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_clear);
+
 bool rw_engine_params_set(const struct rw_engine *e)
 {
 	/* Pairs with the release in rw_engine_init_end(). */

@@ -110,6 +110,10 @@ struct rw_conn {
 	atomic_t reads_left;		/* RW_OP_INIT's reads in flight */
 	const struct rw_wire_request_info *init_req;	/* the one reading */
 	const unsigned long *init_sel;
+	void *piece_buf;		/* RW_OP_RESTORE's, once needed */
+	struct rw_win piece;
+	u32 piece_len;
+	u64 restore_len;		/* head and image */
 };
 
 /*

@@ -18,6 +18,9 @@
  *                    step and the end of an init kick the agent) or when
  *                    its time is up.
  *   RW_OP_HEAD       the run's checkpoint head.
+ *   RW_OP_RESTORE    a checkpoint, as RW_INIT_CHECKPOINT loads one: the
+ *                    head read and checked, then the image read piece by
+ *                    piece (a 1 MiB buffer registered once) into the run.
  *
  * An answer waits until the connection has written its re-sends (rdma/
  * data.c: every chunk again once initial parameters are set), so that
@@ -28,6 +31,7 @@
 #include <linux/bitmap.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "rw.h"
@@ -230,6 +234,141 @@ static int rw_conn_init_reads(void *arg)
 	return atomic_read(&c->reads_left) ? -ECONNABORTED : 0;
 }
 
+/* ---- RW_OP_RESTORE ---- */
+
+/* The most a piece of a checkpoint's image is, read then copied in. */
+#define RW_CONN_PIECE		SZ_1M
+
+/*
+ * The piece buffer, once per connection, registered for the reads'
+ * local writes; the registrations' slots come back with the first read.
+ */
+static int rw_conn_piece_get(struct rw_conn *c, u32 *regs)
+{
+	u32 shift = c->params.seg_shift;
+	int ret;
+
+	*regs = 0;
+	if (c->piece_buf)
+		return 0;
+	/* One segment: a read's local side lies in one region. */
+	c->piece_len = (u32)min_t(u64, RW_CONN_PIECE, 1ULL << shift);
+	ret = rw_win_vbuf(&c->piece, &c->piece_buf, c->pd, c->piece_len,
+			  shift);
+	if (!ret && c->piece.nr_segs + 1 >= (u32)atomic_read(&c->ep.sq_room))
+		ret = -ENOSPC;
+	if (!ret)
+		ret = rw_win_post_reg(&c->piece, c->id->qp, &c->reg_cqe.cqe,
+				      IB_ACCESS_LOCAL_WRITE);
+	if (ret) {
+		rw_win_vbuf_free(&c->piece, &c->piece_buf);
+		return ret;
+	}
+	*regs = c->piece.nr_segs;
+	atomic_sub(*regs, &c->ep.sq_room);
+	return 0;
+}
+
+/*
+ * Read @len bytes at @off of the peer's window @src into the piece
+ * buffer, one read per segment of @src it spans, and wait for them.
+ */
+static int rw_conn_read_piece(struct rw_conn *c, const struct rw_wire_win *src,
+			      u64 off, u32 len)
+{
+	long tmo = msecs_to_jiffies(RW_LINK_SILENT_MS);
+	u32 done = 0, n;
+	int ret;
+
+	while (done < len) {
+		u64 at = off + done, seg = 1ULL << src->seg_shift;
+		struct rw_wire_seg_info rs;
+		struct ib_sge sge;
+		struct ib_rdma_wr wr = {
+			.wr.opcode = IB_WR_RDMA_READ,
+			.wr.send_flags = IB_SEND_SIGNALED,
+			.wr.wr_cqe = &c->read_cqe.cqe,
+			.wr.sg_list = &sge,
+			.wr.num_sge = 1,
+		};
+
+		n = (u32)min_t(u64, len - done, seg - (at & (seg - 1)));
+		if (!wait_event_timeout(c->wq, rw_conn_read_room(c), tmo))
+			return -ETIMEDOUT;
+		if (READ_ONCE(c->stopping) || kthread_should_stop())
+			return -ECONNABORTED;
+		rw_win_at(&c->piece, done, &sge.addr, &sge.lkey);
+		sge.length = n;
+		rw_wire_win_at(src, at, &rs);
+		wr.remote_addr = rs.addr;
+		wr.rkey = rs.rkey;
+		atomic_dec(&c->ep.sq_room);
+		atomic_inc(&c->reads_left);
+		local_bh_disable();
+		ret = ib_post_send(c->id->qp, &wr.wr, NULL);
+		local_bh_enable();
+		if (ret) {
+			atomic_inc(&c->ep.sq_room);
+			atomic_dec(&c->reads_left);
+			return ret;
+		}
+		done += n;
+	}
+	if (!wait_event_timeout(c->wq, rw_conn_reads_in(c), tmo))
+		return -ETIMEDOUT;
+	return atomic_read(&c->reads_left) ? -ECONNABORTED : 0;
+}
+
+/* rw_worker_restore_fill()'s fill: the image, piece by piece. */
+static int rw_conn_restore_reads(void *arg)
+{
+	struct rw_conn *c = arg;
+	u64 len = c->restore_len - sizeof(struct rw_ckpt_head), off;
+	u32 n;
+	int ret;
+
+	for (off = 0; off < len; off += n) {
+		n = (u32)min_t(u64, len - off, c->piece_len);
+		ret = rw_conn_read_piece(c, &c->init_req->win,
+					 sizeof(struct rw_ckpt_head) + off, n);
+		if (!ret)
+			ret = rw_worker_image_put(c->w, off, n, c->piece_buf);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* RW_OP_RESTORE: the answer's errno (0: restored). */
+static int rw_conn_do_restore(struct rw_conn *c,
+			      const struct rw_wire_request_info *req)
+{
+	struct rw_ckpt_head h;
+	u32 regs;
+	int ret;
+
+	ret = rw_worker_head(c->w, &h);
+	if (ret)
+		return ret;
+	c->restore_len = sizeof(h) + h.image_len;
+	if (rw_wire_win_check(&req->win, c->restore_len, 1U << c->chunk_shift))
+		return -EINVAL;
+	ret = rw_conn_piece_get(c, &regs);
+	if (ret)
+		return ret;
+	ret = rw_conn_read_piece(c, &req->win, 0, sizeof(h));
+	/* The registrations before the first read are done with too. */
+	atomic_add(regs, &c->ep.sq_room);
+	if (ret)
+		return ret;
+	memcpy(&h, c->piece_buf, sizeof(h));
+	c->init_req = req;
+	ret = rw_worker_restore_fill(c->w, &h, c->restore_len,
+				     rw_conn_restore_reads, c);
+	c->init_req = NULL;
+	return ret;
+}
+
 /* RW_OP_INIT: the answer's errno (0: set). */
 static int rw_conn_do_init(struct rw_conn *c,
 			   const struct rw_wire_request_info *req)
@@ -330,6 +469,12 @@ int rw_conn_ctl_round(struct rw_conn *c)
 		smp_mb__before_atomic();
 		atomic_set(&c->request_in, 0);
 		return 1;
+	case RW_OP_RESTORE:
+		ret = rw_conn_do_restore(c, &req);
+		if (ret == -ECONNABORTED || ret == -ETIMEDOUT)
+			return ret;
+		a.status = ret < 0 ? -ret : 0;
+		break;
 	case RW_OP_HEAD:
 		ret = rw_worker_head(c->w, &a.head);
 		a.status = ret < 0 ? -ret : 0;
@@ -345,6 +490,7 @@ int rw_conn_ctl_round(struct rw_conn *c)
 
 void rw_conn_ctl_free(struct rw_conn *c)
 {
+	rw_win_vbuf_free(&c->piece, &c->piece_buf);
 	rw_win_vbuf_free(&c->inbox, &c->inbox_buf);
 	rw_win_vbuf_free(&c->outbox, &c->outbox_buf);
 }

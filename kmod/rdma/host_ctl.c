@@ -16,7 +16,8 @@
  * model's size, registers it (remotely readable, on link 0 only) and asks;
  * the box reads them straight into its parameters and answers. The buffer
  * goes once the answer is in, or the link is gone: never while the box
- * may still read it.
+ * may still read it. A restore goes the same way: the whole of what the
+ * caller gives (a checkpoint's head and image) copied and read.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -321,6 +322,38 @@ out:
 	return ret;
 }
 
+/* RW_OP_RESTORE: @len bytes at @data, a checkpoint's head then image. */
+static int rw_remote_restore(struct rw_remote *r, u64 data, u64 len)
+{
+	struct rw_remote_link *lk = &r->links[0];
+	struct rw_wire_request_info req = { .op = RW_OP_RESTORE };
+	struct rw_wire_seg_info *segs = NULL;
+	struct rw_win stage = {};
+	void *buf = NULL;
+	int ret;
+
+	if (len < sizeof(struct rw_ckpt_head))
+		return -EINVAL;
+	ret = rw_win_vbuf(&stage, &buf, lk->pd, len, lk->wparams.seg_shift);
+	if (ret)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(buf, u64_to_user_ptr(data), len))
+		goto out;
+	segs = kvcalloc(stage.nr_segs, sizeof(*segs), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!segs)
+		goto out;
+	req.win.seg_shift = stage.seg_shift;
+	req.win.nr_segs = stage.nr_segs;
+	ret = rw_remote_ask(r, &req, NULL, &stage, segs);
+out:
+	/* The box answered, or the link broke: nothing reads it now. */
+	rw_win_vbuf_free(&stage, &buf);
+	kvfree(segs);
+	return ret;
+}
+
 int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
 			  u32 nr, u32 flags, u64 data, u64 len, u32 timeout_ms)
 {
@@ -330,8 +363,15 @@ int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
 	ret = rw_remote_ready(r);
 	if (ret)
 		return ret;
-	if (flags & RW_INIT_CHECKPOINT)
-		return -EOPNOTSUPP;
+	if (flags & RW_INIT_CHECKPOINT) {
+		if (flags != RW_INIT_CHECKPOINT || nr)
+			return -EINVAL;
+		if (mutex_lock_interruptible(&r->xfer))
+			return -ERESTARTSYS;
+		ret = rw_remote_restore(r, data, len);
+		mutex_unlock(&r->xfer);
+		return ret;
+	}
 	if (flags & RW_INIT_WAIT) {
 		if (nr || data || len)
 			return -EINVAL;

@@ -208,7 +208,8 @@ int rw_wire_request_pack(void *buf, size_t len,
  * Check and decode a request of @len bytes for a run of @nr_chunks
  * chunks: 0, or -EPROTO with *@why. RW_OP_INIT's runs are in range,
  * ascending and apart, its window well formed (the caller checks that it
- * covers the model); the other ops carry neither.
+ * covers the model); RW_OP_RESTORE carries a window and no runs; the
+ * other ops carry neither.
  */
 int rw_wire_request_parse(const void *data, size_t len, u32 nr_chunks,
 			  struct rw_wire_request_info *out, const char **why);

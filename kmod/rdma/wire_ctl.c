@@ -121,8 +121,9 @@ int rw_wire_request_parse(const void *data, size_t len, u32 nr_chunks,
 		*why = "request length does not match its counts";
 		return -EPROTO;
 	}
-	if (out->op == RW_OP_INIT)
-		bad = !out->nr_runs || !out->win.nr_segs ||
+	if (out->op == RW_OP_INIT || out->op == RW_OP_RESTORE)
+		bad = (out->op == RW_OP_INIT) != !!out->nr_runs ||
+		      !out->win.nr_segs ||
 		      out->win.seg_shift < RW_WIRE_SEG_SHIFT_MIN ||
 		      out->win.seg_shift > RW_WIRE_SEG_SHIFT_MAX;
 	else

@@ -13,7 +13,11 @@
 # the run's head (rw_job_head). Last, PyTorch on the worker VM
 # (torch-remote.py): the DistributedOptimizer starts both ranks from rank
 # 0's model through the box, and the DDP hook refuses a job whose
-# optimizer, read from the run's head, is not average.
+# optimizer, read from the run's head, is not average. Then a checkpoint
+# saved on the box by a run there (--checkpoint-at) is restored from the
+# worker host into a new run (rw_checkpoint_restore over RDMA: the box
+# reads head and image), and both remote ranks end bit-identical to the
+# box's straight run.
 RW_TEST_NAME=cluster-params-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -37,8 +41,42 @@ if [ "$RW_ROLE" = box ]; then
 	"$RWCTL" -j status | jpy 'd["agg_impl"]' >"$RW_OUT/impl"
 	touch "$RW_OUT/ready"
 	t_ok "the worker host is done" rw_await worker done
-	t_ok "job del pinit, inita, initb, tdist, tsgd" sh -c \
-		"for j in pinit inita initb tdist tsgd; do '$RWCTL' job del \$j || exit 1; done"
+
+	# A checkpoint taken here, restored from the worker host.
+	TRAINER=$RW_TOP/build/examples/softmax-trainer
+	data=$RW_OUT/digits.bin
+	cp "$RW_TOP/build/examples/digits.bin" "$data"
+	# local TAG JOB [options]: two trainers here; 0 if both exit 0.
+	local_run() {
+		local tag=$1 job=$2 r rc=0 pids=()
+		shift 2
+		for r in 0 1; do
+			"$TRAINER" --job "$job" --token-file "$TOKEN" --rank $r --workers 2 \
+				--data "$data" --epochs 1 --batch 64 \
+				--out "$RW_OUT/$tag-params-$r.bin" "$@" >"$RW_OUT/$tag-rank$r.log" 2>&1 &
+			pids+=($!)
+		done
+		for p in "${pids[@]}"; do
+			wait "$p" || rc=1
+		done
+		return $rc
+	}
+	ck_jobs() {
+		local j
+		for j in cstr cck crs; do
+			"$RWCTL" job add $j workers 2 optim momentum lr 0.1 chunk-size 4096 \
+				token-file "$TOKEN" || return 1
+		done
+	}
+	t_ok "job add cstr, cck, crs (momentum, 2 workers)" ck_jobs
+	t_ok "the straight run, here" local_run cstr cstr
+	t_ok "a run that saves a checkpoint at step 10, here" \
+		local_run cck cck --stall 1:10 --checkpoint-at "10:$RW_OUT/cck.ckpt"
+	t_ok "... which ends as the straight one" cmp "$RW_OUT/cstr-params-0.bin" "$RW_OUT/cck-params-0.bin"
+	touch "$RW_OUT/ckpt-ready"
+	t_ok "the worker host restored it and trained" rw_await worker restored
+	t_ok "job del pinit, inita, initb, tdist, tsgd, cstr, cck, crs" sh -c \
+		"for j in pinit inita initb tdist tsgd cstr cck crs; do '$RWCTL' job del \$j || exit 1; done"
 	t_ok "rmmod rackweave" rmmod rackweave
 else
 	TRAINER=$RW_TOP/build/examples/softmax-trainer
@@ -88,5 +126,31 @@ else
 	/usr/bin/python3 "$RW_TOP/tests/cluster/torch-remote.py" "$RW_OUT" "$TOKEN" $BOX
 	t_eq "torch-remote passed" 0 "$?"
 	touch "$RW_OUT/done"
+
+	# The box's checkpoint, restored from here into a new run (crs).
+	t_ok "the box saved a checkpoint" rw_await box ckpt-ready
+	ck=$RW_CLUSTER/box/cck.ckpt
+	pids=()
+	for r in 0 1; do
+		"$TRAINER" --job crs --token-file "$TOKEN" --rank "$r" --workers 2 \
+			--box $BOX --data "$data" --epochs 1 --batch 64 --restore "$ck" \
+			--timeout 120000 --out "$RW_OUT/crs-params-$r.bin" \
+			>"$RW_OUT/crs-rank$r.log" 2>&1 &
+		pids+=($!)
+	done
+	rc=0
+	for p in "${pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	[ $rc = 0 ] || tail -n 3 "$RW_OUT"/crs-rank*.log | sed 's/^/#   /'
+	t_eq "two remote trainers restored the box's checkpoint and trained" 0 $rc
+	st=$(sed -n 's/.*restored step \([0-9]*\) .*/\1/p' "$RW_OUT/crs-rank0.log")
+	t_ok "rank 0 restored step ${st:-none} over RDMA (10 or later)" test "${st:-0}" -ge 10
+	t_eq "both ranks continue at that step" "at $st at $st" \
+		"$(for r in 0 1; do sed -n 's/.*continuing at step \([0-9]*\)$/at \1/p' "$RW_OUT/crs-rank$r.log"; done | tr '\n' ' ' | sed 's/ $//')"
+	t_ok "both end bit-identical to the box's straight run" sh -c \
+		"cmp '$RW_CLUSTER/box/cstr-params-0.bin' '$RW_OUT/crs-params-0.bin' &&
+		 cmp '$RW_CLUSTER/box/cstr-params-0.bin' '$RW_OUT/crs-params-1.bin'"
+	touch "$RW_OUT/restored"
 fi
 t_done

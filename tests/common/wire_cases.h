@@ -642,6 +642,29 @@ static const char *rw_wc_request_run(void)
 	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
 	    -EPROTO)
 		return "request: a head request with runs";
+	/* A restore: a window and no runs; with runs, or none, refused. */
+	in.op = RW_OP_RESTORE;
+	in.nr_runs = 0;
+	in.win.seg_shift = 21;
+	in.win.nr_segs = 2;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 rw_wc_segs, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) ||
+	    out.op != RW_OP_RESTORE || out.win.nr_segs != 2 || out.nr_runs)
+		return "request: a restore";
+	in.nr_runs = 1;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 rw_wc_segs, rw_wc_runs);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
+	    -EPROTO)
+		return "request: a restore with runs";
+	in.nr_runs = 0;
+	in.win.nr_segs = 0;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
+	    -EPROTO)
+		return "request: a restore without a window";
 	return NULL;
 }
 
