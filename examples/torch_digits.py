@@ -7,7 +7,10 @@ Usage (as root, the module loaded, the job created; `make demo` does all):
   examples/torch_digits.py --job digits --token-file TOKEN --workers 4 \\
       --data build/examples/digits.bin [--box ADDR] [--slow 2,3]
 
-W trainers (forked from this process, which imports torch once) each
+W trainers (forked from this process, which imports torch once, so that
+it can draw every rank's progress live and run several policies one
+after the other; your own trainers start with `python3 -m
+rackweave.launch`, as examples/torch_ddp.py does, see docs/python.md) each
 train the same MLP (64-64-10, ReLU) on their shard of the training split
 with rackweave.torch.DistributedOptimizer: the box runs the optimizer
 (the job's `optim`), the trainers push gradients and pull parameters, and
