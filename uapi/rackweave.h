@@ -473,7 +473,9 @@
  *   RW_IMM(RW_IMM_RESEND, version, chunk): the chunk's parameters, which
  *   answer no push (a chunk in flight stays so). On the connection that
  *   asks, the answer to an RW_OP_INIT or RW_OP_INIT_WAIT that saw them
- *   set comes after those writes.
+ *   set comes after those writes. RW_WIRE_PARAMS_SET in a setup reply
+ *   and in an answer says whether they were set then, so a worker with
+ *   several connections knows which still owe it their writes.
  *
  * Heartbeats: an end that has heard nothing from the other for a second
  *   RDMA WRITEs zero bytes, without an immediate, at the start of the
@@ -1134,7 +1136,7 @@ struct rw_wire_setup_reply {
 	__le32 seg_shift;	/* the gradient window */
 	__le32 nr_segs;
 	__le32 nr_own;		/* the chunks this connection carries */
-	__le32 reserved2;
+	__le32 flags;		/* RW_WIRE_PARAMS_SET or 0 */
 	struct rw_wire_seg inbox;	/* RW_WIRE_INBOX_LEN bytes (refusal: 0) */
 	/* then struct rw_wire_seg[nr_segs] */
 };
@@ -1170,9 +1172,17 @@ struct rw_wire_answer {
 	__le32 op;		/* the request's */
 	__le32 seq;		/* the request's */
 	__le32 len;		/* bytes after this header */
-	__le32 reserved;
+	__le32 flags;		/* RW_WIRE_PARAMS_SET or 0 */
 	/* then RW_OP_HEAD's struct rw_ckpt_head (on success) */
 };
+
+/*
+ * In a setup reply and an answer: the run's initial parameters were set
+ * (an init or a restore) when the box wrote it. A connection whose reply
+ * says so gets no RW_IMM_RESEND writes; one whose reply does not gets one
+ * per chunk it carries once they are set.
+ */
+#define RW_WIRE_PARAMS_SET	(1U << 0)
 
 #define RW_WIRE_MSG_SIZE	16
 #define RW_WIRE_SEG_SIZE	16

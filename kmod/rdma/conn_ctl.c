@@ -152,6 +152,9 @@ int rw_conn_ctl_flush(struct rw_conn *c, bool resent)
 
 	if (!c->ans_pending || !resent || atomic_read(&c->ep.sq_room) <= 0)
 		return 0;
+	/* As of now: the re-sends, if they were due, are out before it. */
+	if (c->params_seen)
+		c->ans.flags |= RW_WIRE_PARAMS_SET;
 	n = rw_wire_answer_pack(c->outbox_buf, RW_WIRE_INBOX_LEN, &c->ans);
 	if (n < 0)
 		return n;

@@ -631,6 +631,8 @@ static int rw_conn_setup(struct rw_conn *c)
 	ri.nic = c->nic;
 	ri.nr_nics = c->nr_nics;
 	ri.nr_own = c->nr_own;
+	/* Set already: no re-sends will come on this connection. */
+	ri.flags = c->params_seen ? RW_WIRE_PARAMS_SET : 0;
 	ri.win.seg_shift = shift;
 	ri.win.nr_segs = c->grad.nr_segs;
 	segs = kvcalloc(ri.win.nr_segs, sizeof(*segs), GFP_KERNEL);

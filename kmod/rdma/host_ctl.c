@@ -161,6 +161,44 @@ static int rw_remote_await(struct rw_remote *r, bool hold)
 }
 
 /*
+ * Every chunk's parameters as set now: on a link whose setup reply said
+ * they were set its first writes carried them, on any other its re-send
+ * (RW_IMM_RESEND) must have come.
+ */
+static bool rw_remote_resends_in(struct rw_remote *r, void *arg)
+{
+	u32 c;
+
+	for (c = 0; c < r->nr_chunks; c++) {
+		const struct rw_remote_link *lk = &r->links[READ_ONCE(r->link_of[c])];
+
+		if (!(lk->rep.flags & RW_WIRE_PARAMS_SET) &&
+		    !test_bit(c, r->resent))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * After an answer that saw the parameters set: the next pull must see
+ * them, so wait for the other links' re-sends too (the asking link's came
+ * before its answer).
+ */
+static int rw_remote_after_set(struct rw_remote *r)
+{
+	long left;
+
+	if (!(r->ans.flags & RW_WIRE_PARAMS_SET) || r->nr_links < 2)
+		return 0;
+	left = wait_event_timeout(r->wq, rw_remote_resends_in(r, NULL) ||
+				  READ_ONCE(r->error),
+				  msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
+	if (!left)
+		return -ETIMEDOUT;
+	return READ_ONCE(r->error);
+}
+
+/*
  * Ask @req (its seq is set here) with @runs, and @reg, a window to
  * register and describe in it first (or NULL; @segs has room for its
  * segments), then wait for the answer: its status as a negative errno,
@@ -226,7 +264,9 @@ static int rw_remote_ask(struct rw_remote *r, struct rw_wire_request_info *req,
 	if (ret)
 		return ret;
 	r->asking = false;
-	return -(int)r->ans.status;
+	if (r->ans.status)
+		return -(int)r->ans.status;
+	return req->op == RW_OP_HEAD ? 0 : rw_remote_after_set(r);
 }
 
 static int rw_remote_ask_simple(struct rw_remote *r,
@@ -379,7 +419,8 @@ int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
 		req.timeout_ms = timeout_ms;
 		return rw_remote_ask_simple(r, &req);
 	}
-	if (len != r->buf_len)
+	/* The parameter buffer's length, as the setup gives it. */
+	if (len != r->map_len)
 		return -EINVAL;
 	if (mutex_lock_interruptible(&r->xfer))
 		return -ERESTARTSYS;

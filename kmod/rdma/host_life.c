@@ -283,11 +283,14 @@ static void rw_remote_release(struct kref *ref)
 		kfree(r->links[i].box_segs);
 	bitmap_free(r->have);
 	bitmap_free(r->busy);
+	bitmap_free(r->resent);
 	bitmap_free(r->sel);
 	kvfree(r->link_of);
 	vfree(r->versions);
 	vfree(r->grad);
 	vfree(r->params);
+	vfree(r->grad_tail);
+	vfree(r->params_tail);
 	kvfree(r->lt);
 	kvfree(r->offsets);
 	kvfree(r->by_key);

@@ -104,6 +104,12 @@ struct rw_remote {
 	u32 *by_key;
 	struct rw_layout l;
 	u64 buf_len;			/* each of grad and params, page-rounded */
+	/*
+	 * What each maps as (nr_chunks * chunk_size, uapi), once the box
+	 * set the chunk size; past @buf_len a tail of padding of its own.
+	 */
+	u64 map_len;
+	void *grad_tail, *params_tail;
 	u64 versions_len;
 	void *grad;
 	void *params;
@@ -113,6 +119,7 @@ struct rw_remote {
 	unsigned long *have;		/* parameters received at least once */
 	u8 *link_of;			/* the link each chunk's first came on */
 	unsigned long *busy;		/* pushed, parameters not yet back */
+	unsigned long *resent;		/* parameters set anew came (RESEND) */
 	unsigned long *sel;		/* the current transfer's chunks */
 	u8 clock;			/* iterations pushed, for immediates */
 	u32 npushed;

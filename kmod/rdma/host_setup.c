@@ -309,6 +309,14 @@ static int rw_remote_start(struct rw_remote *r)
 		return -EPROTO;
 	r->nr_chunks = rep->nr_chunks;
 	r->versions_len = PAGE_ALIGN((u64)rep->nr_chunks * sizeof(u64));
+	/* Chunks above a page: the last one's padding maps too (uapi). */
+	r->map_len = (u64)rep->nr_chunks * rep->chunk_size;
+	if (r->map_len > r->buf_len) {
+		r->grad_tail = vmalloc_user(r->map_len - r->buf_len);
+		r->params_tail = vmalloc_user(r->map_len - r->buf_len);
+		if (!r->grad_tail || !r->params_tail)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -346,10 +354,11 @@ static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
 	r->versions = vmalloc_user(PAGE_ALIGN((u64)mc * sizeof(u64)));
 	r->have = bitmap_zalloc(mc, GFP_KERNEL);
 	r->busy = bitmap_zalloc(mc, GFP_KERNEL);
+	r->resent = bitmap_zalloc(mc, GFP_KERNEL);
 	r->sel = bitmap_zalloc(mc, GFP_KERNEL);
 	r->link_of = kvmalloc(mc, GFP_KERNEL);
 	if (!r->grad || !r->params || !r->versions || !r->have || !r->busy ||
-	    !r->sel || !r->link_of)
+	    !r->resent || !r->sel || !r->link_of)
 		return -ENOMEM;
 	memset(r->link_of, r->nr_links > 1 ? RW_REMOTE_NO_LINK : 0, mc);
 	return 0;
@@ -443,9 +452,9 @@ int rw_remote_setup(struct rw_remote *r, struct rw_setup *out)
 	out->sync = r->links[0].rep.sync;
 	out->model_bytes = r->l.geom.total_bytes;
 	out->grad_offset = RW_MMAP_GRAD;
-	out->grad_len = r->buf_len;
+	out->grad_len = r->map_len;
 	out->params_offset = RW_MMAP_PARAMS;
-	out->params_len = r->buf_len;
+	out->params_len = r->map_len;
 	out->versions_offset = RW_MMAP_VERSIONS;
 	out->versions_len = r->versions_len;
 	out->features = RW_FEATURES;

@@ -109,6 +109,8 @@ void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
 	/* Parameters set anew answer no push: a chunk in flight stays so. */
 	if (imm.type == RW_IMM_PARAMS)
 		clear_bit(imm.chunk, r->busy);
+	else
+		set_bit(imm.chunk, r->resent);
 	if (rw_remote_post_data_recv(lk)) {
 		rw_remote_break(r, "cannot post a receive");
 		return;
@@ -280,7 +282,7 @@ int rw_remote_map(struct rw_remote *r, enum rw_engine_buf buf, u64 off,
 
 	if (ret)
 		return ret;
-	blen = buf == RW_BUF_VERSIONS ? r->versions_len : r->buf_len;
+	blen = buf == RW_BUF_VERSIONS ? r->versions_len : r->map_len;
 	if (off >= blen || len > blen - off)
 		return -EINVAL;
 	if (buf == RW_BUF_GRAD)
@@ -296,12 +298,16 @@ struct page *rw_remote_page(struct rw_remote *r, enum rw_engine_buf buf,
 
 	switch (buf) {
 	case RW_BUF_GRAD:
-		base = r->grad;
-		blen = r->buf_len;
-		break;
 	case RW_BUF_PARAMS:
-		base = r->params;
+		base = buf == RW_BUF_GRAD ? r->grad : r->params;
 		blen = r->buf_len;
+		/* The last chunk's padding past the buffer: its own pages. */
+		if (off >= blen && off < r->map_len) {
+			base = buf == RW_BUF_GRAD ? r->grad_tail :
+			       r->params_tail;
+			off -= blen;
+			blen = r->map_len - blen;
+		}
 		break;
 	default:
 		base = r->versions;

@@ -436,6 +436,7 @@ int rw_wire_reply_pack(void *buf, size_t len,
 		h.seg_shift = cpu_to_le32(in->win.seg_shift);
 		h.nr_segs = cpu_to_le32(nr_segs);
 		h.nr_own = cpu_to_le32(in->nr_own);
+		h.flags = cpu_to_le32(in->flags);
 		rw_wire_segs_pack((u8 *)&h.inbox, &in->inbox, 1);
 	}
 	memcpy(buf, &h, sizeof(h));
@@ -477,13 +478,15 @@ int rw_wire_reply_parse(const void *data, size_t len,
 	if (ret)
 		return ret;
 	n = rw_wire_reply_size(out->win.nr_segs);
+	out->flags = le32_to_cpu(h.flags);
 	if (!n || n != le32_to_cpu(h.msg.len) || n > len || h.reserved ||
-	    h.reserved2) {
+	    out->flags & ~RW_WIRE_PARAMS_SET) {
 		*why = "reply length does not match its counts";
 		return -EPROTO;
 	}
 	if (out->status && (out->win.nr_segs || h.nic || h.nr_nics ||
-			    out->nr_own || out->inbox.addr || out->inbox.rkey)) {
+			    out->nr_own || out->inbox.addr || out->inbox.rkey ||
+			    out->flags)) {
 		*why = "a refusal with a window or a connection index";
 		return -EPROTO;
 	}

@@ -153,6 +153,7 @@ struct rw_wire_reply_info {
 	u32 nic;			/* the request's, echoed */
 	u32 nr_nics;
 	u32 nr_own;			/* the chunks this connection carries */
+	u32 flags;			/* RW_WIRE_PARAMS_SET */
 	struct rw_wire_win win;		/* the gradient window */
 	struct rw_wire_seg_info inbox;	/* the box's, for requests */
 };
@@ -220,6 +221,7 @@ struct rw_wire_answer_info {
 	u32 status;			/* 0 or a positive errno */
 	u32 op;
 	u32 seq;
+	u32 flags;			/* RW_WIRE_PARAMS_SET */
 	bool has_head;			/* RW_OP_HEAD's, on success */
 	struct rw_ckpt_head head;
 };

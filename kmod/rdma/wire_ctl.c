@@ -236,6 +236,7 @@ int rw_wire_answer_pack(void *buf, size_t len,
 	h.op = cpu_to_le32(in->op);
 	h.seq = cpu_to_le32(in->seq);
 	h.len = cpu_to_le32((u32)(n - sizeof(h)));
+	h.flags = cpu_to_le32(in->flags);
 	memcpy(buf, &h, sizeof(h));
 	if (in->has_head) {
 		rw_wire_head_pack(&wh, &in->head);
@@ -263,8 +264,10 @@ int rw_wire_answer_parse(const void *data, size_t len,
 	out->op = le32_to_cpu(h.op);
 	out->seq = le32_to_cpu(h.seq);
 	body = le32_to_cpu(h.len);
-	if (h.reserved || !out->op || out->op >= __RW_OP_MAX) {
-		*why = "unknown op or reserved bytes in an answer";
+	out->flags = le32_to_cpu(h.flags);
+	if (out->flags & ~RW_WIRE_PARAMS_SET || !out->op ||
+	    out->op >= __RW_OP_MAX) {
+		*why = "unknown op or flags in an answer";
 		return -EPROTO;
 	}
 	out->has_head = out->op == RW_OP_HEAD && !out->status;

@@ -17,7 +17,10 @@
 # saved on the box by a run there (--checkpoint-at) is restored from the
 # worker host into a new run (rw_checkpoint_restore over RDMA: the box
 # reads head and image), and both remote ranks end bit-identical to the
-# box's straight run.
+# box's straight run; the same file into a job of another layout (known
+# from the run's head over RDMA), a truncated copy and a flipped byte are
+# refused with their sentences, and change nothing: the good file then
+# restores into that run and ends bit-identical too.
 RW_TEST_NAME=cluster-params-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -63,20 +66,23 @@ if [ "$RW_ROLE" = box ]; then
 	}
 	ck_jobs() {
 		local j
-		for j in cstr cck crs; do
+		for j in cstr cck crs cbad; do
 			"$RWCTL" job add $j workers 2 optim momentum lr 0.1 chunk-size 4096 \
 				token-file "$TOKEN" || return 1
 		done
+		# Another layout: the same model in 8 KiB chunks.
+		"$RWCTL" job add clay workers 2 optim momentum lr 0.1 chunk-size 8192 \
+			token-file "$TOKEN"
 	}
-	t_ok "job add cstr, cck, crs (momentum, 2 workers)" ck_jobs
+	t_ok "job add cstr, cck, crs, cbad, clay (momentum, 2 workers)" ck_jobs
 	t_ok "the straight run, here" local_run cstr cstr
 	t_ok "a run that saves a checkpoint at step 10, here" \
 		local_run cck cck --stall 1:10 --checkpoint-at "10:$RW_OUT/cck.ckpt"
 	t_ok "... which ends as the straight one" cmp "$RW_OUT/cstr-params-0.bin" "$RW_OUT/cck-params-0.bin"
 	touch "$RW_OUT/ckpt-ready"
 	t_ok "the worker host restored it and trained" rw_await worker restored
-	t_ok "job del pinit, inita, initb, tdist, tsgd, cstr, cck, crs" sh -c \
-		"for j in pinit inita initb tdist tsgd cstr cck crs; do '$RWCTL' job del \$j || exit 1; done"
+	t_ok "job del every job" sh -c \
+		"for j in pinit inita initb tdist tsgd cstr cck crs cbad clay; do '$RWCTL' job del \$j || exit 1; done"
 	t_ok "rmmod rackweave" rmmod rackweave
 else
 	TRAINER=$RW_TOP/build/examples/softmax-trainer
@@ -151,6 +157,37 @@ else
 	t_ok "both end bit-identical to the box's straight run" sh -c \
 		"cmp '$RW_CLUSTER/box/cstr-params-0.bin' '$RW_OUT/crs-params-0.bin' &&
 		 cmp '$RW_CLUSTER/box/cstr-params-0.bin' '$RW_OUT/crs-params-1.bin'"
+
+	# refused JOB FILE WORDS: rank 0 alone restores FILE into JOB from
+	# here: it must fail, saying WORDS.
+	refused() {
+		"$TRAINER" --job "$1" --token-file "$TOKEN" --rank 0 --workers 2 \
+			--box $BOX --data "$data" --epochs 1 --batch 64 --restore "$2" \
+			--timeout 60000 >"$RW_OUT/refused-$1.log" 2>&1 && return 1
+		grep -q "$3" "$RW_OUT/refused-$1.log" || { cat "$RW_OUT/refused-$1.log"; return 1; }
+	}
+	len=$(stat -c %s "$ck")
+	head -c $((len - 4096)) "$ck" >"$RW_OUT/short.ckpt"
+	cp "$ck" "$RW_OUT/flipped.ckpt"
+	printf '\x5a' | dd of="$RW_OUT/flipped.ckpt" bs=1 seek=$((len / 2)) conv=notrunc 2>/dev/null
+	t_ok "another layout (8 KiB chunks), told by the run's head over RDMA: refused" \
+		refused clay "$ck" "another model layout"
+	t_ok "a truncated file: refused" refused cbad "$RW_OUT/short.ckpt" "truncated"
+	t_ok "a flipped byte: refused" refused cbad "$RW_OUT/flipped.ckpt" "checksum mismatch"
+	pids=()
+	for r in 0 1; do
+		"$TRAINER" --job cbad --token-file "$TOKEN" --rank "$r" --workers 2 \
+			--box $BOX --data "$data" --epochs 1 --batch 64 --restore "$ck" \
+			--timeout 120000 --out "$RW_OUT/cbad-params-$r.bin" \
+			>"$RW_OUT/cbad-rank$r.log" 2>&1 &
+		pids+=($!)
+	done
+	rc=0
+	for p in "${pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	t_ok "... which changed nothing: the good file restores there, bit-identical at the end" \
+		sh -c "[ $rc = 0 ] && cmp '$RW_CLUSTER/box/cstr-params-0.bin' '$RW_OUT/cbad-params-0.bin'"
 	touch "$RW_OUT/restored"
 fi
 t_done

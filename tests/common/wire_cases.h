@@ -429,7 +429,7 @@ static const struct rw_wc_break rw_wc_reply_breaks[] = {
 	{ "segment shift", 56, 8 }, { "segment count", 60, 1 },
 	{ "chunks here beyond the count", 64, 16 },
 	{ "one connection without every chunk", 64, 1 },
-	{ "reserved after the chunks here", 68, 1 },
+	{ "unknown flags", 68, 2 },
 	{ "inbox reserved", 72 + 12, 1 }, { "segment reserved", 88 + 12, 1 },
 	{ "truncated", 87, 0 },
 };
@@ -500,6 +500,7 @@ static const char *rw_wc_reply_run(void)
 		.credits = 16, .nr_own = 3,
 		.win = { .seg_shift = 13, .nr_segs = 2 },
 		.inbox = { .addr = 0x30000, .rkey = 99 },
+		.flags = RW_WIRE_PARAMS_SET,
 	}, out;
 	const char *why = NULL;
 	int n, i;
@@ -512,7 +513,8 @@ static const char *rw_wc_reply_run(void)
 	    out.status || out.rank != 1 || out.nr_chunks != 3 ||
 	    out.model_bytes != 8200 || out.credits != 16 || out.epoch != 3 ||
 	    out.win.nr_segs != 2 || out.nic || out.nr_nics || out.nr_own != 3 ||
-	    out.inbox.addr != 0x30000 || out.inbox.rkey != 99)
+	    out.inbox.addr != 0x30000 || out.inbox.rkey != 99 ||
+	    out.flags != RW_WIRE_PARAMS_SET)
 		return "reply: parsed back";
 	/* Connection 1 of 3 is echoed; 3 of 3 and 1 of 1 are refused. */
 	in.nic = 1;
@@ -555,7 +557,7 @@ static const char *rw_wc_reply_run(void)
 	if (n != RW_WIRE_REPLY_SIZE ||
 	    rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
 	    out.status != EEXIST || out.win.nr_segs || out.nr_own ||
-	    out.inbox.addr || out.inbox.rkey)
+	    out.inbox.addr || out.inbox.rkey || out.flags)
 		return "reply: a refusal";
 	return NULL;
 }
@@ -672,6 +674,7 @@ static const char *rw_wc_answer_run(void)
 {
 	struct rw_wire_answer_info in = {
 		.op = RW_OP_HEAD, .seq = 4, .has_head = true,
+		.flags = RW_WIRE_PARAMS_SET,
 		.head = { .magic = RW_CKPT_MAGIC,
 			  .head_len = sizeof(struct rw_ckpt_head),
 			  .layout_hash = 0x0123456789abcdefULL, .nr_chunks = 3,
@@ -684,6 +687,7 @@ static const char *rw_wc_answer_run(void)
 	if (n != RW_WIRE_ANSWER_SIZE + RW_CKPT_HEAD_SIZE ||
 	    rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
 	    out.status || !out.has_head || out.seq != 4 ||
+	    out.flags != RW_WIRE_PARAMS_SET ||
 	    memcmp(&out.head, &in.head, sizeof(in.head)))
 		return "answer: a head, parsed back";
 	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n - 1, &out, &why) !=
@@ -702,6 +706,11 @@ static const char *rw_wc_answer_run(void)
 	    rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
 	    out.status != EBUSY || out.op != RW_OP_INIT || out.has_head)
 		return "answer: a refusal";
+	rw_wc_msg_buf[28] = 2;
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "answer: unknown flags";
+	rw_wc_msg_buf[28] = 0;
 	rw_wc_msg_buf[16] = 0;
 	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
 	    -EPROTO)

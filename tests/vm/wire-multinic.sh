@@ -15,8 +15,11 @@
 # device that owns the address it dials (same-device loopback, as in
 # wire-listen.sh), so the box sees each rank on rxe0 and on rxe1.
 #
-# 4 trainers train the digits (examples/softmax-trainer) to parameters
-# bit-identical to the single-process reference, and 4 train the wire
+# 4 trainers train the digits (examples/softmax-trainer) from rank 0's
+# seeded initial parameters (read by the box over one connection, re-sent
+# to every rank on both) to parameters bit-identical to the single-process
+# reference, every rank's first pull returning exactly the initial ones,
+# and 4 train the wire
 # tests' model (wire-local, 23 chunks) to its exact result, where the
 # box's own per-connection counters show that both NICs carried pushes
 # and parameter writes, each its share. A second attachment of a held
@@ -74,6 +77,7 @@ pids=()
 for r in $(seq 0 $((W - 1))); do
 	"$TRAINER" --job digits --token-file "$RW_OUT/token" --rank "$r" --workers $W \
 		--data "$data" --epochs $EPOCHS --batch $BATCH --box "$BOX,$BOX2" \
+		--init-seed 7 \
 		--out "$RW_OUT/digits-params-$r.bin" >"$RW_OUT/digits-rank$r.log" 2>&1 &
 	pids+=($!)
 done
@@ -83,9 +87,11 @@ t_eq "... each rank connected to both addresses" 8 \
 	"$(dmesg | grep -c 'job digits rank [0-3]: connected to .* (link [01] of 2)')"
 t_eq "... and the box accepted each rank on rxe0 and on rxe1" 8 \
 	"$(dmesg | grep -c 'on rxe[01]: job digits rank [0-3] nic [01]/2$')"
+t_eq "... every rank's first pull returned rank 0's initial parameters (re-sent on both connections)" $W \
+	"$(cat "$RW_OUT"/digits-rank*.log | grep -c 'first pull returned the initial parameters')"
 t_ok "the single-process reference ($impl kernels)" \
 	"$REF" --workers $W --data "$data" --epochs $EPOCHS --batch $BATCH --lr 0.5 \
-	--chunk-size 4096 --impl "$impl" --out "$RW_OUT/digits-ref.bin"
+	--chunk-size 4096 --impl "$impl" --init-seed 7 --out "$RW_OUT/digits-ref.bin"
 t_ok "two NICs: parameters bit-identical to the reference" \
 	sh -c "for r in 0 1 2 3; do cmp '$RW_OUT/digits-ref.bin' \"$RW_OUT/digits-params-\$r.bin\" || exit 1; done"
 
