@@ -9,6 +9,7 @@
 #include <linux/string.h>
 
 #include "../common/wire_cases.h"
+#include "../common/wire_ctl_cases.h"
 
 static void rw_wc_imm_desc(const struct rw_wc_imm *c, char *desc)
 {

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/wire_cases.h"
+#include "common/wire_ctl_cases.h"
 
 /* Both tables, each case named when it fails. */
 static void wire_tables(void **state)

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Requests and answers on the RDMA wire (kmod/rdma/wire_ctl.c), packed,
+ * read back and broken byte by byte: each break must be refused. Run by
+ * tests/user/test-rdma-wire.c (cmocka) and tests/kunit/wire_test.c
+ * (KUnit), after wire_cases.h, whose buffers and breaks it shares.
+ */
+#ifndef _RW_TESTS_WIRE_CTL_CASES_H
+#define _RW_TESTS_WIRE_CTL_CASES_H
+
+#include "wire_cases.h"
+
+/* Requests (uapi "Requests"): an INIT of two runs through a window. */
+static const struct rw_wire_run_info rw_wc_runs[2] = {
+	{ .first = 0, .count = 2 }, { .first = 5, .count = 3 },
+};
+
+static const struct rw_wc_break rw_wc_request_breaks[] = {
+	{ "magic", 0, 1 }, { "type", 5, 7 }, { "status", 6, 1 },
+	{ "length", 8, 8 }, { "frame reserved", 12, 1 },
+	{ "op 0", 16, RW_OP_INIT }, { "unknown op", 16, 0x70 },
+	{ "a timeout on INIT", 24, 1 }, { "run count", 28, 1 },
+	{ "segment shift", 32, 0x10 }, { "segment count", 36, 1 },
+	{ "reserved", 40, 1 }, { "segment reserved", 48 + 12, 1 },
+	{ "an empty run", 64 + 8 + 4, 3 }, { "runs out of order", 64 + 8, 4 },
+	{ "a run past the chunks", 64 + 8 + 4, 8 },
+	{ "a run touching the one before", 64 + 8, 2 ^ 5 },
+	{ "truncated", 64 + 15, 0 }, { "header only", 48, 0 },
+};
+
+static const char *rw_wc_request_run(void)
+{
+	struct rw_wire_request_info in = {
+		.op = RW_OP_INIT, .seq = 9, .nr_runs = 2,
+		.win = { .seg_shift = 16, .nr_segs = 1 },
+	}, out;
+	struct rw_wire_run_info run;
+	struct rw_wire_seg_info seg;
+	const char *why = NULL;
+	int n, i;
+
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 rw_wc_segs, rw_wc_runs);
+	if (n != RW_WIRE_REQUEST_SIZE + RW_WIRE_SEG_SIZE + 2 * RW_WIRE_RUN_SIZE)
+		return "request: packed size";
+	if (rw_wire_request_pack(rw_wc_msg_buf, (size_t)n - 1, &in, rw_wc_segs,
+				 rw_wc_runs) != -EMSGSIZE)
+		return "request: a short buffer is not refused";
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) ||
+	    out.op != RW_OP_INIT || out.seq != 9 || out.nr_runs != 2 ||
+	    out.win.seg_shift != 16 || out.win.nr_segs != 1)
+		return "request: parsed back";
+	rw_wire_seg_get(&out.win, 0, &seg);
+	rw_wire_run_get(&out, 1, &run);
+	if (seg.addr != rw_wc_segs[0].addr || run.first != 5 || run.count != 3)
+		return "request: a segment or run differs";
+	/* The runs end at chunk 8: a run of 7 chunks refuses them. */
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 7, &out, &why) !=
+	    -EPROTO)
+		return "request: runs beyond the chunks";
+	for (i = 0; i < (int)ARRAY_SIZE(rw_wc_request_breaks); i++) {
+		const struct rw_wc_break *b = &rw_wc_request_breaks[i];
+		size_t len = b->xor ? (size_t)n : b->off;
+
+		memcpy(rw_wc_msg_bad, rw_wc_msg_buf, (size_t)n);
+		rw_wc_msg_bad[b->off] ^= b->xor;
+		why = NULL;
+		if (rw_wire_request_parse(rw_wc_msg_bad, len, 10, &out, &why) !=
+		    -EPROTO || !why)
+			return b->name;
+	}
+	/* A wait carries its timeout and nothing else; a head request neither. */
+	memset(&in, 0, sizeof(in));
+	in.op = RW_OP_INIT_WAIT;
+	in.timeout_ms = 1500;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (n != RW_WIRE_REQUEST_SIZE ||
+	    rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) ||
+	    out.op != RW_OP_INIT_WAIT || out.timeout_ms != 1500)
+		return "request: a wait";
+	in.op = RW_OP_HEAD;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) !=
+	    -EPROTO)
+		return "request: a head request with a timeout";
+	in.timeout_ms = 0;
+	in.nr_runs = 1;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, rw_wc_runs);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
+	    -EPROTO)
+		return "request: a head request with runs";
+	/* A restore: a window and no runs; with runs, or none, refused. */
+	in.op = RW_OP_RESTORE;
+	in.nr_runs = 0;
+	in.win.seg_shift = 21;
+	in.win.nr_segs = 2;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 rw_wc_segs, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) ||
+	    out.op != RW_OP_RESTORE || out.win.nr_segs != 2 || out.nr_runs)
+		return "request: a restore";
+	in.nr_runs = 1;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 rw_wc_segs, rw_wc_runs);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
+	    -EPROTO)
+		return "request: a restore with runs";
+	in.nr_runs = 0;
+	in.win.nr_segs = 0;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
+	    -EPROTO)
+		return "request: a restore without a window";
+	return NULL;
+}
+
+static const char *rw_wc_answer_run(void)
+{
+	struct rw_wire_answer_info in = {
+		.op = RW_OP_HEAD, .seq = 4, .has_head = true,
+		.flags = RW_WIRE_PARAMS_SET,
+		.head = { .magic = RW_CKPT_MAGIC,
+			  .head_len = sizeof(struct rw_ckpt_head),
+			  .layout_hash = 0x0123456789abcdefULL, .nr_chunks = 3,
+			  .optim = 2, .hparams = { 0x3dcccccdU }, .step = 41 },
+	}, out;
+	const char *why = NULL;
+	int n;
+
+	n = rw_wire_answer_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in);
+	if (n != RW_WIRE_ANSWER_SIZE + RW_CKPT_HEAD_SIZE ||
+	    rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.status || !out.has_head || out.seq != 4 ||
+	    out.flags != RW_WIRE_PARAMS_SET ||
+	    memcmp(&out.head, &in.head, sizeof(in.head)))
+		return "answer: a head, parsed back";
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n - 1, &out, &why) !=
+	    -EPROTO)
+		return "answer: a truncated head";
+	rw_wc_msg_buf[RW_WIRE_ANSWER_SIZE] ^= 1;
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "answer: a head of another kind";
+	/* A refusal carries its errno and no head. */
+	in.status = EBUSY;
+	in.has_head = false;
+	in.op = RW_OP_INIT;
+	n = rw_wire_answer_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in);
+	if (n != RW_WIRE_ANSWER_SIZE ||
+	    rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.status != EBUSY || out.op != RW_OP_INIT || out.has_head)
+		return "answer: a refusal";
+	rw_wc_msg_buf[28] = 2;
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "answer: unknown flags";
+	rw_wc_msg_buf[28] = 0;
+	rw_wc_msg_buf[16] = 0;
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "answer: op 0";
+	return NULL;
+}
+
+#endif /* _RW_TESTS_WIRE_CTL_CASES_H */
