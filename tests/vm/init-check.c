@@ -160,12 +160,17 @@ int main(int argc, char **argv)
 	if (!b0 || !b1)
 		return 1;
 	check_err(rw_push(b0, NULL, 0, 0), 0, "job B: rank 0 pushes");
+	/*
+	 * Once the box has taken the push: a remote push is on its way when
+	 * rw_push() returns, and an init that reached the box first would
+	 * win. The wait returns once the run has begun.
+	 */
+	check_err(rw_params_wait(b1, 5000), 0,
+		  "job B: a wait once the run has begun returns");
 	memset(buf, 0, s.params_len);
 	memcpy(buf + vb.offset, vals, sizeof(vals));
 	check_err(rw_params_init(b1, buf, s.params_len, NULL, 0, 0), -EBUSY,
 		  "job B: an init after the run's first push");
-	check_err(rw_params_wait(b1, 200), 0,
-		  "job B: a wait once the run has begun returns");
 	check(tensor_is(b1, 1, NULL, NA) && tensor_is(b1, 2, NULL, NB),
 	      "job B: parameters still zero");
 	free(buf);
