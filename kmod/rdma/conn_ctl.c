@@ -166,37 +166,6 @@ int rw_conn_ctl_flush(struct rw_conn *c, bool resent)
 	return n ?: 1;
 }
 
-/* Post the read of chunk @chunk from the peer's window. */
-static int rw_conn_post_read(struct rw_conn *c, const struct rw_wire_win *src,
-			     u32 chunk)
-{
-	u64 off = (u64)chunk << c->chunk_shift;
-	struct rw_wire_seg_info at;
-	struct ib_sge sge;
-	struct ib_rdma_wr wr = {
-		.wr.opcode = IB_WR_RDMA_READ,
-		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.wr_cqe = &c->read_cqe.cqe,
-		.wr.sg_list = &sge,
-		.wr.num_sge = 1,
-	};
-	int ret;
-
-	rw_win_at(&c->params, off, &sge.addr, &sge.lkey);
-	sge.length = rw_worker_chunk_len(c->w, chunk);
-	rw_wire_win_at(src, off, &at);
-	wr.remote_addr = at.addr;
-	wr.rkey = at.rkey;
-	atomic_dec(&c->ep.sq_room);
-	atomic_inc(&c->reads_left);
-	ret = ib_post_send(c->id->qp, &wr.wr, NULL);
-	if (ret) {
-		atomic_inc(&c->ep.sq_room);
-		atomic_dec(&c->reads_left);
-	}
-	return ret;
-}
-
 static bool rw_conn_reads_in(struct rw_conn *c)
 {
 	return !atomic_read(&c->reads_left) || READ_ONCE(c->stopping) ||
@@ -210,31 +179,74 @@ static bool rw_conn_read_room(struct rw_conn *c)
 }
 
 /*
- * rw_worker_init_fill()'s fill: every chosen chunk read, one slot of the
- * send queue kept for the answer. A read the device fails closes the
- * connection (rdma/data.c), which stops the wait.
+ * Read @len bytes at @off of the peer's window @src (within one of its
+ * segments) to @addr under @lkey, once the send queue has room, one slot
+ * kept for the answer. A read the device fails closes the connection
+ * (rdma/data.c), which stops the waits.
+ */
+static int rw_conn_read(struct rw_conn *c, u64 addr, u32 lkey,
+			const struct rw_wire_win *src, u64 off, u32 len)
+{
+	struct rw_wire_seg_info at;
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_READ,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_cqe = &c->read_cqe.cqe,
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+	};
+	int ret;
+
+	if (!wait_event_timeout(c->wq, rw_conn_read_room(c),
+				msecs_to_jiffies(RW_LINK_SILENT_MS)))
+		return -ETIMEDOUT;
+	if (READ_ONCE(c->stopping) || kthread_should_stop())
+		return -ECONNABORTED;
+	rw_wire_win_at(src, off, &at);
+	wr.remote_addr = at.addr;
+	wr.rkey = at.rkey;
+	atomic_dec(&c->ep.sq_room);
+	atomic_inc(&c->reads_left);
+	local_bh_disable();
+	ret = ib_post_send(c->id->qp, &wr.wr, NULL);
+	local_bh_enable();
+	if (ret) {
+		atomic_inc(&c->ep.sq_room);
+		atomic_dec(&c->reads_left);
+	}
+	return ret;
+}
+
+/* Until every read posted is in: 0, or what ended the wait. */
+static int rw_conn_reads_wait(struct rw_conn *c)
+{
+	if (!wait_event_timeout(c->wq, rw_conn_reads_in(c),
+				msecs_to_jiffies(RW_LINK_SILENT_MS)))
+		return -ETIMEDOUT;
+	return atomic_read(&c->reads_left) ? -ECONNABORTED : 0;
+}
+
+/*
+ * rw_worker_init_fill()'s fill: every chosen chunk read from the peer's
+ * window straight into its place in the parameters.
  */
 static int rw_conn_init_reads(void *arg)
 {
 	struct rw_conn *c = arg;
-	long tmo = msecs_to_jiffies(RW_LINK_SILENT_MS);
-	u32 chunk;
+	u32 chunk, lkey;
+	u64 off, addr;
 	int ret;
 
 	for_each_set_bit(chunk, c->init_sel, c->nr_chunks) {
-		if (!wait_event_timeout(c->wq, rw_conn_read_room(c), tmo))
-			return -ETIMEDOUT;
-		if (READ_ONCE(c->stopping) || kthread_should_stop())
-			return -ECONNABORTED;
-		local_bh_disable();
-		ret = rw_conn_post_read(c, &c->init_req->win, chunk);
-		local_bh_enable();
+		off = (u64)chunk << c->chunk_shift;
+		rw_win_at(&c->params, off, &addr, &lkey);
+		ret = rw_conn_read(c, addr, lkey, &c->init_req->win, off,
+				   rw_worker_chunk_len(c->w, chunk));
 		if (ret)
 			return ret;
 	}
-	if (!wait_event_timeout(c->wq, rw_conn_reads_in(c), tmo))
-		return -ETIMEDOUT;
-	return atomic_read(&c->reads_left) ? -ECONNABORTED : 0;
+	return rw_conn_reads_wait(c);
 }
 
 /* ---- RW_OP_RESTORE ---- */
@@ -279,47 +291,18 @@ static int rw_conn_piece_get(struct rw_conn *c, u32 *regs)
 static int rw_conn_read_piece(struct rw_conn *c, const struct rw_wire_win *src,
 			      u64 off, u32 len)
 {
-	long tmo = msecs_to_jiffies(RW_LINK_SILENT_MS);
-	u32 done = 0, n;
+	u64 seg = 1ULL << src->seg_shift, addr;
+	u32 done, n, lkey;
 	int ret;
 
-	while (done < len) {
-		u64 at = off + done, seg = 1ULL << src->seg_shift;
-		struct rw_wire_seg_info rs;
-		struct ib_sge sge;
-		struct ib_rdma_wr wr = {
-			.wr.opcode = IB_WR_RDMA_READ,
-			.wr.send_flags = IB_SEND_SIGNALED,
-			.wr.wr_cqe = &c->read_cqe.cqe,
-			.wr.sg_list = &sge,
-			.wr.num_sge = 1,
-		};
-
-		n = (u32)min_t(u64, len - done, seg - (at & (seg - 1)));
-		if (!wait_event_timeout(c->wq, rw_conn_read_room(c), tmo))
-			return -ETIMEDOUT;
-		if (READ_ONCE(c->stopping) || kthread_should_stop())
-			return -ECONNABORTED;
-		rw_win_at(&c->piece, done, &sge.addr, &sge.lkey);
-		sge.length = n;
-		rw_wire_win_at(src, at, &rs);
-		wr.remote_addr = rs.addr;
-		wr.rkey = rs.rkey;
-		atomic_dec(&c->ep.sq_room);
-		atomic_inc(&c->reads_left);
-		local_bh_disable();
-		ret = ib_post_send(c->id->qp, &wr.wr, NULL);
-		local_bh_enable();
-		if (ret) {
-			atomic_inc(&c->ep.sq_room);
-			atomic_dec(&c->reads_left);
+	for (done = 0; done < len; done += n) {
+		n = (u32)min_t(u64, len - done, seg - ((off + done) & (seg - 1)));
+		rw_win_at(&c->piece, done, &addr, &lkey);
+		ret = rw_conn_read(c, addr, lkey, src, off + done, n);
+		if (ret)
 			return ret;
-		}
-		done += n;
 	}
-	if (!wait_event_timeout(c->wq, rw_conn_reads_in(c), tmo))
-		return -ETIMEDOUT;
-	return atomic_read(&c->reads_left) ? -ECONNABORTED : 0;
+	return rw_conn_reads_wait(c);
 }
 
 /* rw_worker_restore_fill()'s fill: the image, piece by piece. */

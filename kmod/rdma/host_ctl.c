@@ -322,42 +322,73 @@ static int rw_remote_stage_fill(struct rw_remote *r, void *stage,
 	return 0;
 }
 
-/* RW_OP_INIT: the chosen chunks of @data set as the run's first. */
-static int rw_remote_init_set(struct rw_remote *r, u64 data)
+/* What the caller gives, for a staged request's buffer. */
+struct rw_remote_src {
+	u64 data;			/* the caller's address */
+	u64 len;			/* RW_OP_RESTORE: all of it */
+	const struct rw_wire_run_info *runs;	/* RW_OP_INIT: these runs */
+	u32 nr_runs;
+};
+
+/* Fill @buf (the model's bytes, or head and image) from @src. */
+static int rw_remote_src_copy(struct rw_remote *r, void *buf,
+			      const struct rw_remote_src *src)
+{
+	if (!src->runs)
+		return copy_from_user(buf, u64_to_user_ptr(src->data),
+				      src->len) ? -EFAULT : 0;
+	return rw_remote_stage_fill(r, buf, src->runs, src->nr_runs,
+				    src->data);
+}
+
+/*
+ * Ask @req with a window over a buffer of @len bytes of this host's,
+ * filled from @src first; the box reads it.
+ */
+static int rw_remote_ask_staged(struct rw_remote *r,
+				struct rw_wire_request_info *req, u64 len,
+				const struct rw_remote_src *src)
 {
 	struct rw_remote_link *lk = &r->links[0];
-	struct rw_wire_request_info req = { .op = RW_OP_INIT };
 	struct rw_wire_seg_info *segs = NULL;
-	struct rw_wire_run_info *runs;
 	struct rw_win stage = {};
 	void *buf = NULL;
 	int ret;
 
-	runs = rw_remote_runs(r, &req.nr_runs);
-	ret = -ENOMEM;
-	if (!runs)
-		goto out;
-	ret = -EINVAL;
-	if (!req.nr_runs)
-		goto out;
-	ret = rw_win_vbuf(&stage, &buf, lk->pd, r->buf_len,
-			  lk->wparams.seg_shift);
-	if (ret)
-		goto out;
-	ret = rw_remote_stage_fill(r, buf, runs, req.nr_runs, data);
+	ret = rw_win_vbuf(&stage, &buf, lk->pd, len, lk->wparams.seg_shift);
+	if (!ret)
+		ret = rw_remote_src_copy(r, buf, src);
 	if (ret)
 		goto out;
 	segs = kvcalloc(stage.nr_segs, sizeof(*segs), GFP_KERNEL);
 	ret = -ENOMEM;
 	if (!segs)
 		goto out;
-	req.win.seg_shift = stage.seg_shift;
-	req.win.nr_segs = stage.nr_segs;
-	ret = rw_remote_ask(r, &req, runs, &stage, segs);
+	req->win.seg_shift = stage.seg_shift;
+	req->win.nr_segs = stage.nr_segs;
+	ret = rw_remote_ask(r, req, src->runs, &stage, segs);
 out:
 	/* The box answered, or the link broke: nothing reads it now. */
 	rw_win_vbuf_free(&stage, &buf);
 	kvfree(segs);
+	return ret;
+}
+
+/* RW_OP_INIT: the chosen chunks of @data set as the run's first. */
+static int rw_remote_init_set(struct rw_remote *r, u64 data)
+{
+	struct rw_wire_request_info req = { .op = RW_OP_INIT };
+	struct rw_remote_src src = { .data = data };
+	struct rw_wire_run_info *runs;
+	int ret;
+
+	runs = rw_remote_runs(r, &req.nr_runs);
+	if (!runs)
+		return -ENOMEM;
+	src.runs = runs;
+	src.nr_runs = req.nr_runs;
+	ret = req.nr_runs ? rw_remote_ask_staged(r, &req, r->buf_len, &src) :
+	      -EINVAL;
 	kvfree(runs);
 	return ret;
 }
@@ -365,33 +396,12 @@ out:
 /* RW_OP_RESTORE: @len bytes at @data, a checkpoint's head then image. */
 static int rw_remote_restore(struct rw_remote *r, u64 data, u64 len)
 {
-	struct rw_remote_link *lk = &r->links[0];
 	struct rw_wire_request_info req = { .op = RW_OP_RESTORE };
-	struct rw_wire_seg_info *segs = NULL;
-	struct rw_win stage = {};
-	void *buf = NULL;
-	int ret;
+	struct rw_remote_src src = { .data = data, .len = len };
 
 	if (len < sizeof(struct rw_ckpt_head))
 		return -EINVAL;
-	ret = rw_win_vbuf(&stage, &buf, lk->pd, len, lk->wparams.seg_shift);
-	if (ret)
-		goto out;
-	ret = -EFAULT;
-	if (copy_from_user(buf, u64_to_user_ptr(data), len))
-		goto out;
-	segs = kvcalloc(stage.nr_segs, sizeof(*segs), GFP_KERNEL);
-	ret = -ENOMEM;
-	if (!segs)
-		goto out;
-	req.win.seg_shift = stage.seg_shift;
-	req.win.nr_segs = stage.nr_segs;
-	ret = rw_remote_ask(r, &req, NULL, &stage, segs);
-out:
-	/* The box answered, or the link broke: nothing reads it now. */
-	rw_win_vbuf_free(&stage, &buf);
-	kvfree(segs);
-	return ret;
+	return rw_remote_ask_staged(r, &req, len, &src);
 }
 
 int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,

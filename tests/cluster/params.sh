@@ -136,18 +136,24 @@ else
 	# The box's checkpoint, restored from here into a new run (crs).
 	t_ok "the box saved a checkpoint" rw_await box ckpt-ready
 	ck=$RW_CLUSTER/box/cck.ckpt
-	pids=()
-	for r in 0 1; do
-		"$TRAINER" --job crs --token-file "$TOKEN" --rank "$r" --workers 2 \
-			--box $BOX --data "$data" --epochs 1 --batch 64 --restore "$ck" \
-			--timeout 120000 --out "$RW_OUT/crs-params-$r.bin" \
-			>"$RW_OUT/crs-rank$r.log" 2>&1 &
-		pids+=($!)
-	done
-	rc=0
-	for p in "${pids[@]}"; do
-		wait "$p" || rc=1
-	done
+	# restored JOB: ranks 0 and 1 from here restore $ck into JOB's new
+	# run and train it; 0 if both exit 0.
+	restored() {
+		local r p rc=0 pids=()
+		for r in 0 1; do
+			"$TRAINER" --job "$1" --token-file "$TOKEN" --rank "$r" --workers 2 \
+				--box $BOX --data "$data" --epochs 1 --batch 64 --restore "$ck" \
+				--timeout 120000 --out "$RW_OUT/$1-params-$r.bin" \
+				>"$RW_OUT/$1-rank$r.log" 2>&1 &
+			pids+=($!)
+		done
+		for p in "${pids[@]}"; do
+			wait "$p" || rc=1
+		done
+		return $rc
+	}
+	restored crs
+	rc=$?
 	[ $rc = 0 ] || tail -n 3 "$RW_OUT"/crs-rank*.log | sed 's/^/#   /'
 	t_eq "two remote trainers restored the box's checkpoint and trained" 0 $rc
 	st=$(sed -n 's/.*restored step \([0-9]*\) .*/\1/p' "$RW_OUT/crs-rank0.log")
@@ -174,18 +180,8 @@ else
 		refused clay "$ck" "another model layout"
 	t_ok "a truncated file: refused" refused cbad "$RW_OUT/short.ckpt" "truncated"
 	t_ok "a flipped byte: refused" refused cbad "$RW_OUT/flipped.ckpt" "checksum mismatch"
-	pids=()
-	for r in 0 1; do
-		"$TRAINER" --job cbad --token-file "$TOKEN" --rank "$r" --workers 2 \
-			--box $BOX --data "$data" --epochs 1 --batch 64 --restore "$ck" \
-			--timeout 120000 --out "$RW_OUT/cbad-params-$r.bin" \
-			>"$RW_OUT/cbad-rank$r.log" 2>&1 &
-		pids+=($!)
-	done
-	rc=0
-	for p in "${pids[@]}"; do
-		wait "$p" || rc=1
-	done
+	restored cbad
+	rc=$?
 	t_ok "... which changed nothing: the good file restores there, bit-identical at the end" \
 		sh -c "[ $rc = 0 ] && cmp '$RW_CLUSTER/box/cstr-params-0.bin' '$RW_OUT/cbad-params-0.bin'"
 	touch "$RW_OUT/restored"
