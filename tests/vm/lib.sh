@@ -252,15 +252,15 @@ rw_nap() {
 	read -r -t "$1" -u "$RW_NAP_FD" _ || :
 }
 
-# rw_await SIDE FILE: in a two-VM test, the other side has made FILE in
-# its out directory (180 s at most).
+# rw_await SIDE FILE [SECONDS]: in a two-VM test, the other side has made
+# FILE in its out directory (180 s at most, or SECONDS).
 rw_await() {
-	local _
-	for _ in $(seq 900); do
+	local _ limit=${3:-180}
+	for _ in $(seq $((limit * 5))); do
 		[ -e "$RW_CLUSTER/$1/$2" ] && return 0
 		rw_nap 0.2
 	done
-	echo "no $1/$2 after 180 s"
+	echo "no $1/$2 after $limit s"
 	return 1
 }
 
