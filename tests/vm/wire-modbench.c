@@ -17,14 +17,16 @@
  * rw_pushpull() of every chunk, and prints
  *
  *   mbench bytes B chunks N iters I pull_s P push_s S pushpull_s T
- *          push_call_s C
+ *          push_call_s C csw V icsw W
  *
  * S: the first iterations' time, each from rw_push() until rw_pull()
  * returned. The module's rw_push() returns once its chunks are posted,
  * so this host cannot tell when they reached the box; only the box's
  * answers say it has them all, and S counts until the last of them (the
  * part spent in rw_push() itself is C). T: the later iterations', each
- * rw_pushpull() until it returned. "hold" keeps the attachment until
+ * rw_pushpull() until it returned. V and W: the trainer's voluntary and
+ * involuntary context switches over both sets of iterations (each
+ * voluntary one a sleep in the module, woken by a completion). "hold" keeps the attachment until
  * stdin ends. "error: ..." and exit status 1 on a failure. A transfer
  * waits 120 s at most.
  */
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include <rackweave.h>
 
@@ -54,6 +57,7 @@ int main(int argc, char **argv)
 	struct rw_tensor_desc one = { .key = 1, .dtype = RW_DTYPE_F32 };
 	double t0, t1, pull_s, push_s = 0, all_s = 0, call_s = 0;
 	uint8_t token[RW_JOB_TOKEN_LEN];
+	struct rusage ru0, ru1;
 	struct rw_tensor_view v;
 	uint32_t rank, iters, i;
 	struct rw_setup s;
@@ -94,6 +98,7 @@ int main(int argc, char **argv)
 		return fail("map", ret);
 	for (k = 0; k < v.nelems; k++)
 		((float *)v.grad)[k] = (float)(k % 251) / 256.0f + (float)rank;
+	getrusage(RUSAGE_SELF, &ru0);
 	for (i = 0; i < iters; i++) {
 		t0 = now_s();
 		ret = rw_push(ctx, NULL, 0, 0);
@@ -113,9 +118,11 @@ int main(int argc, char **argv)
 			return fail("pushpull", ret);
 		all_s += now_s() - t0;
 	}
-	printf("mbench bytes %llu chunks %u iters %u pull_s %.6f push_s %.6f pushpull_s %.6f push_call_s %.6f\n",
+	getrusage(RUSAGE_SELF, &ru1);
+	printf("mbench bytes %llu chunks %u iters %u pull_s %.6f push_s %.6f pushpull_s %.6f push_call_s %.6f csw %ld icsw %ld\n",
 	       (unsigned long long)s.model_bytes, s.nr_chunks, iters, pull_s,
-	       push_s, all_s, call_s);
+	       push_s, all_s, call_s, ru1.ru_nvcsw - ru0.ru_nvcsw,
+	       ru1.ru_nivcsw - ru0.ru_nivcsw);
 	if (argc == 8)
 		while (fread(buf, 1, sizeof(buf), stdin) > 0)
 			;
