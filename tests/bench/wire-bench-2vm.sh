@@ -75,6 +75,22 @@ step_run() {
 	[ "${2:-}" != mod ] || WB_JOB=$WB_JOB-m
 }
 
+# wb_listening SECONDS: wait (SECONDS at most, then go on) until this
+# host's ib_write_bw server listens (its rdma_cm id on port 18600, as
+# `rdma resource show cm_id` lists it), at least a second: a client that
+# came before it did was rejected, and twice (2026-11-29, runs of
+# note 18) a client died at once with a general protection fault in
+# librdmacm (no output), a kernel report for vm-run that failed the run.
+wb_listening() {
+	local end=$((SECONDS + $1))
+	sleep 1
+	until rdma resource show cm_id 2>/dev/null | grep -q 'LISTEN.*:18600\b'; do
+		[ $SECONDS -lt $end ] || { echo "# ib_write_bw's server: no listener after $1 s"; return 0; }
+		rw_nap 0.2
+	done
+	rdma resource show cm_id >>"$RW_OUT/ibw-listeners.txt" 2>&1
+}
+
 rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
 
 if [ "$RW_ROLE" = box ]; then
@@ -89,7 +105,7 @@ if [ "$RW_ROLE" = box ]; then
 				timeout $IBW_S $WB_IBW $(wb_ibw_opts "$name") \
 					>"$RW_OUT/ibw-$name-server.log" 2>&1 &
 				server=$!
-				sleep 1
+				wb_listening 10
 				touch "$RW_OUT/ibw-$name.$attempt"
 				again=0
 				rw_await worker "ibw-$name.$attempt.end" &&
