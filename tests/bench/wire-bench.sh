@@ -205,6 +205,6 @@ t_eq "scripts/bench-wire's table of it ends with the headline ratios" 1 \
 	"$(/usr/bin/python3 -I -S "$(dirname "$0")/wire-bench-json.py" text <"$RW_OUT/bench.json" |
 		grep -c '^ratios to ib_write_bw at 32 KiB, 1 worker[a-z0-9 ()]*: push [0-9.]*, pull [0-9.]*, pushpull [0-9.]*$')"
 wb_check_module "$RW_OUT/bench.json" "$ROUNDS" "$(for w in $WORKERS; do
-	for cs in $CHUNKS; do echo "$w.$cs"; done; done)"
+	for cs in $CHUNKS; do printf '%s ' "$w.$cs"; done; done)"
 t_ok "rmmod rackweave" rmmod rackweave
 t_done
