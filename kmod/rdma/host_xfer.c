@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/bottom_half.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
@@ -170,7 +171,8 @@ static bool rw_remote_sq_ready(struct rw_remote *r, void *arg)
 
 /*
  * Write chunk @c of the gradient into this rank's slot on the box, on the
- * chunk's link @lk.
+ * chunk's link @lk, which has room and a credit (@r->rdma held, bottom
+ * halves off).
  */
 static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
 				u32 c)
@@ -182,46 +184,73 @@ static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
 	ret = rw_layout_chunk(&r->l.geom, c, &off, &len);
 	if (ret)
 		return ret;
-	mutex_lock(&r->rdma);
-	ret = -ECONNRESET;
-	if (lk->id && !READ_ONCE(r->error)) {
-		set_bit(c, r->busy);
-		atomic_inc(&lk->unacked);
-		ret = rw_link_write_imm(&lk->push_cqe, lk->id->qp, &lk->wgrad,
-					&lk->rep.win, off, len,
-					RW_IMM(RW_IMM_PUSH, r->clock, c));
-		if (ret) {
-			atomic_dec(&lk->unacked);
-			clear_bit(c, r->busy);
-		} else {
-			atomic64_inc(&lk->pushes);
-		}
+	if (!lk->id || READ_ONCE(r->error))
+		return -ECONNRESET;
+	set_bit(c, r->busy);
+	atomic_inc(&lk->unacked);
+	ret = rw_link_write_imm(&lk->push_cqe, lk->id->qp, &lk->wgrad,
+				&lk->rep.win, off, len,
+				RW_IMM(RW_IMM_PUSH, r->clock, c));
+	if (ret) {
+		atomic_dec(&lk->unacked);
+		clear_bit(c, r->busy);
+		return ret;
 	}
+	atomic64_inc(&lk->pushes);
+	if (++r->npushed == r->nr_chunks) {
+		r->npushed = 0;
+		r->clock++;
+	}
+	return 0;
+}
+
+/*
+ * Push the chosen chunks from *@c on, in order, while each one's link has
+ * room and a credit; *@c is then the first chunk not pushed (nr_chunks
+ * once all are). Bottom halves are off while posting, as the box's agent
+ * posts (rw_conn_agent_round): soft-RoCE sends a kernel QP's work
+ * requests from a tasklet, which then runs here, once for the batch, as
+ * they come back on, instead of waking ksoftirqd for every chunk.
+ */
+static int rw_remote_push_batch(struct rw_remote *r, u32 *c)
+{
+	u32 n = r->nr_chunks;
+	int ret = 0;
+
+	mutex_lock(&r->rdma);
+	local_bh_disable();
+	for (; *c < n; *c = find_next_bit(r->sel, n, *c + 1)) {
+		struct rw_remote_link *lk = rw_remote_link_of(r, *c);
+
+		if (!rw_remote_sq_ready(r, lk))
+			break;
+		ret = rw_remote_push_chunk(r, lk, *c);
+		if (ret)
+			break;
+	}
+	local_bh_enable();
 	mutex_unlock(&r->rdma);
 	return ret;
 }
 
 static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo)
 {
-	struct rw_remote_link *lk;
-	u32 c;
+	u32 c, n = r->nr_chunks;
 	int ret;
 
 	/* A chunk goes again only once the box has answered it. */
 	ret = rw_remote_wait(r, rw_remote_sel_idle, NULL, nonblock, tmo);
 	if (ret)
 		return ret;
-	for_each_set_bit(c, r->sel, r->nr_chunks) {
-		lk = rw_remote_link_of(r, c);
-		ret = rw_remote_wait(r, rw_remote_sq_ready, lk, false, tmo);
+	c = find_first_bit(r->sel, n);
+	while (c < n) {
+		/* Sleep only here: never with @rdma held or bottom halves off. */
+		ret = rw_remote_wait(r, rw_remote_sq_ready,
+				     rw_remote_link_of(r, c), false, tmo);
 		if (!ret)
-			ret = rw_remote_push_chunk(r, lk, c);
+			ret = rw_remote_push_batch(r, &c);
 		if (ret)
 			return ret;
-		if (++r->npushed == r->nr_chunks) {
-			r->npushed = 0;
-			r->clock++;
-		}
 	}
 	return 0;
 }

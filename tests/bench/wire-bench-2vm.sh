@@ -7,9 +7,12 @@
 # hosts of their own, as separate hosts would. In the same run, on the same
 # link: ib_write_bw with our chunk size and one QP, just before and just
 # after each round of the one-worker 32 KiB run and once both ways, and the
-# box's push, pull and pushpull goodput with remote workers
-# (tests/vm/wire-peer's bench mode) on the worker VM. The worker VM prints
-# "BENCH-JSON {...}" (the keys of wire-bench.sh, "setup": "two-vm").
+# box's push, pull and pushpull goodput with remote workers on the worker
+# VM: each run twice, with raw verbs workers (tests/vm/wire-peer's bench
+# mode) and then with module workers (tests/vm/wire-modbench: trainers
+# through the worker VM's own rackweave.ko, rw_attach_remote). The worker VM
+# prints "BENCH-JSON {...}" (the keys of wire-bench.sh, "setup": "two-vm")
+# and checks that the module worker's keys are there.
 #
 #   RW_ROLE=box|worker RW_CLUSTER=DIR wire-bench-2vm.sh [--full] [--rounds N]
 #
@@ -47,18 +50,21 @@ IBW_S=120
 # The order both sides follow: the link before, the headline run and its
 # later rounds (run:W.CHUNK:K), each after a link of its own (midK-1), the
 # link after and both ways, then the other runs, each just after the link
-# with its QP count and chunk size (wb_ibw_opts).
-STEPS="ibw:before run:1.32768"
+# with its QP count and chunk size (wb_ibw_opts). Each run of wire-peer
+# workers is followed at once by the same run of module workers
+# (mod:W.CHUNK[:K]), set against the same links.
+STEPS="ibw:before run:1.32768 mod:1.32768"
 for ((k = 2; k <= ROUNDS; k++)); do
-	STEPS="$STEPS ibw:mid$((k - 1)) run:1.32768:$k"
+	STEPS="$STEPS ibw:mid$((k - 1)) run:1.32768:$k mod:1.32768:$k"
 done
 STEPS="$STEPS ibw:after ibw:bidir"
 for r in $RUNS; do
-	[ "$r" = 1.32768 ] || STEPS="$STEPS ibw:$r run:$r"
+	[ "$r" = 1.32768 ] || STEPS="$STEPS ibw:$r run:$r mod:$r"
 done
 
-# step_run W.CHUNK[:K]: a run step's workers, chunk size and headline
-# round (empty but for K) in STEP_W, STEP_CS and STEP_K, its job in WB_JOB.
+# step_run W.CHUNK[:K] [run|mod]: a run step's workers, chunk size and
+# headline round (empty but for K) in STEP_W, STEP_CS and STEP_K, its job
+# in WB_JOB (with "mod", the module workers' run: the name ends in -m).
 step_run() {
 	STEP_W=${1%%.*}
 	STEP_CS=${1#*.}
@@ -66,6 +72,23 @@ step_run() {
 	STEP_K=
 	case $1 in *:*) STEP_K=${1#*:} ;; esac
 	wb_job "$STEP_W" "$STEP_CS" "$STEP_K"
+	[ "${2:-}" != mod ] || WB_JOB=$WB_JOB-m
+}
+
+# wb_listening SECONDS: wait (SECONDS at most, then go on) until this
+# host's ib_write_bw server listens (its rdma_cm id on port 18600, as
+# `rdma resource show cm_id` lists it), at least a second: a client that
+# came before it did was rejected, and twice (2026-11-29, runs of
+# note 18) a client died at once with a general protection fault in
+# librdmacm (no output), a kernel report for vm-run that failed the run.
+wb_listening() {
+	local end=$((SECONDS + $1))
+	sleep 1
+	until rdma resource show cm_id 2>/dev/null | grep -q 'LISTEN.*:18600\b'; do
+		[ $SECONDS -lt $end ] || { echo "# ib_write_bw's server: no listener after $1 s"; return 0; }
+		rw_nap 0.2
+	done
+	rdma resource show cm_id >>"$RW_OUT/ibw-listeners.txt" 2>&1
 }
 
 rw_wire_up "$([ "$RW_ROLE" = box ] && echo $BOX || echo $WORKER)" --eth0
@@ -82,7 +105,7 @@ if [ "$RW_ROLE" = box ]; then
 				timeout $IBW_S $WB_IBW $(wb_ibw_opts "$name") \
 					>"$RW_OUT/ibw-$name-server.log" 2>&1 &
 				server=$!
-				sleep 1
+				wb_listening 10
 				touch "$RW_OUT/ibw-$name.$attempt"
 				again=0
 				rw_await worker "ibw-$name.$attempt.end" &&
@@ -93,8 +116,8 @@ if [ "$RW_ROLE" = box ]; then
 				[ $again = 1 ] || break
 			done
 			;;
-		run:*)
-			step_run "${step#run:}"
+		run:* | mod:*)
+			step_run "${step#*:}" "${step%%:*}"
 			job=$WB_JOB
 			t_ok "job add $job" "$RWCTL" job add $job workers "$STEP_W" \
 				chunk-size "$STEP_CS" optim sgd lr 0 token-file "$TOKEN"
@@ -170,6 +193,33 @@ run() {
 	[ "$n" = "$w" ]
 }
 
+# mrun W CHUNK [ROUND]: as run, with W module workers (wire-modbench,
+# through this VM's rackweave.ko) of the box's job bW-CHUNK[-rROUND]-m.
+mrun() {
+	local w=$1 cs=$2 job r n=0
+	wb_job "$w" "$cs" "${3:-}"
+	job=$WB_JOB-m
+	rm -f /tmp/hold
+	mkfifo /tmp/hold
+	exec 9<>/tmp/hold
+	WB_PIDS=() WB_FDS=()
+	for r in $(seq 0 $((w - 1))); do
+		WB_PROG=$MODBENCH wb_peer $job "$r" $job "$TOKEN" "$r" $NELEMS \
+			$ITERS $BOX hold || return 1
+	done
+	wb_wait_bench $job "$w" 300 mbench
+	n=$WB_N
+	touch "$RW_OUT/held-$job"
+	rw_await box read-$job
+	exec 9>&-
+	for r in "${WB_PIDS[@]}"; do
+		wait "$r"
+	done
+	touch "$RW_OUT/done-$job"
+	wb_mrecord "$w" "$cs" $job "$RW_CLUSTER/box/$job-conns.json" "${3:-}"
+	[ "$n" = "$w" ]
+}
+
 for step in $STEPS; do
 	case $step in
 	ibw:*)
@@ -186,8 +236,15 @@ for step in $STEPS; do
 		t_ok "push, pull and pushpull: $STEP_W workers, $STEP_CS-byte chunks${STEP_K:+, round $STEP_K}" \
 			run "$STEP_W" "$STEP_CS" $STEP_K
 		;;
+	mod:*)
+		step_run "${step#mod:}" mod
+		t_ok "the box has job $WB_JOB" rw_await box "job-$WB_JOB"
+		t_ok "module worker: push, pull and pushpull: $STEP_W workers, $STEP_CS-byte chunks${STEP_K:+, round $STEP_K}" \
+			mrun "$STEP_W" "$STEP_CS" $STEP_K
+		;;
 	esac
 done
 /usr/bin/python3 "$(dirname "$0")/wire-bench-json.py" "$res" two-vm |
 	tee "$RW_OUT/bench.json"
+wb_check_module "$RW_OUT/bench.json" "$ROUNDS" "$RUNS"
 t_done

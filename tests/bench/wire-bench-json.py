@@ -9,7 +9,12 @@
                                      (between ibw midK-1, or before, and midK,
                                      or after)
   conns W CHUNK N PUSHES MESSAGES    the box's counters of that run's connections
-Prints one line "BENCH-JSON {...}"; the keys are scripts/bench-wire's.
+  mrun W CHUNK mbench KEY VALUE ...  one module worker's line (tests/vm/wire-modbench)
+  mround K 1 32768 mbench KEY VALUE ... the module worker's line of headline round K >= 2
+  mconns W CHUNK N PUSHES MESSAGES   the box's counters of a module run's connections
+Prints one line "BENCH-JSON {...}"; the keys are scripts/bench-wire's. The
+unprefixed figures are wire-peer's (raw user verbs), the module_ ones the
+module worker's ("key_prefixes" in the JSON says so).
 
   wire-bench-json.py RESULTS [SETUP]   the JSON ("setup": SETUP, one-vm)
   wire-bench-json.py conns LISTEN_JSON JOB W CHUNK
@@ -42,12 +47,33 @@ def text(d):
             r["metadata_messages_per_chunk"], f(r.get("ib_write_bw_gbps"), "%.3f"),
             f(r.get("push_ratio_to_ib_write_bw"), "%.2f"),
             f(r.get("pushpull_ratio_to_ib_write_bw"), "%.2f")))
-    print("(link: ib_write_bw with as many QPs as workers and the run's chunk size;"
-          " push/ and pp/: push and pushpull against it)")
+    print("(wire-peer, raw user verbs; link: ib_write_bw with as many QPs as workers"
+          " and the run's chunk size; push/ and pp/: push and pushpull against it)")
+    mod = [r for r in d["runs"] if "module_pull_goodput_gbps" in r]
+    if mod:
+        print("the module worker (rw_attach_remote through the worker host's rackweave.ko):")
+        print("%8s %8s %10s %10s %10s %6s %8s %6s %6s" % (
+            "workers", "chunk", "push", "pull", "pushpull", "meta", "link", "push/", "pp/"))
+        for r in mod:
+            print("%8d %8d %10s %10.3f %10.3f %6.2f %8s %6s %6s" % (
+                r["workers"], r["chunk_size"], f(r["module_push_goodput_gbps"], "%.3f"),
+                r["module_pull_goodput_gbps"], r["module_pushpull_goodput_gbps"],
+                r["module_metadata_messages_per_chunk"], f(r.get("ib_write_bw_gbps"), "%.3f"),
+                f(r.get("module_push_ratio_to_ib_write_bw"), "%.2f"),
+                f(r.get("module_pushpull_ratio_to_ib_write_bw"), "%.2f")))
     if len(h) > 1:
-        for m in ("push", "pushpull"):
-            print("%s by round (each against the links either side): %s" % (
-                m, " ".join("%.2f" % e[m + "_ratio_to_ib_write_bw"] for e in h)))
+        for p, who in (("", "wire-peer"), ("module_", "module worker")):
+            for m in ("push", "pushpull"):
+                if p + m + "_ratio_to_ib_write_bw" in h[0]:
+                    print("%s, %s by round (each against the links either side): %s" % (
+                        who, m, " ".join(f(e[p + m + "_ratio_to_ib_write_bw"], "%.2f")
+                                         for e in h)))
+    if "module_push_ratio_to_ib_write_bw_32k" in d:
+        print("the module worker's ratios to ib_write_bw at 32 KiB, 1 worker%s: push %s, pull %s, pushpull %s"
+              % (" (median of %d rounds)" % len(h) if len(h) > 1 else "",
+                 f(d["module_push_ratio_to_ib_write_bw_32k"], "%.2f"),
+                 f(d["module_pull_ratio_to_ib_write_bw_32k"], "%.2f"),
+                 f(d["module_pushpull_ratio_to_ib_write_bw_32k"], "%.2f")))
     print("ratios to ib_write_bw at 32 KiB, 1 worker%s: push %.2f, pull %.2f, pushpull %.2f"
           % (" (median of %d rounds)" % len(h) if len(h) > 1 else "",
              d["push_ratio_to_ib_write_bw_32k"], d["pull_ratio_to_ib_write_bw_32k"],
@@ -65,9 +91,16 @@ if sys.argv[1] == "conns":
           sum(x["messages"] for x in c))
     sys.exit(0)
 ibws, runs, conns, rounds = {}, {}, {}, {}
+mruns, mrounds, mconns = {}, {}, {}
 for line in open(sys.argv[1]):
     f = line.split()
-    if f[0] == "ibw":
+    if f[0] == "mrun":
+        mruns.setdefault((int(f[1]), int(f[2])), []).append(dict(zip(f[4::2], f[5::2])))
+    elif f[0] == "mround":
+        mrounds[int(f[1])] = dict(zip(f[5::2], f[6::2]))
+    elif f[0] == "mconns":
+        mconns[(int(f[1]), int(f[2]))] = [int(x) for x in f[3:]]
+    elif f[0] == "ibw":
         ibws[f[1]] = float(f[2])
     elif f[0] == "run":
         d = dict(zip(f[4::2], f[5::2]))
@@ -92,12 +125,31 @@ def goodputs(ranks):
                "stream_pushpull_goodput_gbps": g("stream_pushpull_s", si)}
 
 
+def mgoodputs(ranks):
+    """Gb/s of payload of one run's module workers (their mbench lines)."""
+    b = sum(int(r["bytes"]) for r in ranks)
+    it = int(ranks[0]["iters"])
+    g = lambda k, n: 8 * b * n / max(float(r[k]) for r in ranks) / 1e9
+    return {"module_push_goodput_gbps": g("push_s", it),
+            "module_pull_goodput_gbps": g("pull_s", 1),
+            "module_pushpull_goodput_gbps": g("pushpull_s", it)}
+
+
 def set_link(e, link):
-    """Entry @e's link (None: not measured) and its goodputs against it."""
+    """Entry @e's link (None: not measured) and its goodputs against it,
+    wire-peer's and, if it has them, the module worker's."""
     e["ib_write_bw_gbps"] = link
-    for m in ("push", "pull", "pushpull"):
-        e[m + "_ratio_to_ib_write_bw"] = e[m + "_goodput_gbps"] / link if link else None
+    for p in ("", "module_"):
+        for m in ("push", "pull", "pushpull"):
+            if p + m + "_goodput_gbps" in e:
+                v = e[p + m + "_goodput_gbps"]
+                e[p + m + "_ratio_to_ib_write_bw"] = v / link if link and v is not None else None
     return e
+
+
+def med(v):
+    """The median of @v, None if any is None (or there are none)."""
+    return None if not v or None in v else statistics.median(v)
 
 
 # The headline's rounds: round 1 is the (1, 32768) run, each later one a
@@ -111,16 +163,28 @@ if (1, 32768) in runs:
     if len(head_links) != len(lines) + 1:
         sys.exit("wire-bench-json: %d headline rounds but %d links around them"
                  % (len(lines), len(head_links)))
+    mlines = ([mruns[(1, 32768)][0]] + [mrounds[k] for k in sorted(mrounds)]
+              if (1, 32768) in mruns else [])
+    if mlines and len(mlines) != len(lines):
+        sys.exit("wire-bench-json: %d headline rounds but %d of the module worker"
+                 % (len(lines), len(mlines)))
     for k, line in enumerate(lines):
-        hrounds.append(set_link(dict(round=k + 1, **goodputs([line])[1]),
-                                (head_links[k] + head_links[k + 1]) / 2))
+        e = dict(round=k + 1, **goodputs([line])[1])
+        if mlines:
+            e.update(mgoodputs([mlines[k]]))
+        hrounds.append(set_link(e, (head_links[k] + head_links[k + 1]) / 2))
     ibw = statistics.median(e["ib_write_bw_gbps"] for e in hrounds)
 out = {"setup": sys.argv[2] if len(sys.argv) > 2 else "one-vm",
+       "key_prefixes": {
+           "": "wire-peer: tests/vm/wire-peer's bench mode, a worker of raw user verbs",
+           "module_": "module worker: tests/vm/wire-modbench, a trainer through librackweave's"
+                      " rw_attach_remote and the worker host's own rackweave.ko"},
        "ib_write_bw_gbps": ibw, "ib_write_bw_before_gbps": ibws["before"],
        "ib_write_bw_after_gbps": ibws["after"],
        "ib_write_bw_bidir_gbps": ibws.get("bidir"), "runs": [],
        "headline_rounds": hrounds}
 meta = 0.0
+mmeta = None
 for (w, cs), ranks in sorted(runs.items()):
     b, gp = goodputs(ranks)
     n, pushes, msgs = conns.get((w, cs), [0, 0, 0])
@@ -129,6 +193,14 @@ for (w, cs), ranks in sorted(runs.items()):
     out["runs"].append(dict({"workers": w, "chunk_size": cs, "model_bytes": b // w},
                             **gp, connections=n, pushes=pushes, messages=msgs,
                             metadata_messages_per_chunk=m))
+    if (w, cs) in mruns:
+        n, pushes, msgs = mconns.get((w, cs), [0, 0, 0])
+        m = (msgs - 2 * n) / pushes if pushes else float("nan")
+        mmeta = m if mmeta is None else max(mmeta, m)
+        out["runs"][-1].update(mgoodputs(mruns[(w, cs)]),
+                               module_connections=n, module_pushes=pushes,
+                               module_messages=msgs,
+                               module_metadata_messages_per_chunk=m)
     # The link with as many QPs and this chunk size (--full measures it just
     # before the run; the headline run has its before and after).
     set_link(out["runs"][-1], hrounds[0]["ib_write_bw_gbps"] if (w, cs) == (1, 32768)
@@ -141,5 +213,13 @@ if hrounds:
     for m in ("push", "pull", "pushpull"):
         out[m + "_ratio_to_ib_write_bw_32k"] = statistics.median(
             e[m + "_ratio_to_ib_write_bw"] for e in hrounds)
+    if "module_pull_goodput_gbps" in hrounds[0]:
+        for m in ("push", "pull", "pushpull"):
+            out["module_" + m + "_goodput_gbps"] = med(
+                [e["module_" + m + "_goodput_gbps"] for e in hrounds])
+            out["module_" + m + "_ratio_to_ib_write_bw_32k"] = med(
+                [e["module_" + m + "_ratio_to_ib_write_bw"] for e in hrounds])
 out["metadata_messages_per_chunk"] = meta
+if mmeta is not None:
+    out["module_metadata_messages_per_chunk"] = mmeta
 print("BENCH-JSON " + json.dumps(out))

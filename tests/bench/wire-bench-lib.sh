@@ -96,10 +96,11 @@ wb_requests() {
 	done
 }
 
-# wb_peer JOB RANK ARGS...: start a bench worker, "$PEER" ARGS, its
-# standard input /tmp/hold; its output comes through a pipe that
-# wb_wait_bench reads and copies to $RW_OUT/JOB-RANK.log. Its pid is added
-# to WB_PIDS, the pipe's end to WB_FDS (start each run with both empty).
+# wb_peer JOB RANK ARGS...: start a bench worker, "$PEER" ARGS (or
+# "$WB_PROG" ARGS: the module worker, $MODBENCH), its standard input
+# /tmp/hold; its output comes through a pipe that wb_wait_bench reads and
+# copies to $RW_OUT/JOB-RANK.log. Its pid is added to WB_PIDS, the pipe's
+# end to WB_FDS (start each run with both empty).
 wb_peer() {
 	local f=${TMPDIR:-/tmp}/wb-$1-$2 fd
 	: >"$RW_OUT/$1-$2.log"
@@ -107,7 +108,7 @@ wb_peer() {
 	mkfifo "$f" || return 1
 	shift 2
 	# The pipe first: whatever fails after it, this end sees its end.
-	"$PEER" "$@" >"$f" 2>&1 </tmp/hold 9>&- &
+	"${WB_PROG:-$PEER}" "$@" >"$f" 2>&1 </tmp/hold 9>&- &
 	WB_PIDS+=($!)
 	# Opens once the worker has opened its end.
 	exec {fd}<"$f"
@@ -115,15 +116,16 @@ wb_peer() {
 	WB_FDS+=("$fd")
 }
 
-# wb_wait_bench JOB W SECONDS: wait (SECONDS at most) until the W bench
-# workers of JOB (started by wb_peer) have printed their "bench" lines,
-# or one has printed an error or ended; WB_N is how many printed the line.
+# wb_wait_bench JOB W SECONDS [WORD]: wait (SECONDS at most) until the W
+# bench workers of JOB (started by wb_peer) have printed their result
+# lines ("bench ...", or "WORD ...": "mbench" for the module's), or one
+# has printed an error or ended; WB_N is how many printed the line.
 # The shell sleeps in read on the workers' pipes meanwhile: polling their
 # logs, or any process started, would take the vCPUs the run is measured
 # on (ib_write_bw's client runs with nothing beside it). Then each pipe's
 # rest goes to its log (a cat per worker, added to WB_PIDS).
 wb_wait_bench() {
-	local r l fd left end=$((SECONDS + $3)) ok=1
+	local r l fd left end=$((SECONDS + $3)) ok=1 word=${4:-bench}
 	WB_N=0
 	for ((r = 0; r < $2 && ok; r++)); do
 		while :; do
@@ -135,7 +137,7 @@ wb_wait_bench() {
 			fi
 			printf '%s\n' "$l" >>"$RW_OUT/$1-$r.log"
 			case $l in
-			"bench "*) WB_N=$((WB_N + 1)); break ;;
+			"$word "*) WB_N=$((WB_N + 1)); break ;;
 			error*) ok=0; break ;;
 			esac
 		done
@@ -164,4 +166,55 @@ wb_record() {
 	done
 	/usr/bin/python3 "$RW_TOP/tests/bench/wire-bench-json.py" conns \
 		"$4" "$3" "$1" "$2" >>"$res"
+}
+
+# The module worker: a trainer through this host's own rackweave.ko
+# (rw_attach_remote), timed as wire-peer's bench mode is.
+MODBENCH=$RW_TOP/build/tests/vm/wire-modbench
+# wb_mrecord W CHUNK JOB CONNS_JSON [ROUND]: as wb_record, for a run of W
+# module workers: their "mbench" lines as "mrun W CHUNK mbench ..."
+# ("mround ROUND W CHUNK mbench ..." for a headline round after the
+# first) and the box's counters of their connections as an "mconns" line
+# (wire-bench-json.py).
+wb_mrecord() {
+	local r
+	if [ -n "${5:-}" ] && [ "$5" -gt 1 ]; then
+		grep -h '^mbench ' "$RW_OUT/$3-0.log" | sed "s/^/mround $5 $1 $2 /" >>"$res"
+		return
+	fi
+	for r in $(seq 0 $(($1 - 1))); do
+		grep -h '^mbench ' "$RW_OUT/$3-$r.log" | sed "s/^/mrun $1 $2 /" >>"$res"
+	done
+	/usr/bin/python3 "$RW_TOP/tests/bench/wire-bench-json.py" conns \
+		"$4" "$3" "$1" "$2" | sed 's/^conns/mconns/' >>"$res"
+}
+
+# wb_jpy FILE EXPR: jpy EXPR over the JSON in FILE (a BENCH-JSON line).
+wb_jpy() {
+	sed 's/^BENCH-JSON //' "$1" | jpy "$2"
+}
+
+# wb_check_module BENCH_JSON ROUNDS RUNS: the module worker's part of the
+# output contract, where it is produced (wire-bench.sh and
+# wire-bench-2vm.sh): "key_prefixes" names both workers; every module_
+# headline figure is there and positive, and each the median of ROUNDS
+# rounds; each run of RUNS ("W.CHUNK ...") has the module worker's
+# goodputs (the credit checks' runs are wire-peer's alone); the box sent and
+# received no message per chunk on its connections either; and
+# scripts/bench-wire's table has the module worker's headline line.
+wb_check_module() {
+	local f=$1
+	t_eq "the JSON says which worker is which" true \
+		"$(wb_jpy "$f" 'sorted(d["key_prefixes"]) == ["", "module_"] and "wire-peer" in d["key_prefixes"][""] and "rw_attach_remote" in d["key_prefixes"]["module_"]')"
+	t_eq "every module worker's headline field is there and positive" true \
+		"$(wb_jpy "$f" 'all((d.get("module_" + m + k) or 0) > 0 for m in ("push", "pull", "pushpull") for k in ("_goodput_gbps", "_ratio_to_ib_write_bw_32k"))')"
+	t_eq "the module worker's headline is its rounds' median" true \
+		"$(wb_jpy "$f" '(lambda h, m: len(h) == '"$2"' and all(d["module_" + k + "_ratio_to_ib_write_bw_32k"] == m([x["module_" + k + "_ratio_to_ib_write_bw"] for x in h]) for k in ("push", "pull", "pushpull")))(d["headline_rounds"], __import__("statistics").median)')"
+	t_eq "each run has the module worker's goodputs" true \
+		"$(wb_jpy "$f" '(lambda want: sorted("%d.%d" % (r["workers"], r["chunk_size"]) for r in d["runs"] if all((r.get("module_" + m + "_goodput_gbps") or 0) > 0 for m in ("push", "pull", "pushpull"))) == sorted(want))("'"$3"'".split())')"
+	t_eq "the box sent and received no message per chunk with the module worker" 0.0 \
+		"$(wb_jpy "$f" 'd["module_metadata_messages_per_chunk"]')"
+	t_eq "scripts/bench-wire's table has the module worker's headline ratios" 1 \
+		"$(/usr/bin/python3 -I -S "$RW_TOP/tests/bench/wire-bench-json.py" text <"$f" |
+			grep -c "^the module worker's ratios to ib_write_bw at 32 KiB, 1 worker[a-z0-9 ()]*: push [0-9.]*, pull [0-9.]*, pushpull [0-9.]*\$")"
 }

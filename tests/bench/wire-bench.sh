@@ -9,7 +9,10 @@
 # tests/vm/wire-train.sh), measure ib_write_bw with our chunk size and one
 # QP, then the box's push, pull and pushpull goodput with 1, 2 and 4
 # remote workers (tests/vm/wire-peer's bench mode) and chunks of 4 KiB to
-# 1 MiB, each run after ib_write_bw with its QP count and chunk size.
+# 1 MiB, each run after ib_write_bw with its QP count and chunk size; each
+# run twice, with raw verbs workers and then with module workers
+# (tests/vm/wire-modbench: trainers through this VM's own rackweave.ko,
+# rw_attach_remote, looped back to the box through the same rxe device).
 # Prints one line "BENCH-JSON {...}" for the host script.
 #
 #   wire-bench.sh [--full] [--rounds N]
@@ -110,11 +113,44 @@ run() {
 	[ "$n" = "$w" ]
 }
 
+# mrun W CHUNK: as run, with W module workers (wire-modbench: trainers
+# through this VM's rackweave.ko, rw_attach_remote, as tests/vm/
+# wire-remote.sh attaches them) of the job bW-CHUNK[-rROUND]-m.
+mrun() {
+	local w=$1 cs=$2 job r n
+	wb_job "$w" "$cs" "${ROUND:-}"
+	job=$WB_JOB-m
+	"$RWCTL" job add $job workers "$w" chunk-size "$cs" optim sgd lr 0 \
+		token-file "$RW_OUT/token" || return 1
+	rm -f /tmp/hold "$RW_OUT/$job"-*.log
+	mkfifo /tmp/hold
+	exec 9<>/tmp/hold
+	WB_PIDS=() WB_FDS=()
+	for r in $(seq 0 $((w - 1))); do
+		WB_PROG=$MODBENCH wb_peer $job "$r" $job "$RW_OUT/token" "$r" \
+			"$NELEMS" "$ITERS" $BOX hold || return 1
+	done
+	wb_wait_bench $job "$w" 120 mbench
+	n=$WB_N
+	"$RWCTL" -j listen show >"$RW_OUT/$job-conns.json"
+	exec 9>&-
+	for r in "${WB_PIDS[@]}"; do
+		wait "$r"
+	done
+	wb_mrecord "$w" "$cs" $job "$RW_OUT/$job-conns.json" "${ROUND:-}"
+	"$RWCTL" job del $job
+	[ "$n" = "$w" ]
+}
+
+# Each run of wire-peer workers is followed at once by the same run of
+# module workers, set against the same links.
 t_ok "ib_write_bw, one way" ibw before
 t_ok "push, pull and pushpull: 1 worker, 32768-byte chunks" run 1 32768
+t_ok "module worker: push, pull and pushpull: 1 worker, 32768-byte chunks" mrun 1 32768
 for ((k = 2; k <= ROUNDS; k++)); do
 	t_ok "ib_write_bw, one way, before round $k" ibw mid$((k - 1))
 	ROUND=$k t_ok "push, pull and pushpull: 1 worker, 32768-byte chunks, round $k" run 1 32768
+	ROUND=$k t_ok "module worker: push, pull and pushpull: 1 worker, 32768-byte chunks, round $k" mrun 1 32768
 done
 t_ok "ib_write_bw, one way, again" ibw after
 # Both ways is detail, not a headline: on a very busy host ib_write_bw -b
@@ -153,6 +189,7 @@ for w in $WORKERS; do
 		# The link with as many QPs and this chunk size, just before.
 		ibw "$w.$cs" || echo "# ib_write_bw $w.$cs gave no figure"
 		t_ok "push, pull and pushpull: $w workers, $cs-byte chunks" run "$w" "$cs"
+		t_ok "module worker: push, pull and pushpull: $w workers, $cs-byte chunks" mrun "$w" "$cs"
 	done
 done
 
@@ -167,5 +204,7 @@ t_eq "the box sent and received no message per chunk" 0.0 \
 t_eq "scripts/bench-wire's table of it ends with the headline ratios" 1 \
 	"$(/usr/bin/python3 -I -S "$(dirname "$0")/wire-bench-json.py" text <"$RW_OUT/bench.json" |
 		grep -c '^ratios to ib_write_bw at 32 KiB, 1 worker[a-z0-9 ()]*: push [0-9.]*, pull [0-9.]*, pushpull [0-9.]*$')"
+wb_check_module "$RW_OUT/bench.json" "$ROUNDS" "$(for w in $WORKERS; do
+	for cs in $CHUNKS; do printf '%s ' "$w.$cs"; done; done)"
 t_ok "rmmod rackweave" rmmod rackweave
 t_done

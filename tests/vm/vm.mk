@@ -54,6 +54,17 @@ $(VM_TEST_DIR)/wire-local: tests/vm/wire-local.c tests/vm/wire-model.h \
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(RW_LIB_A) \
 		$(USER_LDFLAGS) -pthread -lnuma
 
+# wire-modbench: scripts/bench-wire's module worker, a trainer through
+# this host's module (rw_attach_remote), timed as wire-peer's bench mode.
+VM_TEST_BINS  += $(VM_TEST_DIR)/wire-modbench
+vm-tests: $(VM_TEST_DIR)/wire-modbench
+
+$(VM_TEST_DIR)/wire-modbench: tests/vm/wire-modbench.c $(RW_LIB_A) \
+		$(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(RW_LIB_A) \
+		$(USER_LDFLAGS) -pthread -lnuma
+
 # init-check: initial parameters and their refusals through librackweave.
 VM_TEST_BINS  += $(VM_TEST_DIR)/init-check
 vm-tests: $(VM_TEST_DIR)/init-check
