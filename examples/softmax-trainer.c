@@ -9,7 +9,7 @@
  *                   [--slow FACTOR] [--stall P:MS] [--leave-after N]
  *                   [--follow] [--join] [--init-seed N]
  *                   [--restore FILE] [--checkpoint-at N:FILE] [--wait-params]
- *                   [--async] [--quiet] [--verbose]
+ *                   [--save-at N:FILE] [--async] [--quiet] [--verbose]
  *
  * Start W of them (ranks 0..W-1) against a job created with as many
  * workers; see examples/README.md. Each step a worker pulls every chunk,
@@ -30,6 +30,7 @@
  *                  computing the gradient the worker sleeps FACTOR - 1
  *                  times what that computation took, then pushes. FACTOR
  *                  is a number from 1 (full speed) to 1000.
+ *   --stall-at N:MS  once, before the push of step N, sleep MS ms.
  *   --stall P:MS   before the push of each step, with probability P (0 to
  *                  1), sleep MS milliseconds (up to 3600000). The draws
  *                  come from a generator seeded with the rank alone, so a
@@ -50,6 +51,10 @@
  *                    iteration boundary for the copy. It says "rank 0:
  *                    checkpoint of step S to FILE", S being that boundary
  *                    (N or later: the first the save reaches). N >= 1.
+ *   --save-at N:FILE the same from rank 0 itself, between its push of
+ *                    step N and its pull (rw_checkpoint_save(3) from a
+ *                    trainer): meant for a job on another box, whose box
+ *                    takes back the iterations it admitted ahead.
  *   --wait-params    every rank waits (rw_params_wait()) until another
  *                    tool, such as `rwctl job restore`, has loaded the
  *                    run's state, then numbers its steps from the job's
@@ -108,6 +113,8 @@ struct trainer_opts {
 	bool stall;			/* --stall given */
 	double stall_p;			/* 0..1 */
 	uint32_t stall_ms;
+	uint64_t stall_at;		/* --stall-at N:MS: once, before step N */
+	uint32_t stall_at_ms;		/*   (0: none) */
 	uint32_t leave_after;		/* 0: never */
 	uint32_t init_seed;
 	bool init;			/* --init-seed given */
@@ -115,6 +122,7 @@ struct trainer_opts {
 	bool wait_params;		/* --wait-params */
 	uint64_t ckpt_at;		/* --checkpoint-at N:FILE; 0: none */
 	const char *ckpt_file;
+	bool ckpt_self;			/* ... given as --save-at N:FILE */
 	bool follow;
 	bool join;
 	bool async;
@@ -127,8 +135,10 @@ static const char trainer_usage[] =
 "                       --data FILE [--epochs N] [--batch B] [--out FILE]\n"
 "                       [--timeout MS] [--device PATH] [--box ADDR[:PORT]]\n"
 "                       [--slow FACTOR] [--stall P:MS] [--leave-after N]\n"
+"                       [--stall-at N:MS]\n"
 "                       [--follow] [--join] [--init-seed N]\n"
 "                       [--restore FILE] [--checkpoint-at N:FILE] [--wait-params]\n"
+"                       [--save-at N:FILE]\n"
 "                       [--async] [--quiet] [--verbose]\n"
 "\n"
 "  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
@@ -149,6 +159,7 @@ static const char trainer_usage[] =
 "  --stall P:MS        straggle: before a step's push, with probability P (0 to\n"
 "                      1), sleep MS ms (up to 3600000); the draws are seeded\n"
 "                      with the rank, so a run repeats the same stalls\n"
+"  --stall-at N:MS     once: sleep MS ms before the push of step N\n"
 "  --leave-after N     detach after N steps; the job goes on without this rank\n"
 "  --follow            number each step by the steps the box has applied (BSP:\n"
 "                      for backup workers and mid-run joins); stop at the last\n"
@@ -164,6 +175,11 @@ static const char trainer_usage[] =
 "                      at step N (>= 1) rank 0 saves the job's state to FILE\n"
 "                      from an observer thread while everyone trains on\n"
 "                      (the state at the next iteration boundary)\n"
+"  --save-at N:FILE    rank 0 itself saves the job's state to FILE between\n"
+"                      its push of step N (>= 1) and its pull: for a job on\n"
+"                      another box (--box), whose box takes back what it\n"
+"                      admitted ahead; on the box, other trainers' pulls\n"
+"                      may make it EBUSY (use --checkpoint-at there)\n"
 "  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
@@ -250,22 +266,52 @@ bad:
 	return -EINVAL;
 }
 
-/* --checkpoint-at N:FILE: N >= 1 steps, a colon, a path. */
-static int trainer_ckpt_at(const char *s, struct trainer_opts *o)
+/* --stall-at N:MS: a step, a colon, whole milliseconds (1 or more). */
+static int trainer_stall_at(const char *s, struct trainer_opts *o)
 {
-	unsigned long long n;
-	char *end;
+	unsigned long long n, ms;
+	char *end, *ms_end;
 
 	errno = 0;
 	n = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-' || *end != ':' || end[1] < '0' ||
+	    end[1] > '9')
+		goto bad;
+	ms = strtoull(end + 1, &ms_end, 10);
+	if (errno || *ms_end || !ms || ms > TRAINER_STALL_MS_MAX)
+		goto bad;
+	o->stall_at = n;
+	o->stall_at_ms = (uint32_t)ms;
+	return 0;
+bad:
+	fprintf(stderr, "softmax-trainer: --stall-at: '%s' is not N:MS (a step, "
+		"then 1 to %u ms; e.g. 3:20000)\n", s, TRAINER_STALL_MS_MAX);
+	return -EINVAL;
+}
+
+/* --checkpoint-at, --save-at N:FILE: N >= 1 steps, a colon, a path. */
+static int trainer_ckpt_at(const char *s, struct trainer_opts *o, bool self)
+{
+	const char *opt = self ? "--save-at" : "--checkpoint-at";
+	unsigned long long n;
+	char *end;
+
+	if (o->ckpt_at) {
+		fprintf(stderr, "softmax-trainer: %s: one checkpoint per run "
+			"(--checkpoint-at or --save-at, once)\n", opt);
+		return -EINVAL;
+	}
+	errno = 0;
+	n = strtoull(s, &end, 10);
 	if (errno || end == s || *s == '-' || *end != ':' || !end[1] || !n) {
-		fprintf(stderr, "softmax-trainer: --checkpoint-at: '%s' is not "
+		fprintf(stderr, "softmax-trainer: %s: '%s' is not "
 			"N:FILE (N >= 1 steps, then the file; e.g. 100:run.ckpt)\n",
-			s);
+			opt, s);
 		return -EINVAL;
 	}
 	o->ckpt_at = n;
 	o->ckpt_file = end + 1;
+	o->ckpt_self = self;
 	return 0;
 }
 
@@ -292,6 +338,8 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "restore", required_argument, NULL, 'R' },
 		{ "wait-params", no_argument, NULL, 'P' },
 		{ "checkpoint-at", required_argument, NULL, 'C' },
+		{ "save-at", required_argument, NULL, 'A' },
+		{ "stall-at", required_argument, NULL, 'K' },
 		{ "async", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -319,7 +367,9 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 			break;
 		case 'R': o->restore = optarg; o->follow = true; break;
 		case 'P': o->wait_params = o->follow = true; break;
-		case 'C': err = trainer_ckpt_at(optarg, o); break;
+		case 'C': err = trainer_ckpt_at(optarg, o, false); break;
+		case 'A': err = trainer_ckpt_at(optarg, o, true); break;
+		case 'K': err = trainer_stall_at(optarg, o); break;
 		case 'L': err = trainer_u32(optarg, "--leave-after", 1, &o->leave_after); break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
@@ -356,6 +406,11 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 	if (o->restore && o->init) {
 		fprintf(stderr, "softmax-trainer: --restore and --init-seed "
 			"exclude each other: a checkpoint sets the parameters\n");
+		return -EINVAL;
+	}
+	if (o->ckpt_self && o->async) {
+		fprintf(stderr, "softmax-trainer: --save-at saves between a push "
+			"and a pull: not with --async, which does both at once\n");
 		return -EINVAL;
 	}
 	if (o->batch % o->workers) {
@@ -575,6 +630,20 @@ static int trainer_xfer(struct rw_ctx *ctx, const struct trainer_opts *o,
 	return err;
 }
 
+/* --save-at: push, save from this worker, then pull. */
+static int trainer_save_between(struct rw_ctx *ctx,
+				const struct trainer_opts *o, uint64_t step)
+{
+	int err = rw_push(ctx, NULL, 0, 0);
+
+	if (err) {
+		trainer_err(err, "push at step %" PRIu64, step);
+		return err;
+	}
+	err = trainer_checkpoint(ctx, o);
+	return err ? err : trainer_xfer(ctx, o, false, step);
+}
+
 /*
  * --checkpoint-at runs beside the training: an observer of the job (its
  * own file) asks for the checkpoint while this worker goes on, since the
@@ -690,6 +759,13 @@ static void trainer_pace(struct trainer_pace *pc, const struct trainer_opts *o,
 
 	if (o->slow > 1.0)
 		ns = (uint64_t)((o->slow - 1.0) * (double)compute_ns);
+	if (o->stall_at_ms && step == o->stall_at) {
+		ns += (uint64_t)o->stall_at_ms * 1000000ULL;
+		if (o->verbose)
+			fprintf(stderr, "rank %" PRIu32 ": stall %" PRIu32
+				" ms before the push of step %" PRIu64 "\n",
+				o->rank, o->stall_at_ms, step);
+	}
 	if (o->stall && trainer_pace_draw(pc) < o->stall_p) {
 		ns += (uint64_t)o->stall_ms * 1000000ULL;
 		if (o->verbose)
@@ -808,6 +884,11 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 			     softmax_shard_first(&plan, step, o->rank),
 			     plan.shard, m->w.grad, m->b.grad);
 		trainer_pace(&pace, o, step, trainer_now_ns() - t0);
+		if (o->ckpt_at && o->rank == 0 && step == o->ckpt_at &&
+		    o->ckpt_self) {
+			err = trainer_save_between(ctx, o, step);
+			continue;
+		}
 		if (o->ckpt_at && o->rank == 0 && step == o->ckpt_at &&
 		    !saver.started)
 			err = trainer_saver_start(&saver);

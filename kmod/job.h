@@ -91,7 +91,11 @@ struct rw_job_past {
  *     rw_peers_lock       rdma/conn.c: the box's peers (a rank's
  *                         connections); held around rw_worker_attach
  *       w->setup          and the locks under it, as above
+ *       w->lock           of each peer's worker in turn, to take back an
+ *                         unbegun iteration before a checkpoint
+ *                         (rw_conn_withdraw_ahead(); then s->lock)
  *     job->replay_lock    rdma/admit.c: connect nonces (spinlock, leaf)
+ *   rw_peers_lock         also alone, from a connection's agent (above)
  *   rw_listen_lock        rdma/listen.c: creates and binds rdma_cm ids
  *                         under it, never destroys one; no handler takes it
  *   rw_conns_lock         rdma/conn.c: the connection list (spinlock, leaf)
@@ -135,6 +139,7 @@ struct rw_job {
 	struct rw_worker **ranks;	/* [J] cfg.workers entries */
 	struct rw_worker_counters *wc;	/* [J] cfg.workers entries */
 	atomic_t mappings;		/* live mmaps of the job's buffers */
+	atomic_t withdrawing;		/* checkpoints taking admissions back */
 	/* The running layout's size, 0 between runs (READ_ONCE, [R] writes). */
 	u32 run_tensors;
 	u32 run_chunks;

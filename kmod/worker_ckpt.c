@@ -4,8 +4,10 @@
  * RW_IOC_PARAMS_INIT (the run's first parameters from user memory, a
  * checkpoint's image restored, or a wait for either) and RW_IOC_CHECKPOINT
  * (the run's head and image, taken with the gate held and the iterations
- * in flight finished). Observers, a box-side checkpointer, may do both;
- * a file attached to another host's box may do neither.
+ * in flight finished). Observers, a box-side checkpointer, may do both.
+ * A file attached to another host's box asks that box (rdma/host.h),
+ * whose agent comes back here (rw_worker_init_fill(), _restore_fill(),
+ * _save_fill()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -96,15 +98,19 @@ static void rw_worker_ckpt_head(struct rw_worker *w, struct rw_engine *e,
  * step it completes wake different queues.
  */
 static int rw_worker_quiesce(struct rw_engine *e, struct rw_sync *s,
-			     u32 timeout_ms)
+			     u32 timeout_ms, const struct rw_cancel *cancel)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+	int ret;
 
 	while (rw_sync_running(s) || !rw_engine_quiet(e)) {
 		if (timeout_ms && time_after(jiffies, end))
 			return -ETIMEDOUT;
 		if (msleep_interruptible(2))
 			return -ERESTARTSYS;
+		ret = cancel ? rw_cancelled(cancel) : 0;
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -124,6 +130,61 @@ int rw_worker_head(struct rw_worker *w, struct rw_ckpt_head *h)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_head);
 
+/*
+ * A checkpoint of @e, @s: @withdraw(job) first if given, the gate held,
+ * the worker's rules checked, the iterations in flight finished (unless
+ * @cancel, may be NULL, says the caller has gone); then the
+ * head into *@h and the image taken by @copy(@arg, @e), and the gate let
+ * go.
+ */
+static int rw_worker_save(struct rw_worker *w, struct rw_engine *e,
+			  struct rw_sync *s, u32 timeout_ms,
+			  const struct rw_cancel *cancel,
+			  void (*withdraw)(struct rw_job *job),
+			  struct rw_ckpt_head *h,
+			  int (*copy)(void *arg, struct rw_engine *e), void *arg)
+{
+	struct rw_job *job = w->job;
+	u64 at, clock;
+	int ret;
+
+	/*
+	 * The box's agents' admissions ahead taken back, and none given
+	 * again until the gate is held (rw_worker_pull_admit()).
+	 */
+	if (withdraw) {
+		atomic_inc(&job->withdrawing);
+		withdraw(job);
+	}
+	/* It would wait for itself. */
+	if (!w->observer && READ_ONCE(w->admitted)) {
+		if (withdraw)
+			atomic_dec(&job->withdrawing);
+		return -EBUSY;
+	}
+	at = rw_sync_hold(s);
+	if (withdraw)
+		atomic_dec(&job->withdrawing);
+	/* A worker whose gradients the iteration in progress needs. */
+	if (!w->observer &&
+	    (rw_sync_worker_clock(s, w->rank, w->epoch, &clock) || clock < at))
+		ret = -EBUSY;
+	else
+		ret = rw_worker_quiesce(e, s, timeout_ms, cancel);
+	if (!ret) {
+		rw_worker_ckpt_head(w, e, h);
+		ret = copy(arg, e);
+	}
+	rw_sync_unhold(s);
+	return ret;
+}
+
+/* A local save's copy: the whole image to the caller's address *@arg. */
+static int rw_worker_copy_out(void *arg, struct rw_engine *e)
+{
+	return rw_engine_image_read(e, u64_to_user_ptr(*(u64 *)arg));
+}
+
 int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
 			 u64 head, u64 data, u64 len)
 {
@@ -131,20 +192,13 @@ int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
 	struct rw_ckpt_head h;
 	struct rw_engine *e;
 	struct rw_sync *s;
-	u64 at, clock;
 	int ret;
 
 	if (flags & ~RW_CKPT_FLAGS_ALL || !head)
 		return -EINVAL;
-	if (r) {
-		/* Remotely, the head alone so far. */
-		if (!(flags & RW_CKPT_HEAD_ONLY))
-			return -EOPNOTSUPP;
-		ret = rw_remote_head(r, &h);
-		if (!ret && copy_to_user(u64_to_user_ptr(head), &h, sizeof(h)))
-			ret = -EFAULT;
-		return ret;
-	}
+	if (r)
+		return rw_remote_checkpoint(r, flags, timeout_ms, head, data,
+					    len);
 	ret = rw_worker_live(w, READ_ONCE(w->job));
 	if (ret)
 		return ret;
@@ -158,21 +212,8 @@ int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
 	}
 	if (len != rw_engine_image_len(e))
 		return -EINVAL;
-	/* It would wait for itself. */
-	if (!w->observer && READ_ONCE(w->admitted))
-		return -EBUSY;
-	at = rw_sync_hold(s);
-	/* A worker whose gradients the iteration in progress needs. */
-	if (!w->observer &&
-	    (rw_sync_worker_clock(s, w->rank, w->epoch, &clock) || clock < at))
-		ret = -EBUSY;
-	else
-		ret = rw_worker_quiesce(e, s, timeout_ms);
-	if (!ret) {
-		rw_worker_ckpt_head(w, e, &h);
-		ret = rw_engine_image_read(e, u64_to_user_ptr(data));
-	}
-	rw_sync_unhold(s);
+	ret = rw_worker_save(w, e, s, timeout_ms, NULL, NULL, &h,
+			     rw_worker_copy_out, &data);
 	if (!ret && copy_to_user(u64_to_user_ptr(head), &h, sizeof(h)))
 		ret = -EFAULT;
 	return ret;
@@ -341,6 +382,55 @@ int rw_worker_restore_fill(struct rw_worker *w, const struct rw_ckpt_head *got,
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_restore_fill);
+
+/* A save's copy for the box's agent: its fill, with the engine at hand. */
+struct rw_worker_fill {
+	int (*fill)(void *arg);
+	void *arg;
+};
+
+static int rw_worker_copy_fill(void *arg, struct rw_engine *e)
+{
+	struct rw_worker_fill *f = arg;
+
+	return f->fill(f->arg);
+}
+
+int rw_worker_save_fill(struct rw_worker *w, u32 timeout_ms,
+			const struct rw_cancel *cancel,
+			void (*withdraw)(struct rw_job *job),
+			struct rw_ckpt_head *h, int (*fill)(void *arg),
+			void *arg)
+{
+	struct rw_worker_fill f = { .fill = fill, .arg = arg };
+	struct rw_engine *e;
+	struct rw_sync *s;
+	int ret;
+
+	ret = rw_worker_live(w, READ_ONCE(w->job));
+	if (!ret)
+		ret = rw_worker_state_of(w, &e, &s);
+	if (!ret)
+		ret = rw_worker_save(w, e, s, timeout_ms, cancel, withdraw, h,
+				     rw_worker_copy_fill, &f);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_save_fill);
+
+int rw_worker_image_get(struct rw_worker *w, u64 off, u64 len, void *dst)
+{
+	return rw_engine_image_get(w->engine, off, len, dst);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_image_get);
+
+u64 rw_worker_image_len(struct rw_worker *w)
+{
+	struct rw_engine *e;
+	struct rw_sync *s;
+
+	return rw_worker_state_of(w, &e, &s) ? 0 : rw_engine_image_len(e);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_image_len);
 
 int rw_worker_image_put(struct rw_worker *w, u64 off, u64 len,
 			const void *src)

@@ -51,6 +51,27 @@ int rw_worker_init_fill(struct rw_worker *w, const unsigned long *sel,
  */
 int rw_worker_restore_fill(struct rw_worker *w, const struct rw_ckpt_head *got,
 			   u64 len, int (*fill)(void *arg), void *arg);
+/*
+ * RW_IOC_CHECKPOINT's save for the box's agent of a remote worker or
+ * observer: @withdraw(job) takes back the admissions the agents gave
+ * ahead (rw_worker_withdraw(); none is given meanwhile), then with the
+ * local call's rules (the gate held, the iterations in flight finished
+ * within @timeout_ms, or -ECONNABORTED once @cancel says the connection
+ * goes) the head goes into *@h and the image is taken by
+ * @fill(@arg), piece by piece through rw_worker_image_get(), while the
+ * gate is held.
+ */
+struct rw_cancel;
+struct rw_job;
+int rw_worker_save_fill(struct rw_worker *w, u32 timeout_ms,
+			const struct rw_cancel *cancel,
+			void (*withdraw)(struct rw_job *job),
+			struct rw_ckpt_head *h, int (*fill)(void *arg),
+			void *arg);
+/* From a save's @fill only: image bytes [@off, @off + @len). */
+int rw_worker_image_get(struct rw_worker *w, u64 off, u64 len, void *dst);
+/* The length of the run's image (0: no run yet). */
+u64 rw_worker_image_len(struct rw_worker *w);
 /* From @fill only: image bytes [@off, @off + @len) (rw_engine_image_put). */
 int rw_worker_image_put(struct rw_worker *w, u64 off, u64 len,
 			const void *src);

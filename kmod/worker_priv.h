@@ -37,6 +37,7 @@ struct rw_worker {
 
 	struct mutex lock;		/* transfers and the fields below */
 	bool admitted;			/* inside an iteration */
+	bool ahead;			/* ...admitted by the box's agent */
 	bool pending;			/* a pull returned EAGAIN (poll) */
 	bool pp_pushed;			/* a PUSHPULL pushed, its pull did not end */
 	u32 epoch;

@@ -20,6 +20,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/delay.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
@@ -54,6 +55,7 @@ static int rw_worker_stale(struct rw_worker *w)
 		return -ENODEV;
 	WRITE_ONCE(w->evicted, true);
 	w->admitted = false;
+	w->ahead = false;
 	return -ESTALE;
 }
 
@@ -153,6 +155,7 @@ static int rw_worker_push(struct rw_worker *w, bool nonblock, long tmo)
 	bitmap_zero(w->pushed, w->nr_chunks);
 	w->npushed = 0;
 	w->admitted = false;
+	w->ahead = false;
 	ret = rw_sync_push(w->sync, w->rank, w->epoch);
 	return ret == -ESTALE ? rw_worker_stale(w) : ret;
 }
@@ -291,6 +294,15 @@ int rw_worker_pull_admit(struct rw_worker *w, long tmo)
 	bool was;
 	int ret;
 
+	/*
+	 * A checkpoint is taking such admissions back before it holds the
+	 * gate: none now (the caller comes round again), or it would wait
+	 * for this one.
+	 */
+	if (atomic_read(&w->job->withdrawing)) {
+		usleep_range(1000, 2000);
+		return -ETIMEDOUT;
+	}
 	mutex_lock(&w->lock);
 	was = w->admitted;
 	ret = rw_worker_ready(w, true);
@@ -300,12 +312,31 @@ int rw_worker_pull_admit(struct rw_worker *w, long tmo)
 	 * A remote worker's pull of the iteration: counted once per rank,
 	 * by whichever of its connections admits it, as a local pull call.
 	 */
-	if (!ret && !was)
+	if (!ret && !was) {
 		atomic64_inc(&rw_worker_wc(w)->pulls);
+		w->ahead = true;
+	}
 	mutex_unlock(&w->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_pull_admit);
+
+int rw_worker_withdraw(struct rw_worker *w)
+{
+	int ret = 0;
+
+	mutex_lock(&w->lock);
+	if (w->admitted && w->ahead && !w->npushed) {
+		ret = rw_sync_withdraw(w->sync, w->rank, w->epoch);
+		if (!ret) {
+			w->admitted = false;
+			w->ahead = false;
+		}
+	}
+	mutex_unlock(&w->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_withdraw);
 
 bool rw_worker_chunk_fresh(struct rw_worker *w, u32 chunk)
 {

@@ -44,11 +44,17 @@ __poll_t rw_worker_poll(struct rw_worker *w, struct file *file,
  * answers of that push go out the gate admits the next one (a pull would
  * wait there), and the rank's pulls count one. 0 or what the gate answers
  * (-ETIMEDOUT after @tmo).
+ * rw_worker_withdraw: a checkpoint is about to hold the gate: an
+ * iteration rw_worker_pull_admit() admitted, of which nothing was pushed
+ * yet, is taken back (rw_gate_withdraw()), so that the checkpoint need
+ * not wait for it; its first push is admitted again. 0 (also when there
+ * was none) or what the gate answers.
  * rw_worker_chunk_fresh: lock-free, whether @chunk's parameters are fresh
  * for this worker since its last push of it.
  */
 int rw_worker_push_chunk(struct rw_worker *w, u32 chunk, long tmo);
 int rw_worker_pull_admit(struct rw_worker *w, long tmo);
+int rw_worker_withdraw(struct rw_worker *w);
 bool rw_worker_chunk_fresh(struct rw_worker *w, u32 chunk);
 bool rw_worker_admitted(struct rw_worker *w);
 

@@ -326,7 +326,7 @@ static const char *rw_ckpt_dev_why(int err)
 	case ENOTTY:
 		return "the loaded rackweave module has no checkpoints (RW_IOC_CHECKPOINT); load a newer one";
 	case EOPNOTSUPP:
-		return "the job runs on another box: checkpoint and restore it there";
+		return "the box this worker is attached to takes no checkpoint requests over RDMA (an older module): checkpoint and restore the job there";
 	case EINTR:
 		return "interrupted by a signal";
 	default:

@@ -443,7 +443,7 @@
  *   those are in. A push before the chunk's answer, or into a gradient
  *   still being summed, ends the connection.
  *
- * Requests: what RW_IOC_PARAMS_INIT and RW_IOC_CHECKPOINT's head do on
+ * Requests: what RW_IOC_PARAMS_INIT and RW_IOC_CHECKPOINT do on
  *   the box, a worker asks for on a connection whose setup gave an inbox.
  *   It writes one struct rw_wire_request into the box's inbox WITH
  *   IMMEDIATE RW_IMM(RW_IMM_REQUEST, seq, 0), which spends a credit as a
@@ -467,6 +467,15 @@
  *     covers what RW_IOC_PARAMS_INIT's data holds, the head (in the
  *     worker's byte order, which must be the box's) then the image; the
  *     box reads the head, checks it, then reads the image into the run.
+ *   - RW_OP_SAVE: a checkpoint, the rules of RW_IOC_CHECKPOINT (the
+ *     gate held at an iteration boundary, EBUSY for a worker an iteration
+ *     in progress needs; @timeout_ms bounds the wait for the iterations
+ *     in flight, 0: none). The window covers the image
+ *     (its segments remotely writable); with the gate held the box
+ *     RDMA WRITEs the image into it, then lets the gate go and answers
+ *     with the head. Before it holds the gate, the box takes back the
+ *     next iteration it admitted for each remote worker of the job with
+ *     its answers, where that worker has pushed nothing of it yet.
  *   A malformed request ends the connection. Once initial parameters
  *   are set (by an init, or a checkpoint's restore on the box), the box
  *   writes every chunk a connection carries again, WITH IMMEDIATE
@@ -1147,6 +1156,7 @@ enum rw_wire_op {
 	RW_OP_INIT_WAIT = 2,	/* until initial parameters are settled */
 	RW_OP_HEAD = 3,		/* the run's checkpoint head */
 	RW_OP_RESTORE = 4,	/* a checkpoint: the box reads it */
+	RW_OP_SAVE = 5,		/* a checkpoint: the box writes it */
 	__RW_OP_MAX
 };
 
@@ -1159,9 +1169,9 @@ struct rw_wire_request {
 	struct rw_wire_msg msg;	/* RW_MSG_REQUEST, status 0 */
 	__le32 op;		/* enum rw_wire_op */
 	__le32 seq;		/* the answer echoes it */
-	__le32 timeout_ms;	/* RW_OP_INIT_WAIT: 0 waits without limit */
+	__le32 timeout_ms;	/* RW_OP_INIT_WAIT, _SAVE; 0: no (own) limit */
 	__le32 nr_runs;		/* RW_OP_INIT: >= 1 */
-	__le32 seg_shift;	/* RW_OP_INIT, _RESTORE: the window to read */
+	__le32 seg_shift;	/* RW_OP_INIT, _RESTORE, _SAVE: the window */
 	__le32 nr_segs;
 	__le64 reserved;
 	/* then struct rw_wire_seg[nr_segs], struct rw_wire_run[nr_runs] */
@@ -1173,7 +1183,7 @@ struct rw_wire_answer {
 	__le32 seq;		/* the request's */
 	__le32 len;		/* bytes after this header */
 	__le32 flags;		/* RW_WIRE_PARAMS_SET or 0 */
-	/* then RW_OP_HEAD's struct rw_ckpt_head (on success) */
+	/* then RW_OP_HEAD's, _SAVE's struct rw_ckpt_head (on success) */
 };
 
 /*

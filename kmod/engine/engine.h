@@ -131,6 +131,8 @@ u64 rw_engine_layout_hash(const struct rw_engine *e);
 u64 rw_engine_max_version(const struct rw_engine *e);
 bool rw_engine_quiet(const struct rw_engine *e);
 int rw_engine_image_read(struct rw_engine *e, void __user *dst);
+/* Bytes [@off, @off + @len) of it into kernel memory, as _image_put(). */
+int rw_engine_image_get(struct rw_engine *e, u64 off, u64 len, void *dst);
 int rw_engine_image_write(struct rw_engine *e, const void __user *src);
 /*
  * Between rw_engine_init_begin() and _end(), from kernel memory: bytes

@@ -186,6 +186,41 @@ int rw_engine_image_read(struct rw_engine *e, void __user *dst)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_read);
 
+int rw_engine_image_get(struct rw_engine *e, u64 off, u64 len, void *dst)
+{
+	u64 blen = rw_engine_buf_len(e, RW_BUF_PARAMS), end = off + len;
+	u32 cs = e->layout.geom.chunk_size, a, c, in, n;
+	u8 *p = dst;
+
+	if (off % 8 || len % 8 || off > rw_engine_image_len(e) ||
+	    len > rw_engine_image_len(e) - off)
+		return -EINVAL;
+	while (off < end) {
+		const struct rw_chunk *ch;
+
+		a = (u32)(off / blen);
+		if (a > e->nr_state) {
+			u64 v;
+
+			c = (u32)((off - (u64)a * blen) / sizeof(v));
+			v = rw_engine_version(e, c);
+			memcpy(p, &v, sizeof(v));
+			n = sizeof(v);
+		} else {
+			c = (u32)((off % blen) >> e->layout.geom.chunk_shift);
+			in = (u32)(off & (cs - 1));
+			n = (u32)min_t(u64, cs - in, end - off);
+			ch = &e->chunks[c];
+			memcpy(p, (const u8 *)(a ? ch->state[a - 1] : ch->params) +
+			       in, n);
+		}
+		off += n;
+		p += n;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_get);
+
 int rw_engine_image_write(struct rw_engine *e, const void __user *src)
 {
 	u32 cs = e->layout.geom.chunk_size, c, a;

@@ -521,6 +521,18 @@ int rw_conn_for_each(int (*fn)(const struct rw_conn_info *info, void *arg),
 	return ret;
 }
 
+void rw_conn_withdraw_ahead(struct rw_job *job)
+{
+	struct rw_peer *p;
+
+	/* A peer's worker lives while the peer is listed. */
+	mutex_lock(&rw_peers_lock);
+	list_for_each_entry(p, &rw_peers, link)
+		if (p->job == job)
+			rw_worker_withdraw(p->w);
+	mutex_unlock(&rw_peers_lock);
+}
+
 void rw_wire_job_gone(struct rw_job *job)
 {
 	struct rw_conn *c;

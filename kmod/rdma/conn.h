@@ -107,13 +107,15 @@ struct rw_conn {
 	struct rw_wire_answer_info ans;
 	u32 wait_seq;
 	unsigned long wait_end;		/* jiffies; 0: no limit */
-	atomic_t reads_left;		/* RW_OP_INIT's reads in flight */
-	const struct rw_wire_request_info *init_req;	/* the one reading */
+	atomic_t reads_left;		/* a request's reads, writes in flight */
+	const struct rw_wire_request_info *init_req;	/* the one served */
 	const unsigned long *init_sel;
-	void *piece_buf;		/* RW_OP_RESTORE's, once needed */
+	void *piece_buf;		/* RW_OP_RESTORE's, _SAVE's, once needed */
 	struct rw_win piece;
 	u32 piece_len;
-	u64 restore_len;		/* head and image */
+	u32 piece_regs;			/* its registrations' slots, until ... */
+	u32 ans_regs;			/* ... a transfer or the answer returns them */
+	u64 restore_len;		/* head and image; _SAVE: the image */
 };
 
 /*
@@ -140,6 +142,13 @@ void rw_conn_violation(struct rw_conn *c, enum rw_violation kind,
  * connections disagree on the model's chunk count.
  */
 int rw_conn_take_chunks(struct rw_conn *c, u32 nr_chunks);
+
+/*
+ * Before a checkpoint holds @job's gate: each of its remote workers'
+ * next iteration, admitted with its answers and not begun, taken back
+ * (rw_worker_withdraw()).
+ */
+void rw_conn_withdraw_ahead(struct rw_job *job);
 
 /* Whether @chunk is @c's to carry: pushes and parameter writes. */
 static inline bool rw_conn_carries(const struct rw_conn *c, u32 chunk)

@@ -21,6 +21,14 @@
  *   RW_OP_RESTORE    a checkpoint, as RW_INIT_CHECKPOINT loads one: the
  *                    head read and checked, then the image read piece by
  *                    piece (a 1 MiB buffer registered once) into the run.
+ *   RW_OP_SAVE       a checkpoint, as RW_IOC_CHECKPOINT takes one: the
+ *                    remote workers' unbegun iterations taken back, the
+ *                    gate held, the iterations in flight finished, the
+ *                    image written piece by piece into the peer's window
+ *                    (through the same buffer), the gate let go, and the
+ *                    head in the answer. While it waits, the agent
+ *                    keeps the link's heartbeats and gives up on a peer
+ *                    gone silent.
  *
  * An answer waits until the connection has written its re-sends (rdma/
  * data.c: every chunk again once initial parameters are set), so that
@@ -66,7 +74,8 @@ static void rw_conn_answer_done(struct rw_link *ep, struct ib_wc *wc)
 {
 	struct rw_conn *c = rw_conn_of_ep(ep);
 
-	atomic_inc(&ep->sq_room);
+	/* And the piece's registrations, if no transfer returned them. */
+	atomic_add(1 + xchg(&c->ans_regs, 0), &ep->sq_room);
 	atomic64_inc(&c->messages);
 	wake_up(&c->wq);
 }
@@ -179,18 +188,19 @@ static bool rw_conn_read_room(struct rw_conn *c)
 }
 
 /*
- * Read @len bytes at @off of the peer's window @src (within one of its
- * segments) to @addr under @lkey, once the send queue has room, one slot
- * kept for the answer. A read the device fails closes the connection
- * (rdma/data.c), which stops the waits.
+ * Read @len bytes at @off of the peer's window @win (within one of its
+ * segments) to @addr under @lkey, or with @write write them there from
+ * @addr, once the send queue has room, one slot kept for the answer. A
+ * transfer the device fails closes the connection (rdma/data.c), which
+ * stops the waits.
  */
-static int rw_conn_read(struct rw_conn *c, u64 addr, u32 lkey,
-			const struct rw_wire_win *src, u64 off, u32 len)
+static int rw_conn_rdma(struct rw_conn *c, bool write, u64 addr, u32 lkey,
+			const struct rw_wire_win *win, u64 off, u32 len)
 {
 	struct rw_wire_seg_info at;
 	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
 	struct ib_rdma_wr wr = {
-		.wr.opcode = IB_WR_RDMA_READ,
+		.wr.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
 		.wr.send_flags = IB_SEND_SIGNALED,
 		.wr.wr_cqe = &c->read_cqe.cqe,
 		.wr.sg_list = &sge,
@@ -203,7 +213,7 @@ static int rw_conn_read(struct rw_conn *c, u64 addr, u32 lkey,
 		return -ETIMEDOUT;
 	if (READ_ONCE(c->stopping) || kthread_should_stop())
 		return -ECONNABORTED;
-	rw_wire_win_at(src, off, &at);
+	rw_wire_win_at(win, off, &at);
 	wr.remote_addr = at.addr;
 	wr.rkey = at.rkey;
 	atomic_dec(&c->ep.sq_room);
@@ -241,8 +251,8 @@ static int rw_conn_init_reads(void *arg)
 	for_each_set_bit(chunk, c->init_sel, c->nr_chunks) {
 		off = (u64)chunk << c->chunk_shift;
 		rw_win_at(&c->params, off, &addr, &lkey);
-		ret = rw_conn_read(c, addr, lkey, &c->init_req->win, off,
-				   rw_worker_chunk_len(c->w, chunk));
+		ret = rw_conn_rdma(c, false, addr, lkey, &c->init_req->win,
+				   off, rw_worker_chunk_len(c->w, chunk));
 		if (ret)
 			return ret;
 	}
@@ -256,14 +266,14 @@ static int rw_conn_init_reads(void *arg)
 
 /*
  * The piece buffer, once per connection, registered for the reads'
- * local writes; the registrations' slots come back with the first read.
+ * local writes; the registrations' slots come back with the first
+ * transfer (rw_conn_piece_xfer()) or the answer.
  */
-static int rw_conn_piece_get(struct rw_conn *c, u32 *regs)
+static int rw_conn_piece_get(struct rw_conn *c)
 {
 	u32 shift = c->params.seg_shift;
 	int ret;
 
-	*regs = 0;
 	if (c->piece_buf)
 		return 0;
 	/* One segment: a read's local side lies in one region. */
@@ -279,30 +289,37 @@ static int rw_conn_piece_get(struct rw_conn *c, u32 *regs)
 		rw_win_vbuf_free(&c->piece, &c->piece_buf);
 		return ret;
 	}
-	*regs = c->piece.nr_segs;
-	atomic_sub(*regs, &c->ep.sq_room);
+	c->piece_regs = c->piece.nr_segs;
+	atomic_sub(c->piece_regs, &c->ep.sq_room);
 	return 0;
 }
 
 /*
- * Read @len bytes at @off of the peer's window @src into the piece
- * buffer, one read per segment of @src it spans, and wait for them.
+ * Read @len bytes at @off of the peer's window @win into the piece
+ * buffer, or with @write write them there from it, one transfer per
+ * segment of @win it spans, and wait for them.
  */
-static int rw_conn_read_piece(struct rw_conn *c, const struct rw_wire_win *src,
-			      u64 off, u32 len)
+static int rw_conn_piece_xfer(struct rw_conn *c, bool write,
+			      const struct rw_wire_win *win, u64 off, u32 len)
 {
-	u64 seg = 1ULL << src->seg_shift, addr;
+	u64 seg = 1ULL << win->seg_shift, addr;
 	u32 done, n, lkey;
 	int ret;
 
 	for (done = 0; done < len; done += n) {
 		n = (u32)min_t(u64, len - done, seg - ((off + done) & (seg - 1)));
 		rw_win_at(&c->piece, done, &addr, &lkey);
-		ret = rw_conn_read(c, addr, lkey, src, off + done, n);
+		ret = rw_conn_rdma(c, write, addr, lkey, win, off + done, n);
 		if (ret)
 			return ret;
 	}
-	return rw_conn_reads_wait(c);
+	ret = rw_conn_reads_wait(c);
+	/* The piece's registrations are done with too, the first time. */
+	if (!ret && c->piece_regs) {
+		atomic_add(c->piece_regs, &c->ep.sq_room);
+		c->piece_regs = 0;
+	}
+	return ret;
 }
 
 /* rw_worker_restore_fill()'s fill: the image, piece by piece. */
@@ -315,7 +332,7 @@ static int rw_conn_restore_reads(void *arg)
 
 	for (off = 0; off < len; off += n) {
 		n = (u32)min_t(u64, len - off, c->piece_len);
-		ret = rw_conn_read_piece(c, &c->init_req->win,
+		ret = rw_conn_piece_xfer(c, false, &c->init_req->win,
 					 sizeof(struct rw_ckpt_head) + off, n);
 		if (!ret)
 			ret = rw_worker_image_put(c->w, off, n, c->piece_buf);
@@ -330,7 +347,6 @@ static int rw_conn_do_restore(struct rw_conn *c,
 			      const struct rw_wire_request_info *req)
 {
 	struct rw_ckpt_head h;
-	u32 regs;
 	int ret;
 
 	ret = rw_worker_head(c->w, &h);
@@ -339,18 +355,73 @@ static int rw_conn_do_restore(struct rw_conn *c,
 	c->restore_len = sizeof(h) + h.image_len;
 	if (rw_wire_win_check(&req->win, c->restore_len, 1U << c->chunk_shift))
 		return -EINVAL;
-	ret = rw_conn_piece_get(c, &regs);
-	if (ret)
-		return ret;
-	ret = rw_conn_read_piece(c, &req->win, 0, sizeof(h));
-	/* The registrations before the first read are done with too. */
-	atomic_add(regs, &c->ep.sq_room);
+	ret = rw_conn_piece_get(c);
+	if (!ret)
+		ret = rw_conn_piece_xfer(c, false, &req->win, 0, sizeof(h));
 	if (ret)
 		return ret;
 	memcpy(&h, c->piece_buf, sizeof(h));
 	c->init_req = req;
 	ret = rw_worker_restore_fill(c->w, &h, c->restore_len,
 				     rw_conn_restore_reads, c);
+	c->init_req = NULL;
+	return ret;
+}
+
+/* ---- RW_OP_SAVE ---- */
+
+/* rw_worker_save_fill()'s fill: the image, piece by piece, gate held. */
+static int rw_conn_save_writes(void *arg)
+{
+	struct rw_conn *c = arg;
+	u64 len = c->restore_len, off;
+	u32 n;
+	int ret;
+
+	for (off = 0; off < len; off += n) {
+		n = (u32)min_t(u64, len - off, c->piece_len);
+		ret = rw_worker_image_get(c->w, off, n, c->piece_buf);
+		if (!ret)
+			ret = rw_conn_piece_xfer(c, true, &c->init_req->win,
+						 off, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * A save's wait ends when the connection goes, or its peer falls silent:
+ * the agent's heartbeats go on meanwhile (rdma/link.h).
+ */
+static bool rw_conn_save_gone(void *arg)
+{
+	struct rw_conn *c = arg;
+
+	return READ_ONCE(c->stopping) || kthread_should_stop() ||
+	       rw_link_beat_tick(&c->ep, c->id->qp, &c->peer);
+}
+
+/* RW_OP_SAVE: the answer's errno (0: saved, the head in *@h). */
+static int rw_conn_do_save(struct rw_conn *c,
+			   const struct rw_wire_request_info *req,
+			   struct rw_ckpt_head *h)
+{
+	struct rw_cancel cancel = { .gone = rw_conn_save_gone, .arg = c };
+	int ret;
+
+	c->restore_len = rw_worker_image_len(c->w);
+	if (!c->restore_len)
+		return -ENOTCONN;
+	if (rw_wire_win_check(&req->win, c->restore_len, 1U << c->chunk_shift))
+		return -EINVAL;
+	ret = rw_conn_piece_get(c);
+	if (ret)
+		return ret;
+	c->init_req = req;
+	/* Remote workers between iterations must not hold the save up. */
+	ret = rw_worker_save_fill(c->w, req->timeout_ms, &cancel, rw_conn_withdraw_ahead,
+				  h, rw_conn_save_writes, c);
 	c->init_req = NULL;
 	return ret;
 }
@@ -434,6 +505,12 @@ int rw_conn_ctl_round(struct rw_conn *c)
 		rw_conn_violation(c, RW_VIOL_PROTO, why);
 		return -EPROTO;
 	}
+	/*
+	 * A save asked right after a push: that push first (the agent takes
+	 * arrivals after this), or the rank would look inside its iteration.
+	 */
+	if (req.op == RW_OP_SAVE && !bitmap_empty(c->arrived, c->nr_chunks))
+		return 0;
 	a.op = req.op;
 	a.seq = req.seq;
 	switch (req.op) {
@@ -461,12 +538,22 @@ int rw_conn_ctl_round(struct rw_conn *c)
 			return ret;
 		a.status = ret < 0 ? -ret : 0;
 		break;
+	case RW_OP_SAVE:
+		ret = rw_conn_do_save(c, &req, &a.head);
+		if (ret == -ECONNABORTED)
+			return ret;
+		a.status = ret < 0 ? -ret : 0;
+		a.has_head = !ret;
+		break;
 	case RW_OP_HEAD:
 		ret = rw_worker_head(c->w, &a.head);
 		a.status = ret < 0 ? -ret : 0;
 		a.has_head = !ret;
 		break;
 	}
+	/* Registrations no transfer followed: the answer returns them. */
+	c->ans_regs = c->piece_regs;
+	c->piece_regs = 0;
 	rw_conn_answer_later(c, &a);
 	/* Pending before the inbox is free (rw_conn_ctl_arrived()). */
 	smp_mb__before_atomic();

@@ -64,7 +64,9 @@ int rw_remote_setup(struct rw_remote *r, struct rw_setup *out);
 /* As rw_worker_params_init() (worker_ckpt.c), whose checks came first. */
 int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
 			  u32 nr, u32 flags, u64 data, u64 len, u32 timeout_ms);
-int rw_remote_head(struct rw_remote *r, struct rw_ckpt_head *h);
+/* As rw_worker_checkpoint() (worker_ckpt.c), whose checks came first. */
+int rw_remote_checkpoint(struct rw_remote *r, u32 flags, u32 timeout_ms,
+			 u64 head, u64 data, u64 len);
 
 /* host_xfer.c */
 int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,

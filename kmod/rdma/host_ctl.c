@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The worker host's requests to the box (rdma/host.h; uapi "Requests"):
- * initial parameters (RW_IOC_PARAMS_INIT, its set and its wait) and the
- * checkpoint head of an attached file, asked on the attachment's first
- * link and answered by the box's agent.
+ * initial parameters (RW_IOC_PARAMS_INIT, its set and its wait) and
+ * checkpoints (RW_IOC_CHECKPOINT, RW_INIT_CHECKPOINT) of an attached
+ * file, asked on the attachment's first link and answered by the box's
+ * agent.
  *
  * Link 0 maps an inbox, which the box may write (answers land there, each
  * WITH IMMEDIATE on a parameter receive), and an outbox, from which a
@@ -17,7 +18,10 @@
  * the box reads them straight into its parameters and answers. The buffer
  * goes once the answer is in, or the link is gone: never while the box
  * may still read it. A restore goes the same way: the whole of what the
- * caller gives (a checkpoint's head and image) copied and read.
+ * caller gives (a checkpoint's head and image) copied and read. A save
+ * goes the other way: the buffer, remotely writable, is the image's; the
+ * box writes it with the gate held and answers with the head, and the
+ * buffer is copied to the caller.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -233,6 +237,9 @@ static int rw_remote_ask(struct rw_remote *r, struct rw_wire_request_info *req,
 	if (lk->id && !READ_ONCE(r->error)) {
 		/* Keys are the registration's: posted, then described. */
 		ret = reg ? rw_win_post_reg(reg, lk->id->qp, &lk->reg_cqe.cqe,
+					    req->op == RW_OP_SAVE ?
+					    IB_ACCESS_LOCAL_WRITE |
+					    IB_ACCESS_REMOTE_WRITE :
 					    IB_ACCESS_REMOTE_READ) : 0;
 		if (!ret) {
 			if (reg)
@@ -266,7 +273,9 @@ static int rw_remote_ask(struct rw_remote *r, struct rw_wire_request_info *req,
 	r->asking = false;
 	if (r->ans.status)
 		return -(int)r->ans.status;
-	return req->op == RW_OP_HEAD ? 0 : rw_remote_after_set(r);
+	if (req->op == RW_OP_HEAD || req->op == RW_OP_SAVE)
+		return 0;
+	return rw_remote_after_set(r);
 }
 
 static int rw_remote_ask_simple(struct rw_remote *r,
@@ -342,12 +351,13 @@ static int rw_remote_src_copy(struct rw_remote *r, void *buf,
 }
 
 /*
- * Ask @req with a window over a buffer of @len bytes of this host's,
- * filled from @src first; the box reads it.
+ * Ask @req with a window over a buffer of @len bytes of this host's:
+ * filled from @src first, which the box reads; or (@src NULL) which the
+ * box writes, copied to the caller's @out once answered.
  */
 static int rw_remote_ask_staged(struct rw_remote *r,
 				struct rw_wire_request_info *req, u64 len,
-				const struct rw_remote_src *src)
+				const struct rw_remote_src *src, u64 out)
 {
 	struct rw_remote_link *lk = &r->links[0];
 	struct rw_wire_seg_info *segs = NULL;
@@ -356,7 +366,7 @@ static int rw_remote_ask_staged(struct rw_remote *r,
 	int ret;
 
 	ret = rw_win_vbuf(&stage, &buf, lk->pd, len, lk->wparams.seg_shift);
-	if (!ret)
+	if (!ret && src)
 		ret = rw_remote_src_copy(r, buf, src);
 	if (ret)
 		goto out;
@@ -366,7 +376,9 @@ static int rw_remote_ask_staged(struct rw_remote *r,
 		goto out;
 	req->win.seg_shift = stage.seg_shift;
 	req->win.nr_segs = stage.nr_segs;
-	ret = rw_remote_ask(r, req, src->runs, &stage, segs);
+	ret = rw_remote_ask(r, req, src ? src->runs : NULL, &stage, segs);
+	if (!ret && !src && copy_to_user(u64_to_user_ptr(out), buf, len))
+		ret = -EFAULT;
 out:
 	/* The box answered, or the link broke: nothing reads it now. */
 	rw_win_vbuf_free(&stage, &buf);
@@ -387,8 +399,8 @@ static int rw_remote_init_set(struct rw_remote *r, u64 data)
 		return -ENOMEM;
 	src.runs = runs;
 	src.nr_runs = req.nr_runs;
-	ret = req.nr_runs ? rw_remote_ask_staged(r, &req, r->buf_len, &src) :
-	      -EINVAL;
+	ret = req.nr_runs ? rw_remote_ask_staged(r, &req, r->buf_len, &src,
+						 0) : -EINVAL;
 	kvfree(runs);
 	return ret;
 }
@@ -401,7 +413,7 @@ static int rw_remote_restore(struct rw_remote *r, u64 data, u64 len)
 
 	if (len < sizeof(struct rw_ckpt_head))
 		return -EINVAL;
-	return rw_remote_ask_staged(r, &req, len, &src);
+	return rw_remote_ask_staged(r, &req, len, &src, 0);
 }
 
 int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
@@ -441,7 +453,8 @@ int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
 	return ret;
 }
 
-int rw_remote_head(struct rw_remote *r, struct rw_ckpt_head *h)
+/* RW_CKPT_HEAD_ONLY: the run's head. */
+static int rw_remote_head(struct rw_remote *r, struct rw_ckpt_head *h)
 {
 	struct rw_wire_request_info req = { .op = RW_OP_HEAD };
 	int ret;
@@ -455,5 +468,57 @@ int rw_remote_head(struct rw_remote *r, struct rw_ckpt_head *h)
 	if (!ret)
 		*h = r->ans.head;
 	mutex_unlock(&r->xfer);
+	return ret;
+}
+
+/*
+ * RW_OP_SAVE: the run's image into @len bytes at @data, its head into
+ * *@h. @len must be the run's image as a head asked first gives it; the
+ * box writes the image into a buffer of this host's, copied out once it
+ * has answered.
+ */
+static int rw_remote_save(struct rw_remote *r, u32 timeout_ms, u64 data,
+			  u64 len, struct rw_ckpt_head *h)
+{
+	struct rw_wire_request_info req = {
+		.op = RW_OP_HEAD,
+	};
+	int ret;
+
+	ret = rw_remote_ask(r, &req, NULL, NULL, NULL);
+	if (ret)
+		return ret;
+	if (len != r->ans.head.image_len)
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.op = RW_OP_SAVE;
+	req.timeout_ms = timeout_ms;
+	ret = rw_remote_ask_staged(r, &req, len, NULL, data);
+	if (ret)
+		return ret;
+	*h = r->ans.head;
+	/* The run changed between the two: its image is not this length. */
+	return h->image_len == len ? 0 : -EINVAL;
+}
+
+int rw_remote_checkpoint(struct rw_remote *r, u32 flags, u32 timeout_ms,
+			 u64 head, u64 data, u64 len)
+{
+	struct rw_ckpt_head h;
+	int ret;
+
+	if (flags & RW_CKPT_HEAD_ONLY) {
+		ret = rw_remote_head(r, &h);
+	} else {
+		ret = rw_remote_ready(r);
+		if (ret)
+			return ret;
+		if (mutex_lock_interruptible(&r->xfer))
+			return -ERESTARTSYS;
+		ret = rw_remote_save(r, timeout_ms, data, len, &h);
+		mutex_unlock(&r->xfer);
+	}
+	if (!ret && copy_to_user(u64_to_user_ptr(head), &h, sizeof(h)))
+		ret = -EFAULT;
 	return ret;
 }

@@ -121,7 +121,8 @@ int rw_wire_request_parse(const void *data, size_t len, u32 nr_chunks,
 		*why = "request length does not match its counts";
 		return -EPROTO;
 	}
-	if (out->op == RW_OP_INIT || out->op == RW_OP_RESTORE)
+	if (out->op == RW_OP_INIT || out->op == RW_OP_RESTORE ||
+	    out->op == RW_OP_SAVE)
 		bad = (out->op == RW_OP_INIT) != !!out->nr_runs ||
 		      !out->win.nr_segs ||
 		      out->win.seg_shift < RW_WIRE_SEG_SHIFT_MIN ||
@@ -132,7 +133,8 @@ int rw_wire_request_parse(const void *data, size_t len, u32 nr_chunks,
 		*why = "a request's window or runs do not fit its op";
 		return -EPROTO;
 	}
-	if (out->op != RW_OP_INIT_WAIT && out->timeout_ms) {
+	if (out->op != RW_OP_INIT_WAIT && out->op != RW_OP_SAVE &&
+	    out->timeout_ms) {
 		*why = "a timeout on a request that does not wait";
 		return -EPROTO;
 	}
@@ -270,7 +272,8 @@ int rw_wire_answer_parse(const void *data, size_t len,
 		*why = "unknown op or flags in an answer";
 		return -EPROTO;
 	}
-	out->has_head = out->op == RW_OP_HEAD && !out->status;
+	out->has_head = (out->op == RW_OP_HEAD || out->op == RW_OP_SAVE) &&
+			!out->status;
 	if (body != (out->has_head ? sizeof(wh) : 0) ||
 	    le32_to_cpu(h.msg.len) != sizeof(h) + body ||
 	    sizeof(h) + (size_t)body > len) {

@@ -130,6 +130,7 @@ struct rw_gate_worker {
 	bool live;
 	bool parked;
 	bool running;		/* admitted, has not pushed yet */
+	bool consumed;		/* its admission spent a unit of grant */
 	struct rw_gate_stats stats;
 };
 
@@ -240,6 +241,16 @@ void rw_gate_hold(struct rw_gate *g, bool on);
 
 /* Whether some live worker is inside an iteration (admitted, not pushed). */
 bool rw_gate_running(const struct rw_gate *g);
+
+/*
+ * Take back worker @p's admission to an iteration it has not begun (no
+ * gradient of it sent yet; the caller knows): as if it had not asked, its
+ * grant unit back (ADAPTIVE). A box admits a remote worker's next
+ * iteration as soon as it has answered its pushes, so that a checkpoint
+ * asked between iterations would otherwise wait for that worker. 0, or
+ * -EINVAL, -ESTALE (another epoch), -EPROTO (not running).
+ */
+int rw_gate_withdraw(struct rw_gate *g, u32 p, u32 epoch);
 
 /* The quorum in force: cfg.quorum capped by the live workers (BSP). */
 u32 rw_gate_quorum(const struct rw_gate *g);

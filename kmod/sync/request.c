@@ -46,7 +46,8 @@ static bool rw_gate_releasable(const struct rw_gate *g,
 static void rw_gate_start(struct rw_gate *g, struct rw_gate_worker *x,
 			  u64 now)
 {
-	if (rw_gate_consumes(g, x))
+	x->consumed = rw_gate_consumes(g, x);
+	if (x->consumed)
 		x->grant--;
 	x->running = true;
 	x->started = now;
@@ -219,6 +220,28 @@ bool rw_gate_running(const struct rw_gate *g)
 	return false;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_gate_running);
+
+int rw_gate_withdraw(struct rw_gate *g, u32 p, u32 epoch)
+{
+	struct rw_gate_worker *x;
+	int err;
+
+	if (!rw_gate_valid(g, p))
+		return -EINVAL;
+	err = rw_gate_current(g, p, epoch);
+	if (err)
+		return err;
+	x = &g->w[p];
+	if (!x->running)
+		return -EPROTO;
+	x->running = false;
+	if (x->consumed)
+		x->grant++;
+	x->consumed = false;
+	x->stats.admits--;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_gate_withdraw);
 
 u32 rw_gate_bound(const struct rw_gate *g, u32 p)
 {

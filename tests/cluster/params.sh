@@ -19,7 +19,8 @@
 # sentences, and change nothing: the good file then restores into that
 # run and ends bit-identical too. Last, PyTorch on the worker VM
 # (torch-remote.py): the DistributedOptimizer starts both ranks from rank
-# 0's model through the box, and the DDP hook refuses a job whose
+# 0's model through the box, rank 0 saves the run from the worker host and
+# a new run restores it there, and the DDP hook refuses a job whose
 # optimizer, read from the run's head, is not average. The VMs get 1500 s
 # (vm-timeout): torch's import alone took 80 to 300 s in make check.
 # vm-timeout: 1500
@@ -39,8 +40,9 @@ if [ "$RW_ROLE" = box ]; then
 	t_ok "job add inita and initb: 2 workers each" sh -c \
 		"'$RWCTL' job add inita workers 2 chunk-size 4096 token-file '$TOKEN' >/dev/null &&
 		 '$RWCTL' job add initb workers 2 chunk-size 4096 token-file '$TOKEN' >/dev/null"
-	t_ok "job add tdist (momentum) and tsgd (sgd): 2 workers each" sh -c \
+	t_ok "job add tdist, tdist2 (momentum) and tsgd (sgd): 2 workers each" sh -c \
 		"'$RWCTL' job add tdist workers 2 optim momentum lr 0.1 chunk-size 4096 token-file '$TOKEN' >/dev/null &&
+		 '$RWCTL' job add tdist2 workers 2 optim momentum lr 0.1 chunk-size 4096 token-file '$TOKEN' >/dev/null &&
 		 '$RWCTL' job add tsgd workers 2 optim sgd lr 0.1 chunk-size 4096 token-file '$TOKEN' >/dev/null"
 	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 	"$RWCTL" -j status | jpy 'd["agg_impl"]' >"$RW_OUT/impl"
@@ -87,7 +89,7 @@ if [ "$RW_ROLE" = box ]; then
 	# other tests.
 	t_ok "the worker host's PyTorch trainers are done" rw_await worker torch 900
 	t_ok "job del every job" sh -c \
-		"for j in pinit inita initb tdist tsgd cstr cck crs cbad clay; do '$RWCTL' job del \$j || exit 1; done"
+		"for j in pinit inita initb tdist tdist2 tsgd cstr cck crs cbad clay; do '$RWCTL' job del \$j || exit 1; done"
 	t_ok "rmmod rackweave" rmmod rackweave
 else
 	TRAINER=$RW_TOP/build/examples/softmax-trainer

@@ -9,7 +9,13 @@ One process imports torch once and forks the ranks after it:
      the run's initial parameters (rw_params_init, read by the box) and
      rank 1 waits for them: both ranks' models then hold exactly rank 0's
      start, train three steps, and end with the same bits, not the start;
-  2. the DDP hook over RDMA refuses a job whose optimizer is not average
+     then rank 0 saves the run from this host (Worker.checkpoint_save:
+     the box writes the image here over RDMA);
+  2. that file restored from this host into a new run (job tdist2: rank 0
+     Worker.checkpoint_restore, rank 1 params_wait, the optimizer built
+     with init_from_rank0=False): both ranks' models are the saved ones,
+     the run's head says step 3, and one more step keeps them equal;
+  3. the DDP hook over RDMA refuses a job whose optimizer is not average
      (tsgd), which it learns from the run's head (rw_job_head), with
      RackWeaveError(EINVAL).
 argv: OUT_DIR TOKEN_FILE BOX. TAP on stdout.
@@ -70,6 +76,31 @@ def dist_rank(rank: int) -> int:
             torch.nn.functional.mse_loss(model(x), y).backward()
             opt.step()
         np.save(f"{out}/tdist-end-{rank}.npy", flat(model))
+        if rank == 0:
+            w.checkpoint_save(f"{out}/tdist.ckpt")
+    return 0
+
+
+def restore_rank(rank: int) -> int:
+    torch.set_num_threads(1)
+    model = model_of(10 + rank)
+    with rw.Worker("tdist2", tok, rank, box=box, timeout_ms=120000) as w:
+        rwt.declare_model(w, model)
+        if rank == 0:
+            w.checkpoint_restore(f"{out}/tdist.ckpt")
+        else:
+            w.params_wait()
+        opt = rwt.DistributedOptimizer(model, w, init_from_rank0=False,
+                                       timeout_ms=120000)
+        np.save(f"{out}/tdist2-start-{rank}.npy", flat(model))
+        with open(f"{out}/tdist2-step-{rank}.txt", "w") as f:
+            f.write(str(w.job_head()["step"]))
+        torch.manual_seed(100 + rank)
+        x, y = torch.randn(8, 16), torch.randn(8, 4)
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+        np.save(f"{out}/tdist2-end-{rank}.npy", flat(model))
     return 0
 
 
@@ -106,6 +137,19 @@ if rcs == [0, 0]:
     ok(not np.array_equal(flat(model_of(1)), want), "... which rank 1's seed does not give")
     ok(np.array_equal(e0, e1) and not np.array_equal(e0, want),
        "after three steps both hold the same bits, trained")
+    ok(os.path.exists(f"{out}/tdist.ckpt"), "rank 0 saved the run from this host")
+
+    rcs = reap([in_child(restore_rank, r) for r in (0, 1)], 300)
+    ok(rcs == [0, 0], "two remote ranks restored it into a new run and trained on", rcs)
+    if rcs == [0, 0]:
+        r0, r1 = (np.load(f"{out}/tdist2-start-{r}.npy") for r in (0, 1))
+        ok(np.array_equal(r0, e0) and np.array_equal(r1, e0),
+           "both start from exactly the saved parameters (their own models differ)")
+        steps = [open(f"{out}/tdist2-step-{r}.txt").read() for r in (0, 1)]
+        ok(steps == ["3", "3"], "the restored run's head says step 3", steps)
+        n0, n1 = (np.load(f"{out}/tdist2-end-{r}.npy") for r in (0, 1))
+        ok(np.array_equal(n0, n1) and not np.array_equal(n0, e0),
+           "one more step: both hold the same bits, trained on")
 
 rcs = reap([in_child(hook_rank, r) for r in (0, 1)], 300)
 said = ""

@@ -115,6 +115,22 @@ static const char *rw_wc_request_run(void)
 	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
 	    -EPROTO)
 		return "request: a restore without a window";
+	/* A save: a window and a timeout (its wait); no window, refused. */
+	in.op = RW_OP_SAVE;
+	in.timeout_ms = 2500;
+	in.win.nr_segs = 2;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 rw_wc_segs, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) ||
+	    out.op != RW_OP_SAVE || out.win.nr_segs != 2 ||
+	    out.timeout_ms != 2500)
+		return "request: a save";
+	in.win.nr_segs = 0;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
+	    -EPROTO)
+		return "request: a save without a window";
 	return NULL;
 }
 
@@ -145,6 +161,18 @@ static const char *rw_wc_answer_run(void)
 	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
 	    -EPROTO)
 		return "answer: a head of another kind";
+	rw_wc_msg_buf[RW_WIRE_ANSWER_SIZE] ^= 1;
+	/* A save answers with the head it saved; without one, refused. */
+	in.op = RW_OP_SAVE;
+	n = rw_wire_answer_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in);
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.op != RW_OP_SAVE || !out.has_head || out.head.step != 41)
+		return "answer: a save's head";
+	in.has_head = false;
+	n = rw_wire_answer_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in);
+	if (rw_wire_answer_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "answer: a save without its head";
 	/* A refusal carries its errno and no head. */
 	in.status = EBUSY;
 	in.has_head = false;

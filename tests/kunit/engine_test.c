@@ -612,6 +612,67 @@ static void rw_engine_fresh_version_test(struct kunit *test)
 			    stale, RW_T_FRESH_ROUNDS, first);
 }
 
+/* Bytes [0, @len) of @e's image, taken in pieces of @piece bytes. */
+static void rw_t_image_get(struct kunit *test, struct rw_engine *e, u8 *dst,
+			   u64 len, u32 piece)
+{
+	u64 off;
+
+	for (off = 0; off < len; off += piece)
+		KUNIT_ASSERT_EQ(test, rw_engine_image_get(e, off,
+							  min_t(u64, piece,
+								len - off),
+							  dst + off), 0);
+}
+
+/*
+ * A transport's image, piece by piece (a remote save and restore): taken
+ * in any pieces it is one and the same, and put into another engine it
+ * makes the same run.
+ */
+static void rw_engine_image_pieces_test(struct kunit *test)
+{
+	static const u32 order[RW_T_WORKERS] = { 0, 1, 2, 3 };
+	u32 *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	struct rw_engine *a = rw_t_create(test, RW_AGG_MOMENTUM);
+	struct rw_engine *b = rw_t_create(test, RW_AGG_MOMENTUM);
+	u64 len = rw_engine_image_len(a);
+	u8 *whole = kunit_kzalloc(test, len, GFP_KERNEL);
+	u8 *pieces = kunit_kzalloc(test, len, GFP_KERNEL);
+	u8 *back = kunit_kzalloc(test, len, GFP_KERNEL);
+	u32 step;
+
+	KUNIT_ASSERT_TRUE(test, buf && whole && pieces && back);
+	for (step = 0; step < 2; step++)
+		rw_t_push_step(test, a, step, order, false, buf);
+	KUNIT_ASSERT_TRUE(test, rw_engine_quiet(a));
+	rw_t_image_get(test, a, whole, len, (u32)len);
+	rw_t_image_get(test, a, pieces, len, 1032);
+	KUNIT_EXPECT_EQ(test, memcmp(whole, pieces, len), 0);
+	/* The versions at the end: every chunk took both steps. */
+	KUNIT_EXPECT_EQ(test, *(u64 *)(whole + len - 8), 2ULL);
+	/* Bad input: not a multiple of 8, or past the image. */
+	KUNIT_EXPECT_EQ(test, rw_engine_image_get(a, 4, 8, back), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rw_engine_image_get(a, 0, 12, back), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rw_engine_image_get(a, len - 8, 16, back),
+			-EINVAL);
+
+	KUNIT_ASSERT_EQ(test, rw_engine_init_begin(b), 0);
+	for (step = 0; step < len; step += 4096)
+		KUNIT_ASSERT_EQ(test, rw_engine_image_put(b, step,
+							  min_t(u64, 4096,
+								len - step),
+							  pieces + step), 0);
+	rw_engine_init_end(b, true);
+	rw_t_image_get(test, b, back, len, 4096);
+	KUNIT_EXPECT_EQ(test, memcmp(whole, back, len), 0);
+	KUNIT_EXPECT_EQ(test, rw_t_differ(test, a, b), 0);
+	/* And both step the same from there. */
+	rw_t_push_step(test, a, 2, order, false, buf);
+	rw_t_push_step(test, b, 2, order, true, buf);
+	KUNIT_EXPECT_EQ(test, rw_t_differ(test, a, b), 0);
+}
+
 static struct kunit_case rw_engine_test_cases[] = {
 	KUNIT_CASE(rw_engine_threads_bound_test),
 	KUNIT_CASE(rw_engine_bad_config_test),
@@ -623,6 +684,7 @@ static struct kunit_case rw_engine_test_cases[] = {
 	KUNIT_CASE(rw_engine_push_storm_test),
 	KUNIT_CASE(rw_engine_rebalance_test),
 	KUNIT_CASE(rw_engine_fresh_version_test),
+	KUNIT_CASE(rw_engine_image_pieces_test),
 	{}
 };
 

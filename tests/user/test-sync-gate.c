@@ -207,6 +207,74 @@ static void gate_hold_bsp(void **state)
 	st_free(&sg);
 }
 
+/*
+ * A box admits a remote worker's next iteration with its answers; a
+ * checkpoint between iterations takes those admissions back (nothing of
+ * the iteration sent): the hold is then at the boundary, not one past.
+ */
+static void gate_withdraw(void **state)
+{
+	struct rw_gate_config cfg = st_cfg(RW_GATE_BSP, 2, 0, 0, 0);
+	struct st_gate sg;
+	u32 out[2];
+
+	(void)state;
+	st_new(&sg, &cfg, 0);
+	assert_int_equal(rw_gate_withdraw(&sg.g, 0, 0), -EPROTO);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 1), A);
+	assert_int_equal(rw_gate_request(&sg.g, 1, 0, 1), A);
+	assert_int_equal(rw_gate_push(&sg.g, 0, 0, 2, NULL), 0);
+	assert_int_equal(rw_gate_push(&sg.g, 1, 0, 2, NULL), 0);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 3), A);
+	assert_int_equal(rw_gate_request(&sg.g, 1, 0, 3), A);
+	assert_int_equal(sg.g.w[0].stats.admits, 2);
+	/* Bad input changes nothing. */
+	assert_int_equal(rw_gate_withdraw(&sg.g, 2, 0), -EINVAL);
+	assert_int_equal(rw_gate_withdraw(&sg.g, 0, 5), -ESTALE);
+	assert_true(sg.g.w[0].running);
+	assert_int_equal(rw_gate_withdraw(&sg.g, 0, 0), 0);
+	assert_int_equal(rw_gate_withdraw(&sg.g, 0, 0), -EPROTO);
+	assert_int_equal(sg.g.w[0].stats.admits, 1);
+	assert_true(rw_gate_running(&sg.g));
+	assert_int_equal(rw_gate_withdraw(&sg.g, 1, 0), 0);
+	assert_false(rw_gate_running(&sg.g));
+	rw_gate_hold(&sg.g, true);
+	assert_int_equal(sg.g.hold_at, 1);
+	/* Held at the boundary: both ask again and park. */
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 4), P);
+	assert_int_equal(rw_gate_request(&sg.g, 1, 0, 4), P);
+	assert_int_equal(rw_gate_release(&sg.g, 5, out, 2), 0);
+	rw_gate_hold(&sg.g, false);
+	assert_int_equal(rw_gate_release(&sg.g, 6, out, 2), 2);
+	assert_int_equal(rw_gate_push(&sg.g, 0, 0, 7, NULL), 0);
+	assert_int_equal(sg.g.w[0].clock, 2);
+	assert_int_equal(rw_gate_check(&sg.g), 0);
+	st_free(&sg);
+}
+
+/* ADAPTIVE: a withdrawn admission gives back the grant unit it spent. */
+static void gate_withdraw_grant(void **state)
+{
+	struct rw_gate_config cfg = st_cfg(RW_GATE_ADAPTIVE, 2, 0, 1, 3);
+	struct st_gate sg;
+	u32 grant;
+
+	(void)state;
+	st_new(&sg, &cfg, 0);
+	sg.g.w[0].grant = 2;
+	grant = sg.g.w[0].grant;
+	/* Worker 0 leads by more than s_lo: its admission spends a unit. */
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 1), A);
+	assert_int_equal(rw_gate_push(&sg.g, 0, 0, 2, NULL), 0);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 3), A);
+	assert_true(sg.g.w[0].consumed);
+	assert_int_equal(sg.g.w[0].grant, grant - 1);
+	assert_int_equal(rw_gate_withdraw(&sg.g, 0, 0), 0);
+	assert_int_equal(sg.g.w[0].grant, grant);
+	assert_int_equal(rw_gate_check(&sg.g), 0);
+	st_free(&sg);
+}
+
 /* A quorum at or above the live workers is plain BSP; evictions count. */
 static void gate_bsp_quorum_live(void **state)
 {
@@ -667,6 +735,8 @@ int main(void)
 		cmocka_unit_test(gate_bsp_quorum_ends),
 		cmocka_unit_test(gate_hold),
 		cmocka_unit_test(gate_hold_bsp),
+		cmocka_unit_test(gate_withdraw),
+		cmocka_unit_test(gate_withdraw_grant),
 		cmocka_unit_test(gate_reconfigure),
 		cmocka_unit_test(gate_ssp),
 		cmocka_unit_test(gate_ssp1_is_bsp),
