@@ -177,6 +177,9 @@ long rw_conn_ctl_nap(struct rw_conn *c, long nap);
 void rw_conn_ctl_init(struct rw_conn *c);
 void rw_conn_ctl_free(struct rw_conn *c);
 
+/* rdma/agent.c: the connection's kthread, once its setup is answered. */
+int rw_conn_agent(void *arg);
+
 /* rdma/data.c */
 int rw_conn_data_init(struct rw_conn *c);	/* before rdma_accept */
 void rw_conn_data_stop(struct rw_conn *c);	/* first in teardown */

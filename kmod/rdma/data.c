@@ -27,15 +27,10 @@
  * last push of this one is queued (arrivals are a set, and a sibling
  * connection carries other chunks): it waits for the iteration's end.
  *
- * The agent (a kthread per connection, since the gate may make it wait)
- * queues arrived chunks through the worker exactly as a local push of
- * that chunk would go, and answers each with the chunk's parameters,
- * written with an immediate into the worker's window, once they are fresh
- * for it. It sleeps on its own queue and is kicked by arrivals, by send
- * completions and by every step of the engine (an entry on the engine's
- * wait queue). When the worker has been silent for a second it writes
- * a heartbeat (rdma/link.h): a worker whose host vanished without a word
- * fails it, and its connection closes, which frees its rank.
+ * The agent (rdma/agent.c, a kthread per connection) queues arrived
+ * chunks through the worker and answers them; this file kicks it on
+ * arrivals, on send completions and on every step of the engine (an entry
+ * on the engine's wait queue).
  *
  * Any error in a completion, a malformed or unexpected immediate, a push
  * of a chunk again before its answer or into a slot still being summed,
@@ -60,9 +55,6 @@
 #include "rdma/conn.h"
 #include "rdma/wire.h"
 #include "trace.h"
-
-/* How long the agent waits in the gate before it looks around again. */
-#define RW_AGENT_GATE_MS	200
 
 static struct rw_conn *rw_conn_of(struct rw_link *ep)
 {
@@ -252,209 +244,6 @@ static void rw_conn_write_done(struct rw_link *ep, struct ib_wc *wc)
 	/* Only an agent that stopped for want of room waits for this. */
 	if (atomic_inc_return(&ep->sq_room) <= 1)
 		rw_conn_kick(c);
-}
-
-/* ---- the agent ---- */
-
-/* Write @chunk's parameters into the peer's window, as @type. */
-static int rw_conn_send_params(struct rw_conn *c, u32 chunk, u32 type)
-{
-	u64 off = (u64)chunk << c->chunk_shift;
-	u64 version = rw_worker_chunk_version(c->w, chunk);
-	int ret;
-
-	ret = rw_link_write_imm(&c->write_cqe, c->id->qp, &c->params, &c->peer,
-				off, rw_worker_chunk_len(c->w, chunk),
-				RW_IMM(type, version, chunk));
-	if (!ret)
-		trace_rw_wire_write(c->info.job, c->info.rank, chunk, version);
-	return ret;
-}
-
-/*
- * Send what is owed (a new worker's initial parameters) and what is fresh
- * for an awaiting chunk, while the send queue has room: > 0 if it sent
- * any, 0 if none, or a negative errno.
- */
-static int rw_conn_send_owed(struct rw_conn *c)
-{
-	u32 n = c->nr_chunks, chunk;
-	int ret, did = 0;
-
-	for_each_set_bit(chunk, c->to_send, n) {
-		if (atomic_read(&c->ep.sq_room) <= 0)
-			return did;
-		ret = rw_conn_send_params(c, chunk, RW_IMM_PARAMS);
-		if (ret)
-			return ret;
-		__clear_bit(chunk, c->to_send);
-		did = 1;
-	}
-	for_each_set_bit(chunk, c->resend, n) {
-		if (atomic_read(&c->ep.sq_room) <= 0)
-			return did;
-		ret = rw_conn_send_params(c, chunk, RW_IMM_RESEND);
-		if (ret)
-			return ret;
-		__clear_bit(chunk, c->resend);
-		did = 1;
-	}
-	for_each_set_bit(chunk, c->awaiting, n) {
-		if (atomic_read(&c->ep.sq_room) <= 0)
-			return did;
-		if (!rw_worker_chunk_fresh(c->w, chunk))
-			continue;
-		/*
-		 * Before the answer can arrive and the chunk come again:
-		 * rw_conn_push_done must see it cleared by then.
-		 */
-		clear_bit(chunk, c->awaiting);
-		smp_mb__after_atomic();	/* the clear before the post */
-		ret = rw_conn_send_params(c, chunk, RW_IMM_PARAMS);
-		if (ret)
-			return ret;
-		did = 1;
-	}
-	return did;
-}
-
-/*
- * One round: queue what arrived, then send what is owed and fresh. > 0 if
- * it did something (go round again), 0 if only an event can help, or a
- * negative errno that ends the connection.
- */
-static int rw_conn_agent_round(struct rw_conn *c)
-{
-	long tmo = msecs_to_jiffies(RW_AGENT_GATE_MS);
-	u32 n = c->nr_chunks, chunk;
-	int ret, did = 0;
-
-	/* A heartbeat if the peer has been silent (rdma/link.h). */
-	ret = rw_link_beat_tick(&c->ep, c->id->qp, &c->peer);
-	if (ret)
-		return ret;
-	/* A request, or a wait whose answer is due (rdma/conn_ctl.c). */
-	ret = rw_conn_ctl_round(c);
-	if (ret < 0)
-		return ret;
-	did = ret;
-
-	for_each_set_bit(chunk, c->arrived, n) {
-		/* From here on, another push of it comes before its answer. */
-		set_bit(chunk, c->awaiting);
-		clear_bit(chunk, c->arrived);
-		ret = rw_worker_push_chunk(c->w, chunk, tmo);
-		if (!ret) {
-			did = 1;
-			continue;
-		}
-		if (ret != -ETIMEDOUT && ret != -EALREADY)
-			return ret;
-		/*
-		 * Not taken: parked in the gate (look around, retry), or
-		 * answered and pushed again for the next iteration before
-		 * this one's last push is queued (arrivals are a set, not a
-		 * queue, and a sibling connection carries others): it waits
-		 * for that push.
-		 */
-		set_bit(chunk, c->arrived);
-		clear_bit(chunk, c->awaiting);
-		if (ret == -ETIMEDOUT)
-			return 1;
-	}
-	if (!bitmap_empty(c->awaiting, n) && !rw_worker_admitted(c->w)) {
-		/* The iteration ended: its answers wait for the next one. */
-		ret = rw_worker_pull_admit(c->w, tmo);
-		if (ret == -ETIMEDOUT)
-			return 1;
-		if (ret)
-			return ret;
-	}
-	/*
-	 * Initial parameters set since this connection's first writes (an
-	 * init, a restore): every chunk it carries again, before the answer
-	 * to a request that saw them (rdma/conn_ctl.c).
-	 */
-	if (!c->params_seen && rw_worker_params_set(c->w)) {
-		for (chunk = 0; chunk < n; chunk++)
-			if (rw_conn_carries(c, chunk))
-				__set_bit(chunk, c->resend);
-		c->params_seen = true;
-	}
-	/*
-	 * Bottom halves off while posting: soft-RoCE sends a kernel QP's
-	 * work requests from a tasklet, which then runs here as they are
-	 * turned back on instead of waking ksoftirqd (a hardware NIC only
-	 * sees its doorbells rung a little later).
-	 */
-	local_bh_disable();
-	ret = rw_conn_send_owed(c);
-	if (ret >= 0) {
-		did |= ret;
-		ret = rw_conn_ctl_flush(c, bitmap_empty(c->resend, n) &&
-					bitmap_empty(c->to_send, n));
-	}
-	local_bh_enable();
-	return ret < 0 ? ret : ret | did;
-}
-
-static const char *rw_conn_agent_why(int err)
-{
-	switch (err) {
-	case -EBUSY:
-		return "pushed into a gradient still being summed";
-	case -ESTALE:
-		return "evicted";
-	case -ENODEV:
-		return "job deleted";
-	case -ETIMEDOUT:
-		return "silent despite heartbeats";
-	default:
-		return "transfer failed";
-	}
-}
-
-static bool rw_conn_agent_kicked(struct rw_conn *c)
-{
-	return atomic_read(&c->kick) || kthread_should_stop();
-}
-
-static int rw_conn_agent(void *arg)
-{
-	struct rw_conn *c = arg;
-	int ret = 0;
-
-	while (!kthread_should_stop()) {
-		atomic_set(&c->kick, 0);
-		ret = rw_conn_agent_round(c);
-		if (ret < 0)
-			break;
-		if (!ret)
-			wait_event_interruptible_timeout(c->wq,
-							 rw_conn_agent_kicked(c),
-							 rw_conn_ctl_nap(c, HZ));
-	}
-	if (ret < 0) {
-		/* A push into its own slot before that slot was summed. */
-		if (ret == -EBUSY)
-			rw_conn_violation(c, RW_VIOL_PROTO,
-					  rw_conn_agent_why(ret));
-		/* Only if the error is why: a closing connection fails waits. */
-		else if (rw_conn_close_later(c))
-			pr_warn_ratelimited("%pISpc: job %s rank %u: %s (%d): closing\n",
-					    &c->info.peer, c->info.job,
-					    c->info.rank, rw_conn_agent_why(ret),
-					    ret);
-		/* Teardown stops this thread; wait for it. */
-		for (;;) {
-			set_current_state(TASK_INTERRUPTIBLE);
-			if (kthread_should_stop())
-				break;
-			schedule();
-		}
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
 }
 
 /* ---- setup ---- */
