@@ -46,7 +46,8 @@
  * Checkpoints (rw_checkpoint_save(3), rw_checkpoint_restore(3)):
  *   --checkpoint-at N:FILE  at step N rank 0 starts saving the job's state
  *                    to FILE from a thread of its own, attached as an
- *                    observer, while every worker, itself included, goes
+ *                    observer (with --box, a remote one: rw_attach_remote_
+ *                    flags(3)), while every worker, itself included, goes
  *                    on training: the module holds them at the next
  *                    iteration boundary for the copy. It says "rank 0:
  *                    checkpoint of step S to FILE", S being that boundary
@@ -427,14 +428,16 @@ struct trainer_model {
 	struct rw_tensor_view w, b;
 };
 
+/* The model's tensors, as every rank (and an observer) declares them. */
+static const struct rw_tensor_desc trainer_tensors[] = {
+	{ .key = SOFTMAX_KEY_W, .nelems = SOFTMAX_NW, .dtype = RW_DTYPE_F32 },
+	{ .key = SOFTMAX_KEY_B, .nelems = SOFTMAX_NB, .dtype = RW_DTYPE_F32 },
+};
+
 /* Attach, declare, map and place this thread: everything before step 0. */
 static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 			struct trainer_model *m)
 {
-	const struct rw_tensor_desc tensors[] = {
-		{ .key = SOFTMAX_KEY_W, .nelems = SOFTMAX_NW, .dtype = RW_DTYPE_F32 },
-		{ .key = SOFTMAX_KEY_B, .nelems = SOFTMAX_NB, .dtype = RW_DTYPE_F32 },
-	};
 	uint8_t token[RW_JOB_TOKEN_LEN];
 	struct rw_version_info info;
 	struct rw_setup s;
@@ -472,7 +475,7 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 			    o->box ? " at " : "", o->box ? o->box : "");
 		return err;
 	}
-	err = rw_declare(ctx, tensors, 2, 0);
+	err = rw_declare(ctx, trainer_tensors, 2, 0);
 	if (err) {
 		trainer_err(err, "cannot declare the softmax model");
 		return err;
@@ -668,9 +671,15 @@ static void *trainer_saver_run(void *arg)
 	err = rw_token_read(o->token_file, token);
 	if (!err)
 		err = rw_ctx_open(&ctx, o->device);
-	if (!err)
+	if (!err && o->box)
+		err = rw_attach_remote_flags(ctx, o->job, token, 0, o->box,
+					     RW_ATTACH_OBSERVER);
+	else if (!err)
 		err = rw_attach(ctx, o->job, token, 0, RW_ATTACH_OBSERVER);
 	explicit_bzero(token, sizeof(token));
+	/* A remote observer declares: its host's module then knows the run. */
+	if (!err && o->box)
+		err = rw_declare(ctx, trainer_tensors, 2, 0);
 	if (err)
 		trainer_err(err, "checkpoint: cannot attach as an observer");
 	else

@@ -124,8 +124,7 @@ static long rw_ioctl_attach(struct rw_worker *w, void __user *uarg)
 	    !memchr(a.job, 0, sizeof(a.job)) ||
 	    (!remote && (a.box_family || a.box_port || a.box_more ||
 			 a.nr_box_more ||
-			 !rw_mem_is_zero(a.box_addr, sizeof(a.box_addr)))) ||
-	    (remote && a.flags & RW_ATTACH_OBSERVER)) {
+			 !rw_mem_is_zero(a.box_addr, sizeof(a.box_addr))))) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -134,6 +133,7 @@ static long rw_ioctl_attach(struct rw_worker *w, void __user *uarg)
 		ret = box ? rw_attach_boxes(&a, box) : -ENOMEM;
 		if (ret > 0)
 			ret = rw_worker_attach_remote(w, a.job, a.token, a.rank,
+						      a.flags & ~RW_ATTACH_REMOTE,
 						      box, (u32)ret);
 	} else {
 		ret = rw_worker_attach(w, a.job, a.token, a.rank, a.flags);

@@ -81,12 +81,15 @@ static void rw_worker_members(void *arg, const struct rw_gate *g)
 }
 
 int rw_worker_attach_remote(struct rw_worker *w, const char *name,
-			    const u8 *token, u32 rank,
+			    const u8 *token, u32 rank, u32 flags,
 			    const struct sockaddr_storage *box, u32 nr)
 {
+	bool observer = flags & RW_ATTACH_OBSERVER;
 	struct rw_remote *r;
 	int ret = 0;
 
+	if (flags & ~RW_ATTACH_OBSERVER || (observer && (rank || nr > 1)))
+		return -EINVAL;
 	if (rw_worker_attached(w))
 		return -EISCONN;
 	/*
@@ -94,14 +97,17 @@ int rw_worker_attach_remote(struct rw_worker *w, const char *name,
 	 * under ours, and the box's accept (maybe in this very module) takes
 	 * a worker's @setup under them.
 	 */
-	r = rw_remote_attach(name, token, rank, box, nr);
+	r = rw_remote_attach(name, token, rank, box, nr, observer);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	mutex_lock(&w->setup);
-	if (w->job || w->remote)
+	if (w->job || w->remote) {
 		ret = -EISCONN;
-	else	/* Pairs with the acquire in rw_worker_remote(). */
+	} else {
+		w->observer = observer;
+		/* Pairs with the acquire in rw_worker_remote(). */
 		smp_store_release(&w->remote, r);
+	}
 	mutex_unlock(&w->setup);
 	if (ret)
 		rw_remote_free(r);
@@ -341,6 +347,23 @@ out:
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_declare);
+
+int rw_worker_verify(struct rw_worker *w, const struct rw_tensor_desc *t,
+		     u32 n)
+{
+	struct rw_engine *e;
+	int ret;
+
+	if (!w->observer || !n)
+		return -EINVAL;
+	mutex_lock(&w->setup);
+	ret = rw_worker_mapped_engine(w, &e);
+	if (!ret && !rw_layout_same(rw_engine_layout(e), t, n))
+		ret = -EEXIST;
+	mutex_unlock(&w->setup);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_verify);
 
 int rw_worker_mapped_engine(struct rw_worker *w, struct rw_engine **e)
 {

@@ -30,10 +30,11 @@ int rw_worker_attach(struct rw_worker *w, const char *job, const u8 *token,
 		     u32 rank, u32 flags);
 /*
  * The worker of rank @rank of job @job on the box listening at @box: @nr
- * addresses, one per box NIC (rdma/host.h).
+ * addresses, one per box NIC (rdma/host.h); with RW_ATTACH_OBSERVER in
+ * @flags its observer (rank 0, one address).
  */
 int rw_worker_attach_remote(struct rw_worker *w, const char *job,
-			    const u8 *token, u32 rank,
+			    const u8 *token, u32 rank, u32 flags,
 			    const struct sockaddr_storage *box, u32 nr);
 /* Attached to a job, here or on another host. */
 bool rw_worker_attached(struct rw_worker *w);
@@ -47,6 +48,13 @@ struct rw_cancel;
 int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 		      u32 n, u32 flags, const struct rw_cancel *cancel);
 int rw_worker_setup(struct rw_worker *w, struct rw_setup *out);
+/*
+ * An observer's layout checked against its job's run (the box's side of
+ * a remote observer's setup): 0, -EEXIST (another layout), -ENOTCONN (no
+ * run yet).
+ */
+int rw_worker_verify(struct rw_worker *w, const struct rw_tensor_desc *t,
+		     u32 n);
 
 /*
  * mmap support: check a request for @len bytes at @off and pin what the

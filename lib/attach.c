@@ -163,17 +163,18 @@ out:
 	return err;
 }
 
-int rw_attach_remote(struct rw_ctx *ctx, const char *job,
-		     const uint8_t *token, uint32_t rank, const char *box)
+int rw_attach_remote_flags(struct rw_ctx *ctx, const char *job,
+			   const uint8_t *token, uint32_t rank,
+			   const char *box, uint32_t flags)
 {
 	struct rw_attach_addr more[RW_WIRE_MAX_NICS - 1];
 	struct rw_attach a;
 	int err;
 
-	if (!ctx)
+	if (!ctx || (flags & ~RW_ATTACH_OBSERVER))
 		return -EINVAL;
 	memset(more, 0, sizeof(more));
-	err = rw_attach_fill(&a, job, token, rank, RW_ATTACH_REMOTE);
+	err = rw_attach_fill(&a, job, token, rank, RW_ATTACH_REMOTE | flags);
 	if (!err)
 		err = rw_attach_parse_box(&a, box, more);
 	if (err) {
@@ -181,6 +182,12 @@ int rw_attach_remote(struct rw_ctx *ctx, const char *job,
 		return err;
 	}
 	return rw_attach_send(ctx, &a);
+}
+
+int rw_attach_remote(struct rw_ctx *ctx, const char *job,
+		     const uint8_t *token, uint32_t rank, const char *box)
+{
+	return rw_attach_remote_flags(ctx, job, token, rank, box, 0);
 }
 
 int rw_attach(struct rw_ctx *ctx, const char *job, const uint8_t *token,
@@ -201,7 +208,9 @@ int rw_attach(struct rw_ctx *ctx, const char *job, const uint8_t *token,
 /*
  * Observers may not declare (the module says EPERM), yet they need the
  * layout to find tensors in the parameters they map: for them the layout
- * is only recorded, and rw_map() compares it with the module's.
+ * is only recorded, and rw_map() compares it with the module's. A remote
+ * observer's declaration goes to its host's module, which has the box
+ * check it and sizes this host's copy of the parameters by it.
  */
 int rw_declare(struct rw_ctx *ctx, const struct rw_tensor_desc *t,
 	       uint32_t n, uint32_t flags)
@@ -232,7 +241,8 @@ int rw_declare(struct rw_ctx *ctx, const struct rw_tensor_desc *t,
 		err = -EEXIST;
 		goto err_unlock;
 	}
-	if (!(ctx->attach_flags & RW_ATTACH_OBSERVER)) {
+	if (!(ctx->attach_flags & RW_ATTACH_OBSERVER) ||
+	    ctx->attach_flags & RW_ATTACH_REMOTE) {
 		err = rw_ioctl(ctx, RW_IOC_DECLARE, &d);
 		if (err)
 			goto err_unlock;

@@ -37,7 +37,12 @@
  *   layout and returns the box's answer, RW_IOC_SETUP reports the box's
  *   geometry, the buffers are this host's memory mapped at the same
  *   offsets, a push writes the chunks to the box and a pull waits for
- *   the box's parameter writes. Observers are local only. More errors:
+ *   the box's parameter writes. With RW_ATTACH_OBSERVER too (rank 0,
+ *   no @box_more) the file is the box's observer ("Observers" below):
+ *   RW_IOC_DECLARE sends the layout for the box to check against its run
+ *   (ENOTCONN: none yet; EEXIST: another), and the parameters and
+ *   versions this host maps follow the box's, refreshed within
+ *   RW_WIRE_OBSERVE_MS of a step. More errors:
  *   EAFNOSUPPORT (a family other than AF_INET or AF_INET6),
  *   EHOSTUNREACH, ENETUNREACH or ETIMEDOUT (no route to the box or no
  *   answer), ECONNREFUSED (nothing listens there), and the box's refusal
@@ -380,6 +385,24 @@
  *   ETIMEDOUT (time_s too far off, or a replayed nonce), EBUSY (no run or
  *   no room for the peer now, or too many of the rank's requests within a
  *   second).
+ *
+ * Observers: a connect request with RW_WIRE_REQ_OBSERVER (rank 0, @nic,
+ *   @nr_nics and @session 0) attaches the peer as the job's read-only
+ *   observer, as RW_ATTACH_OBSERVER does on the box: it holds no rank and
+ *   any number may come. Its setup declares the model as a worker's does
+ *   but only checks it against the job's run (ENOTCONN: no run yet;
+ *   EEXIST: another layout), and its reply has no gradient window
+ *   (@seg_shift and @nr_segs 0). The box writes every chunk's parameters
+ *   into its window first (RW_IMM_PARAMS), then each chunk again
+ *   (RW_IMM_RESEND) whenever its version has moved and RW_WIRE_OBSERVE_MS
+ *   have passed since the last such round, or at once once it has moved
+ *   by RW_WIRE_OBSERVE_LAG (so the immediate's 8 bits of version never
+ *   wrap between two writes): the peer's copy is at most that period plus
+ *   a write behind the box. The writes are the box's memory as it is, so
+ *   a chunk a step is updating may arrive half old, half new, and is then
+ *   written again with the next round. An observer may ask RW_OP_HEAD,
+ *   RW_OP_SAVE and RW_OP_RESTORE; a push or another request breaks the
+ *   rules.
  *
  * Immediate data: every RDMA WRITE WITH IMMEDIATE carries one chunk. The
  *   32-bit immediate (network order, as verbs send it) is RW_IMM(type,
@@ -1061,7 +1084,7 @@ enum rw_event_kind {
 struct rw_wire_req {
 	__le32 magic;		/* RW_WIRE_MAGIC */
 	__u8 version;		/* RW_WIRE_VERSION */
-	__u8 flags;		/* 0 */
+	__u8 flags;		/* RW_WIRE_REQ_OBSERVER or 0 */
 	__le16 rank;
 	__le32 epoch;
 	__u8 nic;		/* this connection's index, below nr_nics */
@@ -1074,6 +1097,15 @@ struct rw_wire_req {
 };
 
 #define RW_WIRE_REQ_SIZE	56
+
+/*
+ * In rw_wire_req.flags: the job's observer (rank 0, one connection), as
+ * RW_ATTACH_OBSERVER attaches on the box (see "Observers").
+ */
+#define RW_WIRE_REQ_OBSERVER	(1U << 0)
+/* An observer's refreshes (see "Observers"). */
+#define RW_WIRE_OBSERVE_MS	100
+#define RW_WIRE_OBSERVE_LAG	128
 
 struct rw_wire_rej {
 	__le32 magic;		/* RW_WIRE_MAGIC */

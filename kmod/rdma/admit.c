@@ -23,6 +23,8 @@
  * so no flood of refused requests keeps another rank out. 7 comes last
  * only to give the more useful answer: its request is covered all the same.
  *
+ * An observer (RW_WIRE_REQ_OBSERVER, rank 0) is checked as rank 0 is
+ * but keeps its nonces in the table beyond the workers: it holds no rank.
  * Whether the rank is free is the attach's to say (EADDRINUSE), as for a
  * local worker; such a request holds a slot of the rank it asked for.
  */
@@ -82,7 +84,9 @@ int rw_admit_check(const void *data, size_t len, s64 now,
 		goto out_put;
 	}
 	spin_lock(&job->replay_lock);
-	busy = rw_replay_check(&job->replay[min(req->rank, job->replay_nr)],
+	/* Observers hold no rank: theirs is the table beyond the workers. */
+	busy = rw_replay_check(&job->replay[req->observer ? job->replay_nr :
+					    min(req->rank, job->replay_nr)],
 			       req->nonce, (s64)req->time_s, now,
 			       RW_WIRE_MAX_SKEW_S);
 	spin_unlock(&job->replay_lock);

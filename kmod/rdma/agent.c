@@ -7,7 +7,8 @@
  * It queues arrived chunks through the worker exactly as a local push of
  * that chunk would go, and answers each with the chunk's parameters,
  * written with an immediate into the worker's window, once they are fresh
- * for it; between rounds it serves the worker's requests (rdma/
+ * for it; an observer's agent writes the chunks whose versions moved
+ * instead (uapi "Observers"); between rounds it serves the worker's requests (rdma/
  * conn_ctl.c). It sleeps on its own queue and is kicked by arrivals, by
  * send completions and by every step of the engine. When the worker has
  * been silent for a second it writes a heartbeat (rdma/link.h): a worker
@@ -43,7 +44,40 @@ static int rw_conn_send_params(struct rw_conn *c, u32 chunk, u32 type)
 				RW_IMM(type, version, chunk));
 	if (!ret)
 		trace_rw_wire_write(c->info.job, c->info.rank, chunk, version);
+	if (!ret && c->sent)
+		c->sent[chunk] = version;
 	return ret;
+}
+
+/*
+ * An observer's refreshes (uapi "Observers"): each chunk whose version
+ * moved, once RW_WIRE_OBSERVE_MS have passed since the last round, or at
+ * once when it moved by RW_WIRE_OBSERVE_LAG, while the send queue has
+ * room (a round cut short goes on the next time): > 0 if it sent any, 0
+ * if none, or a negative errno.
+ */
+static int rw_conn_observe(struct rw_conn *c)
+{
+	bool due = time_after_eq(jiffies, c->observe_at);
+	int ret, did = 0;
+	u32 chunk;
+	u64 v;
+
+	for (chunk = 0; chunk < c->nr_chunks; chunk++) {
+		v = rw_worker_chunk_version(c->w, chunk);
+		if (v == c->sent[chunk] ||
+		    (!due && v - c->sent[chunk] < RW_WIRE_OBSERVE_LAG))
+			continue;
+		if (atomic_read(&c->ep.sq_room) <= 0)
+			return did;
+		ret = rw_conn_send_params(c, chunk, RW_IMM_RESEND);
+		if (ret)
+			return ret;
+		did = 1;
+	}
+	if (due)
+		c->observe_at = jiffies + msecs_to_jiffies(RW_WIRE_OBSERVE_MS);
+	return did;
 }
 
 /*
@@ -72,6 +106,13 @@ static int rw_conn_send_owed(struct rw_conn *c)
 		if (ret)
 			return ret;
 		__clear_bit(chunk, c->resend);
+		did = 1;
+	}
+	/* An observer's first writes are out: its refreshes from now on. */
+	if (c->sent && bitmap_empty(c->to_send, n)) {
+		ret = rw_conn_observe(c);
+		if (ret <= 0)
+			return ret < 0 ? ret : did;
 		did = 1;
 	}
 	for_each_set_bit(chunk, c->awaiting, n) {
@@ -197,6 +238,8 @@ static bool rw_conn_agent_kicked(struct rw_conn *c)
 int rw_conn_agent(void *arg)
 {
 	struct rw_conn *c = arg;
+	/* An observer's refreshes are due every RW_WIRE_OBSERVE_MS. */
+	long nap = c->sent ? msecs_to_jiffies(RW_WIRE_OBSERVE_MS) : HZ;
 	int ret = 0;
 
 	while (!kthread_should_stop()) {
@@ -207,7 +250,7 @@ int rw_conn_agent(void *arg)
 		if (!ret)
 			wait_event_interruptible_timeout(c->wq,
 							 rw_conn_agent_kicked(c),
-							 rw_conn_ctl_nap(c, HZ));
+							 rw_conn_ctl_nap(c, nap));
 	}
 	if (ret < 0) {
 		/* A push into its own slot before that slot was summed. */

@@ -100,8 +100,11 @@ static struct rw_peer *rw_peer_join(struct rw_job *job,
 	struct rw_peer *p;
 
 	lockdep_assert_held(&rw_peers_lock);
+	/* An observer holds no rank: each is a peer of its own. */
+	if (req->observer)
+		return NULL;
 	list_for_each_entry(p, &rw_peers, link) {
-		if (p->job != job || p->rank != req->rank)
+		if (p->job != job || p->rank != req->rank || p->observer)
 			continue;
 		if (p->dead || !req->nr_nics || p->nr_nics != req->nr_nics ||
 		    p->session != req->session || test_bit(req->nic, &p->nics) ||
@@ -142,7 +145,8 @@ static struct rw_peer *rw_peer_get(const struct rw_admit *adm,
 	/* The peer proved it holds the token; attach as a local file does. */
 	if (!ret)
 		ret = rw_worker_attach(p->w, job->cfg.name, job->token,
-				       req->rank, 0);
+				       req->rank,
+				       req->observer ? RW_ATTACH_OBSERVER : 0);
 	if (ret) {
 		if (p->w)
 			rw_worker_free(p->w);
@@ -153,6 +157,7 @@ static struct rw_peer *rw_peer_get(const struct rw_admit *adm,
 	/* Attached: the worker holds a reference to the job it found. */
 	p->job = rw_worker_job(p->w);
 	p->rank = req->rank;
+	p->observer = req->observer;
 	p->nr_nics = req->nr_nics;
 	p->session = req->session;
 	p->ref = 1;

@@ -29,6 +29,7 @@ struct rw_peer {
 	struct rw_worker *w;
 	struct rw_job *job;		/* the worker's, while it is attached */
 	u32 rank;
+	bool observer;			/* the job's, holding no rank */
 	u32 nr_nics;			/* 0: one connection, no others join */
 	u32 session;
 	/* Under rw_peers_lock (rdma/conn.c): */
@@ -83,6 +84,8 @@ struct rw_conn {
 	unsigned long *awaiting;	/* pushed, parameters not yet sent */
 	unsigned long *to_send;		/* parameters owed regardless */
 	unsigned long *resend;		/* set anew: owed as RW_IMM_RESEND */
+	u64 *sent;			/* an observer's last writes' versions */
+	unsigned long observe_at;	/* jiffies: its next round is due */
 	bool params_seen;		/* initial parameters set, resent */
 	const u8 *link_of;		/* the peer's, or NULL: all are ours */
 	u32 nr_own;			/* the chunks this connection carries */

@@ -521,6 +521,11 @@ int rw_conn_ctl_round(struct rw_conn *c)
 		a.status = ret < 0 ? -ret : 0;
 		break;
 	case RW_OP_INIT_WAIT:
+		/* As the local call answers an observer. */
+		if (c->owner->observer) {
+			a.status = EPERM;
+			break;
+		}
 		c->wait_seq = req.seq;
 		c->wait_end = req.timeout_ms ?
 			      jiffies + msecs_to_jiffies(req.timeout_ms) : 0;

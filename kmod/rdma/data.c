@@ -190,6 +190,10 @@ static void rw_conn_push_done(struct rw_link *ep, struct ib_wc *wc)
 		rw_conn_kick(c);
 		return;
 	}
+	if (c->owner->observer) {
+		rw_conn_protocol_error(c, "a push from an observer");
+		return;
+	}
 	if (!rw_conn_carries(c, imm.chunk)) {
 		rw_conn_protocol_error(c, "a chunk of another connection");
 		return;
@@ -274,7 +278,12 @@ static int rw_conn_declare(struct rw_conn *c,
 		return -ENOMEM;
 	for (i = 0; i < si->nr_tensors; i++)
 		rw_wire_tensor_get(si, i, &t[i]);
-	ret = rw_worker_declare(c->w, t, si->nr_tensors, si->flags, &cancel);
+	/* An observer's only checks the run's (uapi "Observers"). */
+	if (c->owner->observer)
+		ret = rw_worker_verify(c->w, t, si->nr_tensors);
+	else
+		ret = rw_worker_declare(c->w, t, si->nr_tensors, si->flags,
+					&cancel);
 	kvfree(t);
 	return ret;
 }
@@ -390,9 +399,15 @@ static int rw_conn_setup(struct rw_conn *c)
 	src.page = rw_conn_grad_page;
 	src.arg = c;
 	src.len = rw_worker_buf_len(c->w, RW_BUF_GRAD);
-	ret = rw_win_map(&c->grad, c->pd, &src, shift);
+	/* An observer has no gradient window. */
+	ret = c->owner->observer ? 0 : rw_win_map(&c->grad, c->pd, &src, shift);
 	if (ret)
 		return ret;
+	if (c->owner->observer) {
+		c->sent = kvcalloc(s.nr_chunks, sizeof(*c->sent), GFP_KERNEL);
+		if (!c->sent)
+			return -ENOMEM;
+	}
 	src.page = rw_conn_params_page;
 	src.len = rw_worker_buf_len(c->w, RW_BUF_PARAMS);
 	ret = rw_win_map(&c->params, c->pd, &src, shift);
@@ -422,14 +437,15 @@ static int rw_conn_setup(struct rw_conn *c)
 	ri.nr_own = c->nr_own;
 	/* Set already: no re-sends will come on this connection. */
 	ri.flags = c->params_seen ? RW_WIRE_PARAMS_SET : 0;
-	ri.win.seg_shift = shift;
+	ri.win.seg_shift = c->grad.nr_segs ? shift : 0;
 	ri.win.nr_segs = c->grad.nr_segs;
-	segs = kvcalloc(ri.win.nr_segs, sizeof(*segs), GFP_KERNEL);
+	segs = kvcalloc(max(ri.win.nr_segs, 1U), sizeof(*segs), GFP_KERNEL);
 	if (!segs)
 		return -ENOMEM;
 	/* Registration picks the keys: post it before describing them. */
-	ret = rw_win_post_reg(&c->grad, c->id->qp, &c->reg_cqe.cqe,
-			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	ret = c->grad.nr_segs ?
+	      rw_win_post_reg(&c->grad, c->id->qp, &c->reg_cqe.cqe,
+			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE) : 0;
 	/* Local writes: requests read initial parameters into it. */
 	if (!ret)
 		ret = rw_win_post_reg(&c->params, c->id->qp, &c->reg_cqe.cqe,
@@ -563,4 +579,5 @@ void rw_conn_data_free(struct rw_conn *c)
 	bitmap_free(c->awaiting);
 	bitmap_free(c->to_send);
 	bitmap_free(c->resend);
+	kvfree(c->sent);
 }

@@ -425,6 +425,9 @@ int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
 	ret = rw_remote_ready(r);
 	if (ret)
 		return ret;
+	/* As a local observer's: it may restore, not set or wait. */
+	if (r->observer && !(flags & RW_INIT_CHECKPOINT))
+		return -EPERM;
 	if (flags & RW_INIT_CHECKPOINT) {
 		if (flags != RW_INIT_CHECKPOINT || nr)
 			return -EINVAL;

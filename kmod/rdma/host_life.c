@@ -384,6 +384,7 @@ static int rw_remote_connect(struct rw_remote_link *lk, const u8 *token)
 	int ret;
 
 	ri.rank = r->rank;
+	ri.observer = r->observer;
 	if (r->nr_links > 1) {
 		ri.nic = lk->nic;
 		ri.nr_nics = r->nr_links;
@@ -469,7 +470,8 @@ static int rw_remote_open(struct rw_remote_link *lk, const u8 *token)
 }
 
 struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
-				   const struct sockaddr_storage *box, u32 nr)
+				   const struct sockaddr_storage *box, u32 nr,
+				   bool observer)
 {
 	struct rw_remote *r;
 	int ret = 0;
@@ -477,7 +479,8 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 
 	if (rank > U16_MAX)
 		return ERR_PTR(-ERANGE);
-	if (!nr || nr > RW_WIRE_MAX_NICS)
+	/* An observer: rank 0, one connection (uapi "Observers"). */
+	if (!nr || nr > RW_WIRE_MAX_NICS || (observer && (rank || nr > 1)))
 		return ERR_PTR(-EINVAL);
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
@@ -493,6 +496,7 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	INIT_DELAYED_WORK(&r->beat_work, rw_remote_beat_work);
 	strscpy(r->job, job, sizeof(r->job));
 	r->rank = rank;
+	r->observer = observer;
 	r->nr_links = nr;
 	if (nr > 1)
 		r->session = get_random_u32_below(U16_MAX) + 1;
@@ -513,8 +517,9 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 		return ERR_PTR(ret == -EINTR ? -ERESTARTSYS : ret);
 	}
 	for (i = 0; i < nr; i++) {
-		pr_info("job %s rank %u: connected to %pISpc (link %u of %u)\n",
-			r->job, r->rank, &r->links[i].box, i, nr);
+		pr_info("job %s %s %u: connected to %pISpc (link %u of %u)\n",
+			r->job, observer ? "observer" : "rank", r->rank,
+			&r->links[i].box, i, nr);
 		rw_beat_heard(&r->links[i].ep.beat);
 	}
 	queue_delayed_work(system_wq, &r->beat_work,

@@ -92,6 +92,7 @@ struct rw_remote {
 	wait_queue_head_t wq;
 	char job[RW_JOB_NAME_MAX];
 	u32 rank;
+	bool observer;			/* the job's (uapi "Observers") */
 	u32 nr_links;			/* 1..RW_WIRE_MAX_NICS */
 	u32 session;			/* with several links */
 	struct rw_remote_link links[RW_WIRE_MAX_NICS];

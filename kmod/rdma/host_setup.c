@@ -163,7 +163,8 @@ static int rw_remote_send_setup(struct rw_remote_link *lk,
 	src.arg = r;
 	src.len = r->l.geom.total_bytes;
 	src.page = rw_remote_grad_page;
-	ret = rw_win_map(&lk->wgrad, lk->pd, &src, shift);
+	/* An observer pushes nothing: no gradient buffer. */
+	ret = r->observer ? 0 : rw_win_map(&lk->wgrad, lk->pd, &src, shift);
 	if (ret)
 		return ret;
 	src.page = rw_remote_params_page;
@@ -302,6 +303,9 @@ static int rw_remote_start(struct rw_remote *r)
 				    r->job, r->rank, why);
 		return -EPROTO;
 	}
+	/* A window to push into, unless this is an observer. */
+	if (!rep->win.nr_segs != r->observer)
+		return -EPROTO;
 	if (rep->model_bytes != r->l.geom.total_bytes || rep->rank != r->rank ||
 	    rw_layout_init(&r->l, r->lt, n, rep->chunk_size, r->offsets,
 			   r->by_key) ||
@@ -312,9 +316,10 @@ static int rw_remote_start(struct rw_remote *r)
 	/* Chunks above a page: the last one's padding maps too (uapi). */
 	r->map_len = (u64)rep->nr_chunks * rep->chunk_size;
 	if (r->map_len > r->buf_len) {
-		r->grad_tail = vmalloc_user(r->map_len - r->buf_len);
+		if (!r->observer)
+			r->grad_tail = vmalloc_user(r->map_len - r->buf_len);
 		r->params_tail = vmalloc_user(r->map_len - r->buf_len);
-		if (!r->grad_tail || !r->params_tail)
+		if ((!r->grad_tail && !r->observer) || !r->params_tail)
 			return -ENOMEM;
 	}
 	return 0;
@@ -349,7 +354,8 @@ static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
 	/* Parameter writes land as soon as the reply: room for any geometry. */
 	mc = g.nr_chunks;
 	r->max_chunks = mc;
-	r->grad = vmalloc_user(r->buf_len);
+	if (!r->observer)
+		r->grad = vmalloc_user(r->buf_len);
 	r->params = vmalloc_user(r->buf_len);
 	r->versions = vmalloc_user(PAGE_ALIGN((u64)mc * sizeof(u64)));
 	r->have = bitmap_zalloc(mc, GFP_KERNEL);
@@ -357,7 +363,8 @@ static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
 	r->resent = bitmap_zalloc(mc, GFP_KERNEL);
 	r->sel = bitmap_zalloc(mc, GFP_KERNEL);
 	r->link_of = kvmalloc(mc, GFP_KERNEL);
-	if (!r->grad || !r->params || !r->versions || !r->have || !r->busy ||
+	if ((!r->grad && !r->observer) || !r->params || !r->versions ||
+	    !r->have || !r->busy ||
 	    !r->resent || !r->sel || !r->link_of)
 		return -ENOMEM;
 	memset(r->link_of, r->nr_links > 1 ? RW_REMOTE_NO_LINK : 0, mc);
@@ -452,7 +459,7 @@ int rw_remote_setup(struct rw_remote *r, struct rw_setup *out)
 	out->sync = r->links[0].rep.sync;
 	out->model_bytes = r->l.geom.total_bytes;
 	out->grad_offset = RW_MMAP_GRAD;
-	out->grad_len = r->map_len;
+	out->grad_len = r->observer ? 0 : r->map_len;
 	out->params_offset = RW_MMAP_PARAMS;
 	out->params_len = r->map_len;
 	out->versions_offset = RW_MMAP_VERSIONS;

@@ -270,6 +270,9 @@ int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,
 	ret = rw_remote_ready(r);
 	if (ret)
 		return ret;
+	/* As a local observer's: it reads the parameters it maps. */
+	if (r->observer)
+		return -EPERM;
 	if (mutex_lock_interruptible(&r->xfer))
 		return -ERESTARTSYS;
 	ret = rw_xfer_select(&r->l, rg, nr, flags & RW_XFER_KEYS, r->sel);
@@ -314,6 +317,8 @@ int rw_remote_map(struct rw_remote *r, enum rw_engine_buf buf, u64 off,
 	blen = buf == RW_BUF_VERSIONS ? r->versions_len : r->map_len;
 	if (off >= blen || len > blen - off)
 		return -EINVAL;
+	if (buf == RW_BUF_GRAD && r->observer)
+		return -EACCES;
 	if (buf == RW_BUF_GRAD)
 		return shared ? 0 : -EINVAL;
 	return writable ? -EACCES : 0;

@@ -53,6 +53,7 @@ void rw_wire_req_pack(struct rw_wire_req *w, const struct rw_wire_req_info *in)
 	memset(w, 0, sizeof(*w));
 	w->magic = cpu_to_le32(RW_WIRE_MAGIC);
 	w->version = RW_WIRE_VERSION;
+	w->flags = in->observer ? RW_WIRE_REQ_OBSERVER : 0;
 	w->rank = cpu_to_le16((u16)in->rank);
 	w->epoch = cpu_to_le32(in->epoch);
 	w->nic = (u8)in->nic;
@@ -136,7 +137,7 @@ int rw_wire_req_parse(const void *data, size_t len,
 	ret = rw_wire_check_frame(w.magic, w.version, why);
 	if (ret)
 		return ret;
-	if (w.flags) {
+	if (w.flags & ~RW_WIRE_REQ_OBSERVER) {
 		*why = "unknown flags";
 		return -EPROTO;
 	}
@@ -144,6 +145,11 @@ int rw_wire_req_parse(const void *data, size_t len,
 		*why = "bad connection index, count or session";
 		return -EPROTO;
 	}
+	if (w.flags & RW_WIRE_REQ_OBSERVER && (w.rank || w.nr_nics)) {
+		*why = "an observer with a rank or several connections";
+		return -EPROTO;
+	}
+	out->observer = w.flags & RW_WIRE_REQ_OBSERVER;
 	out->rank = le16_to_cpu(w.rank);
 	out->epoch = le32_to_cpu(w.epoch);
 	out->nic = w.nic;
@@ -509,9 +515,11 @@ int rw_wire_reply_parse(const void *data, size_t len,
 	    out->rank >= out->nr_workers || !out->credits ||
 	    chunks != out->nr_chunks || out->nr_own > out->nr_chunks ||
 	    (!out->nr_nics && out->nr_own != out->nr_chunks) ||
-	    rw_wire_win_check(&out->win,
-			      (u64)out->nr_chunks * out->chunk_size,
-			      out->chunk_size)) {
+	    /* An observer's: no gradient window (uapi "Observers"). */
+	    ((out->win.nr_segs || out->win.seg_shift) &&
+	     rw_wire_win_check(&out->win,
+			       (u64)out->nr_chunks * out->chunk_size,
+			       out->chunk_size))) {
 		*why = "reply geometry or window does not add up";
 		return -EPROTO;
 	}

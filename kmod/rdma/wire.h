@@ -32,6 +32,7 @@ struct rw_wire_req_info {
 	u32 nic;			/* below @nr_nics, or 0 */
 	u32 nr_nics;			/* 0: the only connection */
 	u32 session;			/* with @nr_nics, non-zero */
+	bool observer;			/* RW_WIRE_REQ_OBSERVER */
 	u8 job_tag[RW_WIRE_TAG_LEN];
 	u64 nonce;
 	u64 time_s;
@@ -166,7 +167,8 @@ int rw_wire_reply_pack(void *buf, size_t len,
 		       const struct rw_wire_seg_info *segs);
 /*
  * Check and decode a reply: 0 (a refusal too: see @out->status), or
- * -EPROTO with *@why. An accepting reply's geometry and window agree.
+ * -EPROTO with *@why. An accepting reply's geometry and window agree
+ * (no window at all: an observer's, which the caller checks it is).
  */
 int rw_wire_reply_parse(const void *data, size_t len,
 			struct rw_wire_reply_info *out, const char **why);

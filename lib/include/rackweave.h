@@ -107,6 +107,20 @@ int rw_attach_remote(struct rw_ctx *ctx, const char *job,
 		     const uint8_t *token, uint32_t rank, const char *box);
 
 /*
+ * RACKWEAVE_0.5: rw_attach_remote() with @flags: 0 (a worker), or
+ * RW_ATTACH_OBSERVER (rank 0, one box address): the job's read-only
+ * observer on another host. After rw_declare() and rw_map() it maps this
+ * host's copy of the parameters and versions, which the box refreshes
+ * within RW_WIRE_OBSERVE_MS of a step (uapi "Observers"); it may save
+ * and restore checkpoints, not push or pull (-EPERM). Its rw_declare()
+ * asks the box to check the layout (-ENOTCONN: the job has no run yet;
+ * -EEXIST: another layout).
+ */
+int rw_attach_remote_flags(struct rw_ctx *ctx, const char *job,
+			   const uint8_t *token, uint32_t rank,
+			   const char *box, uint32_t flags);
+
+/*
  * Declare the model: @n tensors in the order they lie in the flat buffer
  * (RW_IOC_DECLARE; RW_DECLARE_VERIFY only checks). The library keeps a
  * copy to locate tensors (rw_tensor). Reserved fields of @t are ignored

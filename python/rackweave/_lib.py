@@ -92,6 +92,8 @@ _SIGS = {
     "rw_attach": (c_int, [_Ctx, c_char_p, POINTER(c_uint8), c_uint32, c_uint32]),
     "rw_attach_remote": (c_int, [_Ctx, c_char_p, POINTER(c_uint8), c_uint32,
                                  c_char_p]),
+    "rw_attach_remote_flags": (c_int, [_Ctx, c_char_p, POINTER(c_uint8), c_uint32,
+                                       c_char_p, c_uint32]),
     "rw_declare": (c_int, [_Ctx, POINTER(TensorDesc), c_uint32, c_uint32]),
     "rw_map": (c_int, [_Ctx]),
     "rw_setup_get": (c_int, [_Ctx, POINTER(Setup)]),

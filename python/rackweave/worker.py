@@ -273,7 +273,9 @@ class Worker:
     ``Worker("digits", token, rank=0)`` attaches on this host;
     ``box="10.88.0.1"`` attaches to a job on another host over RDMA
     (rw_attach_remote(3); ``box="10.88.0.1,10.89.0.1"`` for a box with
-    two NICs: one connection each); ``observer=True`` maps a running job read-only.
+    two NICs: one connection each); ``observer=True`` maps a running job read-only
+    (with ``box=`` too: this host's copy, which the box refreshes within 100 ms
+    of a step; declare the layout first, as the box checks it).
     Use as a context manager or call close().
 
     Blocking calls wait at most ``timeout_ms`` (default DEFAULT_TIMEOUT_MS,
@@ -301,9 +303,9 @@ class Worker:
         if not isinstance(rank, int) or rank < 0 or rank >= 1 << 32:
             raise RackWeaveError(_errno.ERANGE, f"attach(rank={rank!r})",
                                  "a rank is an integer from 0 to 2^32-1")
-        if box is not None and observer:
+        if box is not None and observer and (rank or "," in box):
             raise RackWeaveError(_errno.EINVAL, "attach",
-                                 "observers are local only (no box= with observer=True)")
+                                 "a remote observer is rank 0 on one box address")
         _check(lib.rw_ctx_open(ctypes.byref(self._ctx),
                                device.encode() if device else None),
                f"rw_ctx_open({device or '/dev/rackweave'})",
@@ -316,6 +318,10 @@ class Worker:
                 _check(lib.rw_attach(self._ctx, job.encode(), tbuf, rank, flags),
                        f"rw_attach(job {job!r}, rank {rank})",
                        f"no job named {job!r} on this host (rwctl job show lists them)")
+            elif observer:
+                _check(lib.rw_attach_remote_flags(self._ctx, job.encode(), tbuf, 0,
+                                                  box.encode(), _lib.RW_ATTACH_OBSERVER),
+                       f"rw_attach_remote_flags(job {job!r}, observer, box {box!r})")
             else:
                 _check(lib.rw_attach_remote(self._ctx, job.encode(), tbuf, rank,
                                             box.encode()),

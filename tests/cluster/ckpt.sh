@@ -1,14 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Checkpoints saved from another host (uapi "Requests", RW_OP_SAVE): two
-# softmax-trainers on the worker VM train the box VM's job through their
-# own host's module, and rank 0 saves the job's state itself between its
-# push of step 10 and its pull (--save-at: rw_checkpoint_save(3) from a
-# trainer; the box takes back the iterations it admitted ahead, holds the
-# gate at the boundary and writes the image into the worker host's memory
-# over RDMA). Both runs (momentum and Adam) end bit-identical to the box's
-# straight local runs. The momentum file restores on the box itself into a
+# Checkpoints saved from another host (uapi "Requests", RW_OP_SAVE) and
+# remote observers (uapi "Observers"): two softmax-trainers on the worker
+# VM train the box VM's job through their own host's module. In the
+# momentum run a remote observer thread of rank 0 saves the job's state
+# at step 10 (--checkpoint-at with --box: rw_attach_remote_flags(3)), and
+# observe-remote.py, another remote observer, watches this host's copy of
+# the parameters move during the run and become the final ones within a
+# second, is refused a push and an init (EPERM) and saves the finished
+# run. In the Adam run rank 0 saves itself between its push of step 10
+# and its pull (--save-at: the box takes back the iterations it admitted
+# ahead, holds the gate at the boundary and writes the image into the
+# worker host's memory over RDMA). Both runs end bit-identical to the
+# box's straight local runs. The momentum file restores on the box itself into a
 # local run; then the box's module is unloaded and loaded again, and both
 # files restore from the worker host into new runs, which end bit-identical
 # as well. Last, the worker host's link is cut while its rank 0 saves and
@@ -153,15 +158,36 @@ else
 			cmp "$RW_CLUSTER/box/$2-params-0.bin" "$RW_OUT/$1-params-1.bin"
 	}
 	t_ok "the box ran its straight runs" rw_await box straight 600
-	for o in m:momentum a:adam; do
-		t=${o%%:*}
-		t_ok "$t: two remote trainers, rank 0 saving between its push of step 10 and its pull" \
-			remote_run "${t}sv" "${t}sv" --save-at "10:$RW_OUT/${t}sv.ckpt"
-		st=$(saved "${t}sv")
-		t_eq "$t: the checkpoint is of the boundary after step 10" 11 "${st:-none}"
-		echo "$st" >"$RW_OUT/${t}sv.step"
-		t_ok "$t: both ranks end bit-identical to the box's straight run" same "${t}sv" "${t}str"
+	# Momentum: a remote observer saves mid-run (--checkpoint-at), and
+	# another (observe-remote.py) watches the run from here; both ranks
+	# stall 2 s at step 15 so that it sees the run live.
+	/usr/bin/python3 "$RW_TOP/tests/cluster/observe-remote.py" msv "$TOKEN" $BOX \
+		"$RW_OUT" >"$RW_OUT/observe.tap" 2>"$RW_OUT/observe.err" &
+	obs=$!
+	for _ in $(seq 300); do
+		[ -e "$RW_OUT/msv-obs-ready" ] && break
+		sleep 0.2
 	done
+	t_ok "m: two remote trainers, a remote observer saving at step 10" \
+		remote_run msv msv --checkpoint-at "10:$RW_OUT/msv.ckpt" --stall-at 15:2000
+	touch "$RW_OUT/msv-done"
+	rw_wait_bounded 120 $obs
+	rc=$?
+	cat "$RW_OUT/observe.tap"
+	[ $rc = 0 ] || sed 's/^/#   /' "$RW_OUT/observe.err"
+	t_eq "observe-remote passed" 0 $rc
+	st=$(saved msv)
+	t_ok "m: the checkpoint is of a boundary at or after step 10 (${st:-none})" \
+		test "${st:-0}" -ge 10
+	echo "$st" >"$RW_OUT/msv.step"
+	t_ok "m: both ranks end bit-identical to the box's straight run" same msv mstr
+	# Adam: rank 0 saves itself between its push of step 10 and its pull.
+	t_ok "a: two remote trainers, rank 0 saving between its push of step 10 and its pull" \
+		remote_run asv asv --save-at "10:$RW_OUT/asv.ckpt"
+	st=$(saved asv)
+	t_eq "a: the checkpoint is of the boundary after step 10" 11 "${st:-none}"
+	echo "$st" >"$RW_OUT/asv.step"
+	t_ok "a: both ranks end bit-identical to the box's straight run" same asv astr
 	touch "$RW_OUT/saved"
 
 	t_ok "the box reloaded its module" rw_await box reloaded 600

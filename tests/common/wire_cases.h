@@ -85,6 +85,9 @@ enum rw_wc_spoil {
 	RW_WC_TOO_MANY,		/* RW_WIRE_MAX_NICS + 1 connections */
 	RW_WC_NO_SESSION,	/* a count without a session */
 	RW_WC_NIC_ALONE,	/* an index without a count */
+	RW_WC_OBSERVER,		/* the job's observer, rank 0: fine */
+	RW_WC_OBSERVER_RANK,	/* an observer with a rank */
+	RW_WC_OBSERVER_MULTI,	/* an observer of several connections */
 };
 
 struct rw_wc_req {
@@ -109,6 +112,9 @@ static const struct rw_wc_req rw_wc_reqs[] = {
 	{ "more connections than allowed", RW_WC_TOO_MANY, -EPROTO },
 	{ "several connections without a session", RW_WC_NO_SESSION, -EPROTO },
 	{ "an index without a count", RW_WC_NIC_ALONE, -EPROTO },
+	{ "an observer", RW_WC_OBSERVER, 0 },
+	{ "an observer with a rank", RW_WC_OBSERVER_RANK, -EPROTO },
+	{ "an observer of two connections", RW_WC_OBSERVER_MULTI, -EPROTO },
 };
 
 /* The connection fields a spoil packs into the request (not a pack error). */
@@ -123,6 +129,7 @@ static void rw_wc_req_nics(enum rw_wc_spoil spoil, struct rw_wire_req_info *in)
 		{ RW_WC_TOO_MANY, 0, RW_WIRE_MAX_NICS + 1, 0xbeef },
 		{ RW_WC_NO_SESSION, 1, 2, 0 },
 		{ RW_WC_NIC_ALONE, 1, 0, 0 },
+		{ RW_WC_OBSERVER_MULTI, 1, 2, 0xbeef },
 	};
 	u32 i;
 
@@ -286,12 +293,20 @@ static const char *rw_wc_req_run(const struct rw_wc_req *c)
 	memset(&u, 0, sizeof(u));
 	rw_wc_req_info(&in);
 	rw_wc_req_nics(c->spoil, &in);
+	in.observer = c->spoil == RW_WC_OBSERVER ||
+		      c->spoil == RW_WC_OBSERVER_RANK ||
+		      c->spoil == RW_WC_OBSERVER_MULTI;
+	if (in.observer && c->spoil != RW_WC_OBSERVER_RANK)
+		in.rank = 0;
 	rw_wire_req_pack(w, &in);
 	/* Little-endian on the wire, whatever the host. */
 	if (buf[0] != 0x52 || buf[1] != 0x57 || buf[2] != 0x57 ||
 	    buf[3] != 0x31 || buf[8] != 0x04 || buf[11] != 0x01 ||
-	    buf[6] != 255 || buf[7] != 0 || buf[24] != 0x88 || buf[31] != 0x11)
+	    buf[6] != (u8)in.rank || buf[7] != 0 || buf[24] != 0x88 ||
+	    buf[31] != 0x11)
 		return "packed bytes are not little-endian as documented";
+	if (buf[5] != (in.observer ? RW_WIRE_REQ_OBSERVER : 0))
+		return "the observer flag not where documented";
 	if (c->spoil == RW_WC_MULTI &&
 	    (buf[12] != 1 || buf[13] != 2 || buf[14] != 0xef || buf[15] != 0xbe))
 		return "connection fields not where documented";
@@ -328,7 +343,7 @@ static const char *rw_wc_req_run(const struct rw_wc_req *c)
 	    memcmp(out.job_tag, in.job_tag, sizeof(in.job_tag)) ||
 	    memcmp(out.auth, in.auth, sizeof(in.auth)) ||
 	    out.nic != in.nic || out.nr_nics != in.nr_nics ||
-	    out.session != in.session)
+	    out.session != in.session || out.observer != in.observer)
 		return "fields changed on the way";
 	return NULL;
 }
@@ -550,6 +565,19 @@ static const char *rw_wc_reply_run(void)
 		    -EPROTO || !why)
 			return b->name;
 	}
+	/* An observer's: no gradient window at all; half of one is refused. */
+	in.win.seg_shift = 0;
+	in.win.nr_segs = 0;
+	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in, NULL);
+	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.win.nr_segs || out.win.seg_shift || out.nr_chunks != 3)
+		return "reply: an observer's, without a window";
+	in.win.seg_shift = 13;
+	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in, NULL);
+	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "reply: a window of no segments";
+	in.win.nr_segs = 2;
 	/* A refusal carries a status and nothing else. */
 	in.status = EEXIST;
 	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
