@@ -240,6 +240,46 @@ static void rw_admit_flood_test(struct kunit *test)
 	rw_job_put(job);
 }
 
+/*
+ * Observers hold no rank: their requests get in as rank 0's would, but
+ * count against the table beyond the workers, so a flood of them leaves
+ * rank 0 its own second; one with a rank is no request at all.
+ */
+static void rw_admit_observer_test(struct kunit *test)
+{
+	struct rw_wire_req_info in = { .observer = true, .time_s = RW_AT_NOW };
+	u8 token[RW_JOB_TOKEN_LEN];
+	struct rw_wire_req w;
+	struct rw_job *job;
+	int ret, in_first = 0;
+	u64 n;
+
+	job = rw_at_job(test, "kunit-obs", token);
+	rw_auth_job_tag(token, "kunit-obs", in.job_tag);
+	for (n = 0; n < 100; n++) {
+		in.nonce = 5000 + n;
+		rw_wire_req_pack(&w, &in);
+		rw_auth_req_sign(token, &w);
+		ret = rw_at_check(&w, sizeof(w), RW_AT_NOW, job);
+		KUNIT_EXPECT_TRUE(test, ret == 0 || ret == -EBUSY);
+		in_first += !ret;
+	}
+	KUNIT_EXPECT_GT(test, in_first, 0);
+	KUNIT_EXPECT_LT(test, in_first, 100);
+	/* Rank 0's own table is untouched by them. */
+	rw_at_req(&w, token, "kunit-obs", 0, 0, 6000, RW_AT_NOW);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job), 0);
+	/* An observer with a rank: refused as malformed, signed or not. */
+	in.nonce = 7000;
+	in.rank = 1;
+	rw_wire_req_pack(&w, &in);
+	rw_auth_req_sign(token, &w);
+	KUNIT_EXPECT_EQ(test, rw_at_check(&w, sizeof(w), RW_AT_NOW, job),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-obs", 0), 0);
+	rw_job_put(job);
+}
+
 static int rw_at_workers(const char *name, u32 workers)
 {
 	struct rw_job_config c = { .workers = workers };
@@ -294,6 +334,7 @@ static struct kunit_case rw_admit_test_cases[] = {
 	KUNIT_CASE(rw_admit_refusals_test),
 	KUNIT_CASE(rw_admit_busy_test),
 	KUNIT_CASE(rw_admit_flood_test),
+	KUNIT_CASE(rw_admit_observer_test),
 	KUNIT_CASE(rw_admit_grow_test),
 	{}
 };

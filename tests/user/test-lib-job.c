@@ -348,6 +348,39 @@ static void rwt_declare_observer(void **state)
 	assert_true(rwm_done());
 }
 
+/*
+ * A remote observer: RW_IOC_ATTACH with both flags; its layout goes to
+ * the module (its host asks the box to check it), unlike a local one's.
+ */
+static void rwt_remote_observer(void **state)
+{
+	const struct rw_tensor_desc t = { .key = 1, .nelems = 5 };
+	struct rw_ctx *ctx = *state;
+
+	/* Bad input changes nothing: no call reaches the module. */
+	assert_int_equal(rw_attach_remote_flags(ctx, "far", rwt_token, 0,
+						"10.0.0.1", 0x80), -EINVAL);
+	assert_int_equal(rw_attach_remote_flags(ctx, "far", rwt_token, 0,
+						"10.0.0.1", RW_ATTACH_REMOTE),
+			 -EINVAL);
+	assert_int_equal(rw_attach_remote_flags(NULL, "far", rwt_token, 0,
+						"10.0.0.1", RW_ATTACH_OBSERVER),
+			 -EINVAL);
+	assert_int_equal(rwm_ncalls(), 0);
+	rwm_expect(RW_IOC_ATTACH, 0, NULL);
+	rwm_expect(RW_IOC_DECLARE, 0, NULL);
+	assert_int_equal(rw_attach_remote_flags(ctx, "far", rwt_token, 0,
+						"10.0.0.1:9000",
+						RW_ATTACH_OBSERVER), 0);
+	assert_int_equal(rwm_call(0)->arg.attach.flags,
+			 RW_ATTACH_REMOTE | RW_ATTACH_OBSERVER);
+	assert_int_equal(rwm_call(0)->arg.attach.box_port, 9000);
+	assert_int_equal(rw_declare(ctx, &t, 1, 0), 0);
+	assert_int_equal(rwm_ncalls(), 2);
+	assert_int_equal(rwm_call(1)->arg.declare.nr_tensors, 1);
+	assert_true(rwm_done());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +401,7 @@ int main(void)
 		T(rwt_declare_local_checks),
 		T(rwt_declare_errors),
 		T(rwt_declare_observer),
+		T(rwt_remote_observer),
 #undef T
 	};
 
