@@ -92,9 +92,9 @@ static void attach_cases(int fa, int fb, int fo)
 	a.box_addr[0] = 127;
 	a.box_addr[4] = 1;
 	bad_attach(fa, &a, -EINVAL, "an IPv4 box address with bytes past 4");
-	attach_init(&a, job, 0, RW_ATTACH_REMOTE | RW_ATTACH_OBSERVER);
+	attach_init(&a, job, 1, RW_ATTACH_REMOTE | RW_ATTACH_OBSERVER);
 	a.box_family = AF_INET;
-	bad_attach(fa, &a, -EINVAL, "a remote observer");
+	bad_attach(fa, &a, -EINVAL, "a remote observer with a rank");
 	attach_init(&a, job, 0, 0);
 	a.reserved = 1U << 3;
 	bad_attach(fa, &a, -EINVAL, "non-zero reserved");
