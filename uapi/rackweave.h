@@ -511,8 +511,8 @@
  *
  * Heartbeats: an end that has heard nothing from the other for a second
  *   RDMA WRITEs zero bytes, without an immediate, at the start of the
- *   other's window (the box's gradient window, the worker's parameter
- *   window). It needs no receive, changes nothing and is never answered
+ *   other's window (the box's gradient window, or for an observer the
+ *   box's inbox; the worker's parameter window). It needs no receive, changes nothing and is never answered
  *   beyond the transport's acknowledgment; both ends ask rdma_cm for an
  *   acknowledgment timeout of 4.096 us << 17 (about 0.5 s) with 7 retries,
  *   so a peer that vanished without a word fails the write within about

@@ -63,6 +63,10 @@ static int rw_conn_observe(struct rw_conn *c)
 	u32 chunk;
 	u64 v;
 
+	/* Every step kicks the agent: look for laggards once a tick. */
+	if (!due && c->observe_scan == jiffies)
+		return 0;
+	c->observe_scan = jiffies;
 	for (chunk = 0; chunk < c->nr_chunks; chunk++) {
 		v = rw_worker_chunk_version(c->w, chunk);
 		if (v == c->sent[chunk] ||

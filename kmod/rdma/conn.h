@@ -86,6 +86,7 @@ struct rw_conn {
 	unsigned long *resend;		/* set anew: owed as RW_IMM_RESEND */
 	u64 *sent;			/* an observer's last writes' versions */
 	unsigned long observe_at;	/* jiffies: its next round is due */
+	unsigned long observe_scan;	/* jiffies: its last look */
 	bool params_seen;		/* initial parameters set, resent */
 	const u8 *link_of;		/* the peer's, or NULL: all are ours */
 	u32 nr_own;			/* the chunks this connection carries */

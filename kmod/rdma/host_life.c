@@ -183,7 +183,11 @@ static void rw_remote_beat_work(struct work_struct *work)
 		if (!lk->id || !smp_load_acquire(&lk->got_reply) ||
 		    lk->rep.status)
 			continue;
+		/* An observer's reply has no gradient window: the inbox. */
+		if (r->observer && !lk->box_inbox.nr_segs)
+			continue;
 		if (rw_link_beat_tick(&lk->ep, lk->id->qp,
+				      r->observer ? &lk->box_inbox :
 				      &lk->rep.win) == -ETIMEDOUT) {
 			rw_remote_break(r, "the box went silent despite heartbeats");
 			mutex_unlock(&r->rdma);
