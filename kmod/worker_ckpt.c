@@ -115,6 +115,34 @@ static int rw_worker_quiesce(struct rw_engine *e, struct rw_sync *s,
 	return 0;
 }
 
+/*
+ * A worker's own boundary (rw_sync_hold_own(), BSP): its last gradients
+ * applied on every chunk, each step's section over. The others' next
+ * gradients wait for this worker's, so nothing moves after that.
+ */
+static int rw_worker_quiesce_own(struct rw_worker *w, struct rw_engine *e,
+				 u32 timeout_ms, const struct rw_cancel *cancel)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+	u32 c = 0;
+	int ret;
+
+	while (c < w->nr_chunks) {
+		if (rw_engine_fresh(e, w->rank, c, 0)) {
+			c++;
+			continue;
+		}
+		if (timeout_ms && time_after(jiffies, end))
+			return -ETIMEDOUT;
+		if (msleep_interruptible(2))
+			return -ERESTARTSYS;
+		ret = cancel ? rw_cancelled(cancel) : 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int rw_worker_head(struct rw_worker *w, struct rw_ckpt_head *h)
 {
 	struct rw_engine *e;
@@ -145,7 +173,8 @@ static int rw_worker_save(struct rw_worker *w, struct rw_engine *e,
 			  int (*copy)(void *arg, struct rw_engine *e), void *arg)
 {
 	struct rw_job *job = w->job;
-	u64 at, clock;
+	u64 at = 0, clock;
+	bool own = false;
 	int ret;
 
 	/*
@@ -157,17 +186,26 @@ static int rw_worker_save(struct rw_worker *w, struct rw_engine *e,
 		withdraw(job);
 	}
 	/* It would wait for itself. */
-	if (!w->observer && READ_ONCE(w->admitted)) {
-		if (withdraw)
-			atomic_dec(&job->withdrawing);
-		return -EBUSY;
+	ret = !w->observer && READ_ONCE(w->admitted) ? -EBUSY : 0;
+	/* A worker's own boundary where the policy allows (BSP). */
+	if (!ret && !w->observer) {
+		ret = rw_sync_hold_own(s, w->rank, w->epoch);
+		own = !ret;
+		if (ret == -EOPNOTSUPP)
+			ret = 0;
 	}
-	at = rw_sync_hold(s);
+	if (!ret && !own)
+		at = rw_sync_hold(s);
 	if (withdraw)
 		atomic_dec(&job->withdrawing);
+	if (ret)
+		return ret;
+	if (own)
+		ret = rw_worker_quiesce_own(w, e, timeout_ms, cancel);
 	/* A worker whose gradients the iteration in progress needs. */
-	if (!w->observer &&
-	    (rw_sync_worker_clock(s, w->rank, w->epoch, &clock) || clock < at))
+	else if (!w->observer &&
+		 (rw_sync_worker_clock(s, w->rank, w->epoch, &clock) ||
+		  clock < at))
 		ret = -EBUSY;
 	else
 		ret = rw_worker_quiesce(e, s, timeout_ms, cancel);

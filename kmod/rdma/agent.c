@@ -85,11 +85,12 @@ static int rw_conn_observe(struct rw_conn *c)
 }
 
 /*
- * Send what is owed (a new worker's initial parameters) and what is fresh
- * for an awaiting chunk, while the send queue has room: > 0 if it sent
- * any, 0 if none, or a negative errno.
+ * Send what is owed (a new worker's initial parameters) and, unless
+ * @gated (the gate has not admitted this worker's next iteration yet),
+ * what is fresh for an awaiting chunk, while the send queue has room:
+ * > 0 if it sent any, 0 if none, or a negative errno.
  */
-static int rw_conn_send_owed(struct rw_conn *c)
+static int rw_conn_send_owed(struct rw_conn *c, bool gated)
 {
 	u32 n = c->nr_chunks, chunk;
 	int ret, did = 0;
@@ -120,7 +121,7 @@ static int rw_conn_send_owed(struct rw_conn *c)
 		did = 1;
 	}
 	for_each_set_bit(chunk, c->awaiting, n) {
-		if (atomic_read(&c->ep.sq_room) <= 0)
+		if (gated || atomic_read(&c->ep.sq_room) <= 0)
 			return did;
 		if (!rw_worker_chunk_fresh(c->w, chunk))
 			continue;
@@ -147,6 +148,7 @@ static int rw_conn_agent_round(struct rw_conn *c)
 {
 	long tmo = msecs_to_jiffies(RW_AGENT_GATE_MS);
 	u32 n = c->nr_chunks, chunk;
+	bool gated = false;
 	int ret, did = 0;
 
 	/* A heartbeat if the peer has been silent (rdma/link.h). */
@@ -179,17 +181,26 @@ static int rw_conn_agent_round(struct rw_conn *c)
 		 */
 		set_bit(chunk, c->arrived);
 		clear_bit(chunk, c->awaiting);
-		if (ret == -ETIMEDOUT)
-			return 1;
+		if (ret == -ETIMEDOUT) {
+			gated = true;
+			break;
+		}
 	}
-	if (!bitmap_empty(c->awaiting, n) && !rw_worker_admitted(c->w)) {
+	if (!gated && !bitmap_empty(c->awaiting, n) &&
+	    !rw_worker_admitted(c->w)) {
 		/* The iteration ended: its answers wait for the next one. */
 		ret = rw_worker_pull_admit(c->w, tmo);
 		if (ret == -ETIMEDOUT)
-			return 1;
-		if (ret)
+			gated = true;
+		else if (ret)
 			return ret;
 	}
+	/*
+	 * Parked in the gate (it waited its while there): round again, but
+	 * first send what needs no admission and the answer to a request,
+	 * which must not wait for the gate (a checkpoint may be why).
+	 */
+	did |= gated;
 	/*
 	 * Initial parameters set since this connection's first writes (an
 	 * init, a restore): every chunk it carries again, before the answer
@@ -208,7 +219,7 @@ static int rw_conn_agent_round(struct rw_conn *c)
 	 * sees its doorbells rung a little later).
 	 */
 	local_bh_disable();
-	ret = rw_conn_send_owed(c);
+	ret = rw_conn_send_owed(c, gated);
 	if (ret >= 0) {
 		did |= ret;
 		ret = rw_conn_ctl_flush(c, bitmap_empty(c->resend, n) &&

@@ -239,6 +239,19 @@ int rw_gate_reconfigure(struct rw_gate *g, const struct rw_gate_config *cfg,
  */
 void rw_gate_hold(struct rw_gate *g, bool on);
 
+/*
+ * A checkpoint a worker @p asks for between its iterations: under BSP
+ * without backup workers, hold the gate at @p's own boundary (hold_at =
+ * its clock) rather than one past the iteration someone is in. The
+ * others may have pushed the next iteration already; its step needs @p's
+ * gradients, so nothing moves until @p pushes, and the state once @p's
+ * own last gradients are applied is that boundary's. Let go with
+ * rw_gate_hold(g, false). 0, -EOPNOTSUPP (another policy, or backups:
+ * hold as rw_gate_hold() does), -EBUSY (@p is inside an iteration, or
+ * the gate is held at another boundary), -EINVAL, -ESTALE.
+ */
+int rw_gate_hold_own(struct rw_gate *g, u32 p, u32 epoch);
+
 /* Whether some live worker is inside an iteration (admitted, not pushed). */
 bool rw_gate_running(const struct rw_gate *g);
 

@@ -210,6 +210,28 @@ void rw_gate_hold(struct rw_gate *g, bool on)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_gate_hold);
 
+int rw_gate_hold_own(struct rw_gate *g, u32 p, u32 epoch)
+{
+	struct rw_gate_worker *x;
+	int err;
+
+	if (!rw_gate_valid(g, p))
+		return -EINVAL;
+	err = rw_gate_current(g, p, epoch);
+	if (err)
+		return err;
+	if (g->cfg.policy != RW_GATE_BSP || g->backups)
+		return -EOPNOTSUPP;
+	x = &g->w[p];
+	/* Inside an iteration, or held already at another boundary. */
+	if (x->running || (g->held && g->hold_at != x->clock))
+		return -EBUSY;
+	if (!g->held++)
+		g->hold_at = x->clock;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_gate_hold_own);
+
 bool rw_gate_running(const struct rw_gate *g)
 {
 	u32 i;

@@ -356,6 +356,17 @@ void rw_sync_unhold(struct rw_sync *s)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_sync_unhold);
 
+int rw_sync_hold_own(struct rw_sync *s, u32 p, u32 epoch)
+{
+	int ret;
+
+	spin_lock_bh(&s->lock);
+	ret = rw_gate_hold_own(&s->gate, p, epoch);
+	spin_unlock_bh(&s->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_sync_hold_own);
+
 int rw_sync_withdraw(struct rw_sync *s, u32 p, u32 epoch)
 {
 	int ret;

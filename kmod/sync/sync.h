@@ -84,6 +84,8 @@ int rw_sync_reconfigure(struct rw_sync *s, const struct rw_gate_config *cfg);
 u64 rw_sync_hold(struct rw_sync *s);
 void rw_sync_unhold(struct rw_sync *s);
 bool rw_sync_running(struct rw_sync *s);
+/* rw_gate_hold_own() under the lock; let go with rw_sync_unhold(). */
+int rw_sync_hold_own(struct rw_sync *s, u32 p, u32 epoch);
 /* rw_gate_withdraw() under the lock: @p's unbegun iteration taken back. */
 int rw_sync_withdraw(struct rw_sync *s, u32 p, u32 epoch);
 

@@ -252,6 +252,61 @@ static void gate_withdraw(void **state)
 	st_free(&sg);
 }
 
+/*
+ * A worker's own checkpoint under BSP: the gate held at its boundary, the
+ * other worker already through the next iteration's push parks there.
+ */
+static void gate_hold_own(void **state)
+{
+	struct rw_gate_config cfg = st_cfg(RW_GATE_BSP, 2, 0, 0, 0);
+	struct rw_gate_config ssp = st_cfg(RW_GATE_SSP, 2, 2, 0, 0);
+	struct st_gate sg, sg2;
+	u32 out[2];
+
+	(void)state;
+	st_new(&sg, &cfg, 0);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 1), A);
+	assert_int_equal(rw_gate_request(&sg.g, 1, 0, 1), A);
+	assert_int_equal(rw_gate_push(&sg.g, 0, 0, 2, NULL), 0);
+	assert_int_equal(rw_gate_push(&sg.g, 1, 0, 2, NULL), 0);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 3), A);
+	assert_int_equal(rw_gate_request(&sg.g, 1, 0, 3), A);
+	/* Worker 1 is through iteration 1; worker 0 is inside it. */
+	assert_int_equal(rw_gate_push(&sg.g, 1, 0, 4, NULL), 0);
+	assert_int_equal(rw_gate_hold_own(&sg.g, 0, 0), -EBUSY);
+	assert_int_equal(sg.g.held, 0);
+	assert_int_equal(rw_gate_hold_own(&sg.g, 0, 7), -ESTALE);
+	assert_int_equal(rw_gate_hold_own(&sg.g, 2, 0), -EINVAL);
+	/* Worker 0 pushed iteration 1 and is ahead-admitted to 2: back. */
+	assert_int_equal(rw_gate_push(&sg.g, 0, 0, 5, NULL), 0);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 5), A);
+	assert_int_equal(rw_gate_request(&sg.g, 1, 0, 5), A);
+	assert_int_equal(rw_gate_push(&sg.g, 1, 0, 6, NULL), 0);
+	assert_int_equal(rw_gate_withdraw(&sg.g, 0, 0), 0);
+	/* The plain hold would be one past worker 1's iteration: 3. */
+	assert_int_equal(rw_gate_hold_own(&sg.g, 0, 0), 0);
+	assert_int_equal(sg.g.hold_at, 2);
+	assert_false(rw_gate_running(&sg.g));
+	/* Another holder's own hold at another boundary is refused. */
+	assert_int_equal(rw_gate_hold_own(&sg.g, 1, 0), -EBUSY);
+	assert_int_equal(sg.g.held, 1);
+	assert_int_equal(rw_gate_request(&sg.g, 1, 0, 7), P);
+	assert_int_equal(rw_gate_request(&sg.g, 0, 0, 7), P);
+	assert_int_equal(rw_gate_release(&sg.g, 8, out, 2), 0);
+	rw_gate_hold(&sg.g, false);
+	/* Worker 0 goes on; worker 1 waits for its push, as BSP says. */
+	assert_int_equal(rw_gate_release(&sg.g, 9, out, 2), 1);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(rw_gate_check(&sg.g), 0);
+	st_free(&sg);
+
+	/* Other policies hold as rw_gate_hold() does. */
+	st_new(&sg2, &ssp, 0);
+	assert_int_equal(rw_gate_hold_own(&sg2.g, 0, 0), -EOPNOTSUPP);
+	assert_int_equal(sg2.g.held, 0);
+	st_free(&sg2);
+}
+
 /* ADAPTIVE: a withdrawn admission gives back the grant unit it spent. */
 static void gate_withdraw_grant(void **state)
 {
@@ -737,6 +792,7 @@ int main(void)
 		cmocka_unit_test(gate_hold_bsp),
 		cmocka_unit_test(gate_withdraw),
 		cmocka_unit_test(gate_withdraw_grant),
+		cmocka_unit_test(gate_hold_own),
 		cmocka_unit_test(gate_reconfigure),
 		cmocka_unit_test(gate_ssp),
 		cmocka_unit_test(gate_ssp1_is_bsp),
