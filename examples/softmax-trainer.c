@@ -54,8 +54,9 @@
  *                    (N or later: the first the save reaches). N >= 1.
  *   --save-at N:FILE the same from rank 0 itself, between its push of
  *                    step N and its pull (rw_checkpoint_save(3) from a
- *                    trainer): meant for a job on another box, whose box
- *                    takes back the iterations it admitted ahead.
+ *                    trainer): under BSP the state at that boundary, here
+ *                    or on another box (whose box takes back the
+ *                    iterations it admitted ahead).
  *   --wait-params    every rank waits (rw_params_wait()) until another
  *                    tool, such as `rwctl job restore`, has loaded the
  *                    run's state, then numbers its steps from the job's
@@ -177,10 +178,9 @@ static const char trainer_usage[] =
 "                      from an observer thread while everyone trains on\n"
 "                      (the state at the next iteration boundary)\n"
 "  --save-at N:FILE    rank 0 itself saves the job's state to FILE between\n"
-"                      its push of step N (>= 1) and its pull: for a job on\n"
-"                      another box (--box), whose box takes back what it\n"
-"                      admitted ahead; on the box, other trainers' pulls\n"
-"                      may make it EBUSY (use --checkpoint-at there)\n"
+"                      its push of step N (>= 1) and its pull (BSP: at that\n"
+"                      boundary; under other rules EBUSY if an iteration in\n"
+"                      flight needs rank 0: use --checkpoint-at there)\n"
 "  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";

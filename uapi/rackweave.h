@@ -767,13 +767,20 @@ struct rw_params_init {
  * the gate lets the workers go on: they are held for the copy and for the
  * iterations in flight, nothing else. @timeout_ms (0: no limit) bounds
  * the wait for those iterations: ETIMEDOUT, and the workers go on. A
- * worker may save from its own file only when the iteration in progress
- * does not need it: after its last push of an iteration and before its
- * next pull, not before its first push (EBUSY: it would wait for itself).
+ * worker may save from its own file between its last push of an
+ * iteration and its next pull, not before its first push (EBUSY inside
+ * one: it would wait for itself). Under BSP without backup workers its
+ * save is taken at its own boundary, once its last gradients are
+ * applied: the others may have pushed the next iteration meanwhile, whose
+ * step waits for this worker. Under other rules, the iterations in flight
+ * must not need it (EBUSY). A file attached to another box asks that box
+ * (RW_OP_SAVE, "Requests"), which first takes back the admissions it gave
+ * its remote workers ahead.
  * Errors: EINVAL (size, flags, reserved bytes, @len not image_len, no
  * @head), ENOTCONN (not attached, or no run), EBUSY, ETIMEDOUT,
  * ERESTARTSYS (a signal; the workers go on), EFAULT, EOPNOTSUPP (a job on
- * another box), ENODEV, ESTALE.
+ * another box that takes no requests), ECONNRESET (its connection lost),
+ * ENODEV, ESTALE.
  *
  * A restore is RW_IOC_PARAMS_INIT with RW_INIT_CHECKPOINT: @data points to
  * a head followed by an image (@len the sum), checked against the run
