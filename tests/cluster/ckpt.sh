@@ -98,7 +98,7 @@ if [ "$RW_ROLE" = box ]; then
 	saving() {
 		local _
 		for _ in $(seq 60); do
-			[ "$("$RWCTL" -j stats show cut | jpy 'd["workers"][0]["clock"] >= 4')" = True ] &&
+			[ "$("$RWCTL" -j stats show cut | jpy 'd["workers"][0]["clock"] >= 4')" = true ] &&
 				return 0
 			sleep 0.5
 		done
