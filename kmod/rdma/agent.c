@@ -64,7 +64,7 @@ static int rw_conn_observe(struct rw_conn *c)
 	u64 v;
 
 	/* Every step kicks the agent: look for laggards once a tick. */
-	if (!due && c->observe_scan == jiffies)
+	if (!due && !time_after(jiffies, c->observe_scan))
 		return 0;
 	c->observe_scan = jiffies;
 	for (chunk = 0; chunk < c->nr_chunks; chunk++) {
