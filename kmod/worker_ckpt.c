@@ -64,6 +64,15 @@ static int rw_worker_state_of(struct rw_worker *w, struct rw_engine **e,
 	return ret;
 }
 
+/* rw_worker_state_of() of a live worker (not evicted, its job there). */
+static int rw_worker_live_state(struct rw_worker *w, struct rw_engine **e,
+				struct rw_sync **s)
+{
+	int ret = rw_worker_live(w, READ_ONCE(w->job));
+
+	return ret ?: rw_worker_state_of(w, e, s);
+}
+
 /* What a checkpoint of @e, a run of @w's job, says about itself. */
 static void rw_worker_ckpt_head(struct rw_worker *w, struct rw_engine *e,
 				struct rw_ckpt_head *h)
@@ -97,22 +106,29 @@ static void rw_worker_ckpt_head(struct rw_worker *w, struct rw_engine *e,
  * all used), copy, let go. Polls: the last push of an iteration and the
  * step it completes wake different queues.
  */
+/*
+ * One nap of a checkpoint's wait: 0 to look again, or why to stop (past
+ * @end when @timeout_ms is set, a signal, @cancel, may be NULL).
+ */
+static int rw_worker_nap(unsigned long end, u32 timeout_ms,
+			 const struct rw_cancel *cancel)
+{
+	if (timeout_ms && time_after(jiffies, end))
+		return -ETIMEDOUT;
+	if (msleep_interruptible(2))
+		return -ERESTARTSYS;
+	return cancel ? rw_cancelled(cancel) : 0;
+}
+
 static int rw_worker_quiesce(struct rw_engine *e, struct rw_sync *s,
 			     u32 timeout_ms, const struct rw_cancel *cancel)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
-	int ret;
+	int ret = 0;
 
-	while (rw_sync_running(s) || !rw_engine_quiet(e)) {
-		if (timeout_ms && time_after(jiffies, end))
-			return -ETIMEDOUT;
-		if (msleep_interruptible(2))
-			return -ERESTARTSYS;
-		ret = cancel ? rw_cancelled(cancel) : 0;
-		if (ret)
-			return ret;
-	}
-	return 0;
+	while (!ret && (rw_sync_running(s) || !rw_engine_quiet(e)))
+		ret = rw_worker_nap(end, timeout_ms, cancel);
+	return ret;
 }
 
 /*
@@ -125,22 +141,15 @@ static int rw_worker_quiesce_own(struct rw_worker *w, struct rw_engine *e,
 {
 	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
 	u32 c = 0;
-	int ret;
+	int ret = 0;
 
-	while (c < w->nr_chunks) {
-		if (rw_engine_fresh(e, w->rank, c, 0)) {
+	while (!ret && c < w->nr_chunks) {
+		if (rw_engine_fresh(e, w->rank, c, 0))
 			c++;
-			continue;
-		}
-		if (timeout_ms && time_after(jiffies, end))
-			return -ETIMEDOUT;
-		if (msleep_interruptible(2))
-			return -ERESTARTSYS;
-		ret = cancel ? rw_cancelled(cancel) : 0;
-		if (ret)
-			return ret;
+		else
+			ret = rw_worker_nap(end, timeout_ms, cancel);
 	}
-	return 0;
+	return ret;
 }
 
 int rw_worker_head(struct rw_worker *w, struct rw_ckpt_head *h)
@@ -149,9 +158,7 @@ int rw_worker_head(struct rw_worker *w, struct rw_ckpt_head *h)
 	struct rw_sync *s;
 	int ret;
 
-	ret = rw_worker_live(w, READ_ONCE(w->job));
-	if (!ret)
-		ret = rw_worker_state_of(w, &e, &s);
+	ret = rw_worker_live_state(w, &e, &s);
 	if (!ret)
 		rw_worker_ckpt_head(w, e, h);
 	return ret;
@@ -237,10 +244,7 @@ int rw_worker_checkpoint(struct rw_worker *w, u32 flags, u32 timeout_ms,
 	if (r)
 		return rw_remote_checkpoint(r, flags, timeout_ms, head, data,
 					    len);
-	ret = rw_worker_live(w, READ_ONCE(w->job));
-	if (ret)
-		return ret;
-	ret = rw_worker_state_of(w, &e, &s);
+	ret = rw_worker_live_state(w, &e, &s);
 	if (ret)
 		return ret;
 	if (flags & RW_CKPT_HEAD_ONLY) {
@@ -402,9 +406,7 @@ int rw_worker_restore_fill(struct rw_worker *w, const struct rw_ckpt_head *got,
 	struct rw_sync *s;
 	int ret;
 
-	ret = rw_worker_live(w, READ_ONCE(w->job));
-	if (!ret)
-		ret = rw_worker_state_of(w, &e, &s);
+	ret = rw_worker_live_state(w, &e, &s);
 	if (!ret)
 		ret = rw_worker_head_match(w, e, got, len);
 	if (ret)
@@ -445,9 +447,7 @@ int rw_worker_save_fill(struct rw_worker *w, u32 timeout_ms,
 	struct rw_sync *s;
 	int ret;
 
-	ret = rw_worker_live(w, READ_ONCE(w->job));
-	if (!ret)
-		ret = rw_worker_state_of(w, &e, &s);
+	ret = rw_worker_live_state(w, &e, &s);
 	if (!ret)
 		ret = rw_worker_save(w, e, s, timeout_ms, cancel, withdraw, h,
 				     rw_worker_copy_fill, &f);

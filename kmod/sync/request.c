@@ -210,19 +210,29 @@ void rw_gate_hold(struct rw_gate *g, bool on)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_gate_hold);
 
-int rw_gate_hold_own(struct rw_gate *g, u32 p, u32 epoch)
+/* Worker @p, live in @epoch, into *@x: 0, -EINVAL or -ESTALE. */
+static int rw_gate_own(struct rw_gate *g, u32 p, u32 epoch,
+		       struct rw_gate_worker **x)
 {
-	struct rw_gate_worker *x;
 	int err;
 
 	if (!rw_gate_valid(g, p))
 		return -EINVAL;
 	err = rw_gate_current(g, p, epoch);
+	*x = &g->w[p];
+	return err;
+}
+
+int rw_gate_hold_own(struct rw_gate *g, u32 p, u32 epoch)
+{
+	struct rw_gate_worker *x;
+	int err;
+
+	err = rw_gate_own(g, p, epoch, &x);
 	if (err)
 		return err;
 	if (g->cfg.policy != RW_GATE_BSP || g->backups)
 		return -EOPNOTSUPP;
-	x = &g->w[p];
 	/* Inside an iteration, or held already at another boundary. */
 	if (x->running || (g->held && g->hold_at != x->clock))
 		return -EBUSY;
@@ -248,12 +258,9 @@ int rw_gate_withdraw(struct rw_gate *g, u32 p, u32 epoch)
 	struct rw_gate_worker *x;
 	int err;
 
-	if (!rw_gate_valid(g, p))
-		return -EINVAL;
-	err = rw_gate_current(g, p, epoch);
+	err = rw_gate_own(g, p, epoch, &x);
 	if (err)
 		return err;
-	x = &g->w[p];
 	if (!x->running)
 		return -EPROTO;
 	x->running = false;

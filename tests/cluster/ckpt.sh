@@ -43,34 +43,37 @@ jobs() {
 	done
 }
 
+# pair_run TAG JOB [options]: ranks 0 and 1 from here (the worker VM's
+# through the box's listener); 0 if both exit 0.
+pair_run() {
+	local tag=$1 job=$2 r p rc=0 pids=() where=()
+	shift 2
+	[ "$RW_ROLE" = box ] || where=(--box "$BOX")
+	for r in 0 1; do
+		"$TRAINER" --job "$job" --token-file "$TOKEN" --rank $r --workers 2 \
+			"${where[@]}" --data "$data" --epochs 1 --batch 64 --timeout 120000 \
+			--out "$RW_OUT/$tag-params-$r.bin" "$@" >"$RW_OUT/$tag-rank$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	[ $rc = 0 ] || tail -n 3 "$RW_OUT/$tag"-rank*.log | sed 's/^/#   /'
+	return $rc
+}
+
 if [ "$RW_ROLE" = box ]; then
-	# local_run TAG JOB [options]: two trainers here; 0 if both exit 0.
-	local_run() {
-		local tag=$1 job=$2 r rc=0 pids=()
-		shift 2
-		for r in 0 1; do
-			"$TRAINER" --job "$job" --token-file "$TOKEN" --rank $r --workers 2 \
-				--data "$data" --epochs 1 --batch 64 --timeout 120000 \
-				--out "$RW_OUT/$tag-params-$r.bin" "$@" >"$RW_OUT/$tag-rank$r.log" 2>&1 &
-			pids+=($!)
-		done
-		for p in "${pids[@]}"; do
-			wait "$p" || rc=1
-		done
-		[ $rc = 0 ] || tail -n 3 "$RW_OUT/$tag"-rank*.log | sed 's/^/#   /'
-		return $rc
-	}
 	first_jobs() { jobs momentum mstr msv mloc && jobs adam astr asv; }
 	t_ok "job add mstr, msv, mloc (momentum) and astr, asv (adam)" first_jobs
 	t_ok "listen add $BOX" "$RWCTL" listen add $BOX
 	touch "$RW_OUT/ready"
-	t_ok "the straight momentum run, here" local_run mstr mstr
-	t_ok "the straight Adam run, here" local_run astr astr
+	t_ok "the straight momentum run, here" pair_run mstr mstr
+	t_ok "the straight Adam run, here" pair_run astr astr
 	touch "$RW_OUT/straight"
 
 	t_ok "the worker host saved its runs" rw_await worker saved 600
 	ck=$RW_CLUSTER/worker/msv.ckpt
-	t_ok "the worker host's momentum file restores here" local_run mloc mloc --restore "$ck"
+	t_ok "the worker host's momentum file restores here" pair_run mloc mloc --restore "$ck"
 	st=$(sed -n 's/.*restored step \([0-9]*\) .*/\1/p' "$RW_OUT/mloc-rank0.log")
 	t_eq "... at the step it was saved at" "$(cat "$RW_CLUSTER/worker/msv.step")" "${st:-none}"
 	t_ok "... and ends bit-identical to the straight run" \
@@ -133,23 +136,6 @@ else
 		"$LOCAL" nosuchjob "$TOKEN" 0 2 1 $BOX 2>&1 | grep -q "access denied" && break
 		sleep 1
 	done
-	# remote_run TAG JOB [options]: ranks 0 and 1 from here; 0 if both
-	# exit 0.
-	remote_run() {
-		local tag=$1 job=$2 r rc=0 pids=()
-		shift 2
-		for r in 0 1; do
-			"$TRAINER" --job "$job" --token-file "$TOKEN" --rank $r --workers 2 \
-				--box $BOX --data "$data" --epochs 1 --batch 64 --timeout 120000 \
-				--out "$RW_OUT/$tag-params-$r.bin" "$@" >"$RW_OUT/$tag-rank$r.log" 2>&1 &
-			pids+=($!)
-		done
-		for p in "${pids[@]}"; do
-			wait "$p" || rc=1
-		done
-		[ $rc = 0 ] || tail -n 3 "$RW_OUT/$tag"-rank*.log | sed 's/^/#   /'
-		return $rc
-	}
 	# saved TAG: the step rank 0's log says it saved.
 	saved() { sed -n 's/^rank 0: checkpoint of step \([0-9]*\) to .*/\1/p' "$RW_OUT/$1-rank0.log"; }
 	# same TAG STRAIGHT: both ranks' final parameters are the box's run's.
@@ -169,7 +155,7 @@ else
 		sleep 0.2
 	done
 	t_ok "m: two remote trainers, a remote observer saving at step 10" \
-		remote_run msv msv --checkpoint-at "10:$RW_OUT/msv.ckpt" --stall-at 15:2000
+		pair_run msv msv --checkpoint-at "10:$RW_OUT/msv.ckpt" --stall-at 15:2000
 	touch "$RW_OUT/msv-done"
 	rw_wait_bounded 120 $obs
 	rc=$?
@@ -183,7 +169,7 @@ else
 	t_ok "m: both ranks end bit-identical to the box's straight run" same msv mstr
 	# Adam: rank 0 saves itself between its push of step 10 and its pull.
 	t_ok "a: two remote trainers, rank 0 saving between its push of step 10 and its pull" \
-		remote_run asv asv --save-at "10:$RW_OUT/asv.ckpt"
+		pair_run asv asv --save-at "10:$RW_OUT/asv.ckpt"
 	st=$(saved asv)
 	t_eq "a: the checkpoint is of the boundary after step 10" 11 "${st:-none}"
 	echo "$st" >"$RW_OUT/asv.step"
@@ -195,7 +181,7 @@ else
 	for o in m:mre a:are; do
 		t=${o%%:*} j=${o#*:}
 		t_ok "$t: the worker's own file restored over RDMA into a fresh module's run" \
-			remote_run "$j" "$j" --restore "$RW_OUT/${t}sv.ckpt"
+			pair_run "$j" "$j" --restore "$RW_OUT/${t}sv.ckpt"
 		st=$(sed -n 's/.*restored step \([0-9]*\) .*/\1/p' "$RW_OUT/$j-rank0.log")
 		t_eq "$t: rank 0 restored the step saved" "$(cat "$RW_OUT/${t}sv.step")" "${st:-none}"
 		t_ok "$t: both end bit-identical to the straight run" same "$j" "${t}str"
