@@ -151,6 +151,7 @@ static int rw_genl_put_conn_entry(struct sk_buff *skb, int type,
 	    nla_put_string(skb, RW_CONN_A_DEV, c->dev) ||
 	    nla_put_string(skb, RW_CONN_A_JOB, c->job) ||
 	    nla_put_u32(skb, RW_CONN_A_RANK, c->rank) ||
+	    (c->observer && nla_put_flag(skb, RW_CONN_A_OBSERVER)) ||
 	    nla_put_u64_64bit(skb, RW_CONN_A_PUSHES, c->pushes,
 			      RW_CONN_A_PAD) ||
 	    nla_put_u64_64bit(skb, RW_CONN_A_WRITES, c->writes,

@@ -924,6 +924,7 @@ enum rw_conn_attr {
 	RW_CONN_A_MESSAGES,	/* u64: control messages sent and received */
 	RW_CONN_A_PAD,
 	RW_CONN_A_BROKEN,	/* u8 (RW_A_REMOTES only): the connection is lost */
+	RW_CONN_A_OBSERVER,	/* flag: the job's observer, not rank @RANK */
 	__RW_CONN_A_MAX
 };
 

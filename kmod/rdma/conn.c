@@ -392,6 +392,7 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 	INIT_WORK(&c->close_work, rw_conn_close_work);
 	c->id = id;
 	c->info.rank = adm->req.rank;
+	c->info.observer = adm->req.observer;
 	memcpy(&c->info.peer, &id->route.addr.dst_addr, sizeof(c->info.peer));
 	strscpy(c->info.job, job->cfg.name, sizeof(c->info.job));
 	strscpy(c->info.dev, dev_name(&id->device->dev), sizeof(c->info.dev));

@@ -611,6 +611,7 @@ int rw_remote_for_each(int (*fn)(const struct rw_conn_info *info,
 			memcpy(&info->peer, &lk->box, sizeof(info->peer));
 			strscpy(info->job, r->job, sizeof(info->job));
 			info->rank = r->rank;
+			info->observer = r->observer;
 			info->pushes = atomic64_read(&lk->pushes);
 			info->writes = atomic64_read(&lk->writes);
 			/* Pairs with the release in rw_remote_ctl_done(). */

@@ -65,6 +65,7 @@ struct rw_conn_info {
 	char dev[RW_DEV_NAME_MAX];
 	char job[RW_JOB_NAME_MAX];
 	u32 rank;
+	bool observer;			/* the job's observer (rank 0) */
 	u64 pushes;			/* gradient chunks received */
 	u64 writes;			/* parameter chunks written */
 	u64 messages;			/* control messages, both ways */

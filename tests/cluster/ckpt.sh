@@ -156,6 +156,8 @@ else
 	done
 	t_ok "m: two remote trainers, a remote observer saving at step 10" \
 		pair_run msv msv --checkpoint-at "10:$RW_OUT/msv.ckpt" --stall-at 15:2000
+	t_ok "rwctl listen show names this host's attachment as the job's observer" \
+		sh -c "'$RWCTL' listen show | grep -q ' job msv  observer '"
 	touch "$RW_OUT/msv-done"
 	rw_wait_bounded 120 $obs
 	rc=$?

@@ -409,6 +409,33 @@ static void rw_test_status_conn_no_counters(void **state)
 	assert_int_equal(fx->st.conns[0].messages, 0);
 }
 
+/* An observer's entry: the flag, its rank 0 as sent; others have none. */
+static void rw_test_status_conn_observer(void **state)
+{
+	struct rw_fx *fx = *state;
+	struct nlattr *list, *e;
+
+	rw_reset(fx);
+	rw_put_header(fx->msg);
+	list = nla_nest_start(fx->msg, RW_A_CONNECTIONS);
+	rw_put_conn(fx->msg, rw_peer, 4, 0);
+	e = nla_nest_start(fx->msg, RW_A_CONNECTIONS_ENTRY);
+	assert_int_equal(nla_put(fx->msg, RW_CONN_A_ADDR, 4, rw_peer), 0);
+	assert_int_equal(nla_put_u16(fx->msg, RW_CONN_A_PORT, 40676), 0);
+	assert_int_equal(nla_put_string(fx->msg, RW_CONN_A_DEV, "rxe0"), 0);
+	assert_int_equal(nla_put_string(fx->msg, RW_CONN_A_JOB, "cj"), 0);
+	assert_int_equal(nla_put_u32(fx->msg, RW_CONN_A_RANK, 0), 0);
+	assert_int_equal(nla_put_flag(fx->msg, RW_CONN_A_OBSERVER), 0);
+	nla_nest_end(fx->msg, e);
+	nla_nest_end(fx->msg, list);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_int_equal(fx->st.nr_conns, 2);
+	assert_false(fx->st.conns[0].observer);
+	assert_true(fx->st.conns[1].observer);
+	assert_int_equal(fx->st.conns[1].rank, 0);
+	assert_int_equal(fx->st.conns[1].port, 40676);
+}
+
 /* A connection entry without one of its attributes, or a bad address. */
 static void rw_test_status_conn_malformed(void **state)
 {
@@ -714,6 +741,7 @@ static int rw_fetch(struct rwctl_status *st, char *msg, size_t msglen)
 	st->remotes[1] = st->remotes[0];
 	st->remotes[1].dev[0] = 0;
 	st->remotes[1].rank = 0;
+	st->remotes[1].observer = true;
 	st->remotes[1].broken = true;
 	st->nr_remotes = 2;
 	return 0;
@@ -784,7 +812,7 @@ static const char rw_text[] =
 	"attached to other boxes:\n"
 	"  10.77.0.1:18515  rxe0  job far  rank 3  pushes 46  writes 69"
 	"  messages 2\n"
-	"  10.77.0.1:18515  job far  rank 0  pushes 46  writes 69"
+	"  10.77.0.1:18515  job far  observer  pushes 46  writes 69"
 	"  messages 2  connection lost\n";
 
 static const char rw_json[] =
@@ -800,13 +828,13 @@ static const char rw_json[] =
 	"\"in-use\":0,\"stale\":0,\"other\":0},\"violations_total\":0,"
 	"\"violations\":{\"proto\":0,\"access\":0}}],"
 	"\"connections\":[{\"addr\":\"10.88.0.2\",\"port\":40675,"
-	"\"device\":\"rxe0\",\"job\":\"cj\",\"rank\":1,\"pushes\":115,"
+	"\"device\":\"rxe0\",\"job\":\"cj\",\"rank\":1,\"observer\":false,\"pushes\":115,"
 	"\"writes\":138,\"messages\":2}],"
 	"\"remotes\":[{\"addr\":\"10.77.0.1\",\"port\":18515,"
-	"\"device\":\"rxe0\",\"job\":\"far\",\"rank\":3,\"pushes\":46,"
+	"\"device\":\"rxe0\",\"job\":\"far\",\"rank\":3,\"observer\":false,\"pushes\":46,"
 	"\"writes\":69,\"messages\":2,\"broken\":false},"
 	"{\"addr\":\"10.77.0.1\",\"port\":18515,"
-	"\"device\":\"\",\"job\":\"far\",\"rank\":0,\"pushes\":46,"
+	"\"device\":\"\",\"job\":\"far\",\"rank\":0,\"observer\":true,\"pushes\":46,"
 	"\"writes\":69,\"messages\":2,\"broken\":true}]}\n";
 
 static void rw_test_show_text(void **state)
@@ -1044,6 +1072,7 @@ int main(void)
 		RW_M(rw_test_status_newer),
 		RW_M(rw_test_status_conn_malformed),
 		RW_M(rw_test_status_conn_no_counters),
+		RW_M(rw_test_status_conn_observer),
 		RW_T(rw_test_show_text),
 		RW_T(rw_test_show_json),
 		RW_T(rw_test_dev_show),

@@ -8,6 +8,7 @@
  *     closed for violations 1: access 1
  *   connections:
  *     10.88.0.2:40675  rxe0  job train rank 0  pushes 4  writes 6  messages 2
+ *     10.88.0.3:41102  rxe0  job train observer  pushes 0  writes 38  messages 2
  *   attached to other boxes:
  *     10.88.0.1:18515  rxe0  job other rank 1  pushes 8  writes 10  messages 2
  *
@@ -199,7 +200,11 @@ static void rwctl_listen_print_conns(struct rwctl_printer *p,
 		/* A lost attachment has no device left. */
 		rwctl_pr_str(p, "device", c->dev[0] ? "  %s" : NULL, c->dev);
 		rwctl_pr_str(p, "job", "  job %s", c->job);
-		rwctl_pr_u32(p, "rank", "  rank %u", c->rank);
+		/* An observer holds no rank: the word instead of rank 0. */
+		rwctl_pr_u32(p, "rank", c->observer ? NULL : "  rank %u",
+			     c->rank);
+		rwctl_pr_bool(p, "observer", c->observer ? "  observer" : NULL,
+			      c->observer);
 		rwctl_pr_u64(p, "pushes", "  pushes %" PRIu64, c->pushes);
 		rwctl_pr_u64(p, "writes", "  writes %" PRIu64, c->writes);
 		rwctl_pr_u64(p, "messages", "  messages %" PRIu64, c->messages);

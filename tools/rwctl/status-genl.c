@@ -86,6 +86,7 @@ static const struct nla_policy rwctl_conn_policy[RW_CONN_A_MAX + 1] = {
 	[RW_CONN_A_WRITES]	= RWCTL_U64_POLICY,
 	[RW_CONN_A_MESSAGES]	= RWCTL_U64_POLICY,
 	[RW_CONN_A_BROKEN]	= { .type = NLA_U8, .minlen = 1, .maxlen = 1 },
+	[RW_CONN_A_OBSERVER]	= { .type = NLA_FLAG },
 };
 
 #define rwctl_genl_bad(msg, msglen, fmt, ...)				\
@@ -260,6 +261,7 @@ static int rwctl_genl_fill_conn(struct nlattr **tb, void *elem, size_t i,
 		c->messages = nla_get_u64(tb[RW_CONN_A_MESSAGES]);
 	if (tb[RW_CONN_A_BROKEN])
 		c->broken = nla_get_u8(tb[RW_CONN_A_BROKEN]);
+	c->observer = !!tb[RW_CONN_A_OBSERVER];
 	return 0;
 }
 

@@ -73,6 +73,7 @@ struct rwctl_conn {
 	char dev[RW_DEV_NAME_MAX];	/* the box's RDMA device */
 	char job[RW_JOB_NAME_MAX];
 	unsigned int rank;
+	bool observer;			/* the job's observer: no rank */
 	uint64_t pushes;		/* gradient chunks received */
 	uint64_t writes;		/* parameter chunks written */
 	uint64_t messages;		/* control messages, both ways */
