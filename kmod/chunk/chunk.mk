@@ -1,24 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # User-space build of kmod/chunk's pure sources and their cmocka tests,
-# included by the top Makefile after tests/user/user.mk. layout.c, map.c and
-# rebalance.c compile unchanged against kmod/compat.h (and layout.c against
-# the uapi header, for the ranges a selection names); each test links them
-# directly (no library).
+# included by the top Makefile after tests/user/user.mk. layout.c, map.c,
+# rebalance.c and owner.c compile unchanged against kmod/compat.h (and
+# layout.c against the uapi header, for the ranges a selection names); each
+# test links them directly (no library).
 #
 #   build/tests/user/test-chunk-layout   layout geometry, lookups, bad input
 #   build/tests/user/test-chunk-map      balance and locality of the map
 #   build/tests/user/test-chunk-rebal    rebalancing converges, no oscillation
+#   build/tests/user/test-chunk-owner    chunk owners across a job's boxes
 
 RW_CHUNK_SRC	:= $(TOP)/kmod/chunk
 RW_CHUNK_OBJ	:= $(RW_UT_OBJ)/chunk
-RW_CHUNK_PURE	:= $(patsubst %,$(RW_CHUNK_OBJ)/%.o,layout map rebalance)
+RW_CHUNK_PURE	:= $(patsubst %,$(RW_CHUNK_OBJ)/%.o,layout map rebalance owner)
 RW_CHUNK_HELP	:= $(RW_CHUNK_OBJ)/chunktest.o
-RW_CHUNK_NAMES	:= test-chunk-layout test-chunk-map test-chunk-rebal
+RW_CHUNK_NAMES	:= test-chunk-layout test-chunk-map test-chunk-rebal test-chunk-owner
 RW_CHUNK_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_CHUNK_NAMES))
 RW_CHUNK_TOBJS	:= $(patsubst %,$(RW_CHUNK_OBJ)/%.o,$(RW_CHUNK_NAMES))
 
-RW_CHUNK_CFLAGS	:= -I$(TOP)/kmod -I$(TOP)/uapi -I$(RW_CHUNK_SRC) $(USER_CFLAGS)
+RW_CHUNK_CFLAGS	:= -I$(TOP)/kmod -I$(TOP)/uapi -I$(RW_CHUNK_SRC) -I$(TOP)/tests/common \
+		   $(USER_CFLAGS)
 
 user-tests: $(RW_CHUNK_BINS)
 

@@ -9,6 +9,7 @@
 #include <linux/math64.h>
 #include <linux/slab.h>
 
+#include "../common/owner_cases.h"
 #include "rw.h"
 #include "chunk/layout.h"
 #include "chunk/map.h"
@@ -429,6 +430,27 @@ static void rw_chunk_rebal_bad_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.active, 0);
 }
 
+/* Chunk owners across a job's boxes: the cases cmocka runs too. */
+static void rw_chunk_owner_test(struct kunit *test)
+{
+	const char *fail;
+	u32 moved[3];
+	u64 known = 0;
+
+	fail = rw_oc_balance();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
+	fail = rw_oc_order();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
+	fail = rw_oc_movement(moved);
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s (%u, %u, %u moved)", fail,
+			      moved[0], moved[1], moved[2]);
+	fail = rw_oc_bad();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
+	/* The module's table is user space's, bit for bit. */
+	fail = rw_oc_known(&known);
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s: 0x%016llx", fail, known);
+}
+
 static struct kunit_case rw_chunk_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_chunk_layout_test, rw_chunk_layout_gen_params),
 	KUNIT_CASE(rw_chunk_limits_test),
@@ -436,6 +458,7 @@ static struct kunit_case rw_chunk_test_cases[] = {
 	KUNIT_CASE(rw_chunk_map_bad_test),
 	KUNIT_CASE_PARAM(rw_chunk_rebal_test, rw_chunk_rebal_gen_params),
 	KUNIT_CASE(rw_chunk_rebal_bad_test),
+	KUNIT_CASE(rw_chunk_owner_test),
 	{}
 };
 
