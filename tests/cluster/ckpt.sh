@@ -123,7 +123,9 @@ if [ "$RW_ROLE" = box ]; then
 	}
 	t_ok "the box dropped the silent connection, its gate let go" gone
 	echo "# the connection went $((SECONDS - t0)) s after the cut"
-	t_ok "rank 1 trained on to the end" rw_wait_bounded 240 $rank1
+	# Here, not in t_ok's subshell: rank 1 is this shell's child.
+	rw_wait_bounded 240 $rank1
+	t_eq "rank 1 trained on to the end" 0 $?
 	t_ok "... alone, after its stall" grep -q "stall 40000 ms before the push of step 3" \
 		"$RW_OUT/cut-rank1.log"
 	t_ok "job del every job" sh -c \
