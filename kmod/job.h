@@ -29,8 +29,11 @@ struct rw_job_config {
 	/* binary32 bit patterns, as on the wire */
 	u32 lr, momentum, weight_decay, beta1, beta2, eps;
 	u64 max_memory;			/* bytes a run may take; 0: default */
+	/* The job's box set (chunk/boxset.h); NULL: the job is whole here. */
+	const struct rw_boxset *boxes;
 };
 
+struct rw_boxset;
 struct rw_engine;
 struct rw_sync;
 struct rw_worker;
@@ -151,6 +154,13 @@ struct rw_job {
 	struct rw_engine *engine;	/* [R], stable while a file is attached */
 	struct rw_sync *sync;		/* [R], likewise */
 	struct rw_job_past past;	/* [R] */
+	/*
+	 * The box set (docs/design.md "Many boxes"), NULL while the job is
+	 * whole on this box. [J]; replaced, never changed in place, and only
+	 * between runs; a run keeps its own copy in @run_boxes [R].
+	 */
+	struct rw_boxset *boxes;
+	struct rw_boxset *run_boxes;
 
 	/*
 	 * Connect nonces seen (rdma/replay.c): replay_nr + 1 tables, one per

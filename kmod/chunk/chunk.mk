@@ -13,7 +13,7 @@
 
 RW_CHUNK_SRC	:= $(TOP)/kmod/chunk
 RW_CHUNK_OBJ	:= $(RW_UT_OBJ)/chunk
-RW_CHUNK_PURE	:= $(patsubst %,$(RW_CHUNK_OBJ)/%.o,layout map rebalance owner)
+RW_CHUNK_PURE	:= $(patsubst %,$(RW_CHUNK_OBJ)/%.o,layout map rebalance owner boxset)
 RW_CHUNK_HELP	:= $(RW_CHUNK_OBJ)/chunktest.o
 RW_CHUNK_NAMES	:= test-chunk-layout test-chunk-map test-chunk-rebal test-chunk-owner
 RW_CHUNK_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_CHUNK_NAMES))
