@@ -14,6 +14,8 @@
 #include "sync/gate.h"
 #include "rdma/replay.h"
 
+struct rw_boxset;
+
 /* What a job is asked to be, as validated by rw_job_new(). */
 struct rw_job_config {
 	char name[RW_JOB_NAME_MAX];
@@ -33,7 +35,6 @@ struct rw_job_config {
 	const struct rw_boxset *boxes;
 };
 
-struct rw_boxset;
 struct rw_engine;
 struct rw_sync;
 struct rw_worker;
