@@ -29,6 +29,7 @@
 #include "job.h"
 #include "worker.h"
 #include "worker_priv.h"
+#include "chunk/boxset.h"
 #include "chunk/layout.h"
 #include "rdma/host.h"
 #include "sync/sync.h"
@@ -45,6 +46,16 @@ struct rw_worker *rw_worker_new(void)
 	return w;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_new);
+
+struct rw_worker *rw_worker_new_peer(void)
+{
+	struct rw_worker *w = rw_worker_new();
+
+	if (w)
+		w->peer = true;
+	return w;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_new_peer);
 
 /* The gate reports evictions (silent workers) under its lock. */
 static void rw_worker_evict_notify(void *arg, u32 p)
@@ -210,6 +221,8 @@ static int rw_worker_start_run(struct rw_job *job,
 		.apply_each = c->sync != RW_SYNC_BSP,
 		.quorum = c->sync == RW_SYNC_BSP ? c->quorum : 0,
 		.cancel = cancel,
+		/* Stable: a set changes between runs, under run_lock. */
+		.boxes = job->boxes,
 	};
 	struct rw_gate_config gc;
 	struct rw_layout_tensor *lt;
@@ -299,6 +312,17 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 		goto out;
 	}
 	mutex_lock(&job->run_lock);
+	/*
+	 * A job over several boxes: a trainer needs every box's chunks, so
+	 * it attaches with rw_attach_remote() naming them all, even on a
+	 * box (docs/design.md "Many boxes").
+	 */
+	ret = -EXDEV;
+	if (job->boxes && !w->peer) {
+		pr_info_ratelimited("job %s is spread over %u boxes: a trainer attaches to all of them (rw_attach_remote), not to this box's file\n",
+				    job->cfg.name, job->boxes->nr);
+		goto unlock;
+	}
 	if (!job->engine) {
 		ret = -ENOENT;
 		if (!(flags & RW_DECLARE_VERIFY))
@@ -325,6 +349,7 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 	w->engine = job->engine;
 	w->sync = job->sync;
 	w->nr_chunks = nc;
+	w->nr_owned = rw_engine_nr_owned(job->engine);
 	/* Publish the above to transfers (rw_worker_ready). */
 	smp_store_release(&w->declared, true);
 unlock:

@@ -25,6 +25,12 @@ struct rw_worker *rw_worker_new(void);
 /* The file is released (every mapping gone): detach and free. */
 void rw_worker_free(struct rw_worker *w);
 
+/*
+ * A worker for the box's end of an RDMA connection (rdma/conn.c): the
+ * only kind that may train a job spread over several boxes here.
+ */
+struct rw_worker *rw_worker_new_peer(void);
+
 /* A local job's worker or observer (flags: RW_ATTACH_OBSERVER or 0). */
 int rw_worker_attach(struct rw_worker *w, const char *job, const u8 *token,
 		     u32 rank, u32 flags);

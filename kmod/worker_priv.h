@@ -32,6 +32,7 @@ struct rw_worker {
 	struct rw_remote *remote;	/* or this, for a job on another host */
 	u32 rank;
 	bool observer;
+	bool peer;			/* the box's end of an RDMA connection */
 	bool declared;			/* engine, sync and bitmaps are set */
 	bool evicted;			/* the gate dropped this worker */
 
@@ -45,6 +46,7 @@ struct rw_worker {
 	struct rw_engine *engine;	/* the job's, while this file lives */
 	struct rw_sync *sync;
 	u32 nr_chunks;
+	u32 nr_owned;			/* the chunks this box holds */
 	u32 npushed;			/* chunks pushed this iteration */
 	u32 cursor;			/* first chunk of sel not yet fresh */
 	unsigned long *pushed;		/* [nr_chunks] */

@@ -149,7 +149,7 @@ static int rw_worker_push(struct rw_worker *w, bool nonblock, long tmo)
 	atomic64_inc(&wc->pushes);
 	atomic64_add(n, &wc->chunks);
 	atomic64_add(bytes, &wc->bytes);
-	if (w->npushed < w->nr_chunks)
+	if (w->npushed < w->nr_owned)
 		return 0;
 	/* Every chunk is in: the iteration is complete. */
 	bitmap_zero(w->pushed, w->nr_chunks);
@@ -264,8 +264,9 @@ int rw_worker_push_chunk(struct rw_worker *w, u32 chunk, long tmo)
 	ret = rw_worker_ready(w, true);
 	if (ret)
 		goto out;
+	/* Another box's chunk (a job over several boxes) is refused too. */
 	ret = -EINVAL;
-	if (chunk >= w->nr_chunks)
+	if (!rw_engine_owns(w->engine, chunk))
 		goto out;
 	/* The gradient is in the slot already: the slot had to be free. */
 	ret = -EBUSY;
@@ -348,6 +349,16 @@ EXPORT_SYMBOL_IF_KUNIT(rw_worker_chunk_fresh);
 bool rw_worker_admitted(struct rw_worker *w)
 {
 	return READ_ONCE(w->admitted);
+}
+
+bool rw_worker_owns(struct rw_worker *w, u32 chunk)
+{
+	return rw_engine_owns(w->engine, chunk);
+}
+
+const struct rw_boxset *rw_worker_boxes(struct rw_worker *w)
+{
+	return rw_engine_boxes(w->engine);
 }
 
 u32 rw_worker_chunk_len(struct rw_worker *w, u32 chunk)

@@ -13,6 +13,7 @@
 
 #include "rackweave.h"
 
+struct rw_boxset;
 struct rw_job;
 struct rw_worker;
 
@@ -67,6 +68,10 @@ bool rw_worker_admitted(struct rw_worker *w);
  * again before @wqe goes (rw_worker_unwatch).
  */
 u32 rw_worker_chunk_len(struct rw_worker *w, u32 chunk);
+/* Whether @chunk is this box's (engine.h, rw_engine_owns()). */
+bool rw_worker_owns(struct rw_worker *w, u32 chunk);
+/* The run's box set (chunk/boxset.h), NULL if the job is whole here. */
+const struct rw_boxset *rw_worker_boxes(struct rw_worker *w);
 u64 rw_worker_chunk_version(struct rw_worker *w, u32 chunk);
 int rw_worker_chunk_nodes(struct rw_worker *w, int *nodes, u32 n);
 void rw_worker_watch(struct rw_worker *w, struct wait_queue_entry *wqe);

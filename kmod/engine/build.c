@@ -28,6 +28,7 @@
 #include <kunit/visibility.h>
 
 #include "rw.h"
+#include "chunk/boxset.h"
 #include "engine/arena.h"
 #include "engine/engine.h"
 #include "engine/engine_priv.h"
@@ -53,8 +54,55 @@ static u32 rw_engine_bufs_per_chunk(u32 nr_state, u32 nr_workers)
 	return 1 + nr_state + nr_workers;
 }
 
+/*
+ * The chunks the box set gives this box: @owned (a bitmap of @nr_chunks,
+ * allocated; NULL with @boxes NULL) and their count. -EINVAL if the set
+ * does not name this box.
+ */
+static int rw_engine_owned_of(const struct rw_boxset *boxes, const char *job,
+			      u32 nr_chunks, unsigned long **owned, u32 *nr)
+{
+	int self, ret;
+	u8 *owner;
+	u32 c;
+
+	*owned = NULL;
+	*nr = nr_chunks;
+	if (!boxes)
+		return 0;
+	self = rw_boxset_find(boxes, boxes->self);
+	if (self < 0)
+		return -EINVAL;
+	owner = kvmalloc(nr_chunks, GFP_KERNEL);
+	*owned = bitmap_zalloc(nr_chunks, RW_GFP_BIG);
+	ret = -ENOMEM;
+	if (!owner || !*owned)
+		goto out;
+	ret = rw_boxset_owners(boxes, job, nr_chunks, owner, NULL);
+	if (ret)
+		goto out;
+	for (c = 0; c < nr_chunks; c++)
+		if (owner[c] == self)
+			__set_bit(c, *owned);
+	*nr = bitmap_weight(*owned, nr_chunks);
+out:
+	kvfree(owner);
+	if (ret) {
+		bitmap_free(*owned);
+		*owned = NULL;
+	}
+	return ret;
+}
+
 static void rw_engine_free_layout(struct rw_engine *e)
 {
+	if (e->hole)
+		__free_page(e->hole);
+	e->hole = NULL;
+	kfree(e->boxes);
+	e->boxes = NULL;
+	bitmap_free(e->owned);
+	e->owned = NULL;
 	kvfree(e->by_key);
 	kvfree(e->offsets);
 	kvfree(e->tensors);
@@ -83,6 +131,17 @@ static int rw_engine_build_layout(struct rw_engine *e,
 	if (ret)
 		goto err;
 	e->nr_chunks = e->layout.geom.nr_chunks;
+	ret = rw_engine_owned_of(cfg->boxes, cfg->name, e->nr_chunks,
+				 &e->owned, &e->nr_owned);
+	if (ret)
+		goto err;
+	if (e->owned) {
+		ret = -ENOMEM;
+		e->hole = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		e->boxes = kmemdup(cfg->boxes, sizeof(*cfg->boxes), GFP_KERNEL);
+		if (!e->hole || !e->boxes)
+			goto err;
+	}
 	return 0;
 err:
 	rw_engine_free_layout(e);
@@ -225,7 +284,10 @@ static void rw_engine_free_memory(struct rw_engine *e)
 	kvfree(e->chunks);
 }
 
-/* Point chunk @c, its slots and their events into @mem. */
+/*
+ * Point chunk @c, its slots and their events into @mem (NULL: not this
+ * box's chunk, which has no memory).
+ */
 static void rw_engine_place_chunk(struct rw_engine *e, u32 c, u8 *mem)
 {
 	struct rw_chunk *ch = &e->chunks[c];
@@ -239,13 +301,14 @@ static void rw_engine_place_chunk(struct rw_engine *e, u32 c, u8 *mem)
 	ch->recheck.chunk = c;
 	ch->recheck.type = RW_EV_RECHECK;
 	ch->params = (float *)mem;
-	for (i = 0; i < e->nr_state; i++)
+	for (i = 0; mem && i < e->nr_state; i++)
 		ch->state[i] = (float *)(mem + (size_t)(1 + i) * cs);
 	seqcount_init(&ch->seq);
 	for (w = 0; w < e->nr_workers; w++) {
 		struct rw_slot *s = &e->slots[(size_t)c * e->nr_workers + w];
 
-		s->grad = mem + (size_t)(1 + e->nr_state + w) * cs;
+		s->grad = mem ? mem + (size_t)(1 + e->nr_state + w) * cs :
+			  NULL;
 		s->ev.chunk = c;
 		s->ev.worker = w;
 		s->ev.type = RW_EV_PUSH;
@@ -256,7 +319,8 @@ static void rw_engine_place_chunk(struct rw_engine *e, u32 c, u8 *mem)
 /*
  * Per node, one arena holds every buffer of the chunks homed there:
  * parameters, optimizer state and one receive slot per worker, each a full
- * chunk_size (page-aligned, since chunk sizes are powers of two >= 4 KiB).
+ * chunk_size (page-aligned, since chunk sizes are powers of two >= 4 KiB),
+ * for the chunks this box owns (rw_engine_owns()); the others have none.
  * Then the user-mappable version array. rw_engine_footprint() counts the
  * same.
  */
@@ -283,8 +347,11 @@ static int rw_engine_build_memory(struct rw_engine *e,
 	    !e->tags)
 		goto err;
 
+	for (c = 0; c < e->nr_chunks; c++)
+		if (rw_engine_has(e, c))
+			used[e->map.place[c].node]++;
 	for (i = 0; i < nn; i++) {
-		if (check_mul_overflow((size_t)e->map.nodes[i].nr_chunks,
+		if (check_mul_overflow((size_t)used[i],
 				       (size_t)cs * per_chunk, &bytes)) {
 			ret = -E2BIG;
 			goto err;
@@ -295,10 +362,12 @@ static int rw_engine_build_memory(struct rw_engine *e,
 			goto err;
 	}
 	ret = -ENOMEM;
+	memset(used, 0, nn * sizeof(*used));
 	for (c = 0; c < e->nr_chunks; c++) {
 		u32 node = e->map.place[c].node;
 
-		rw_engine_place_chunk(e, c, (u8 *)e->arenas[node].addr +
+		rw_engine_place_chunk(e, c, !rw_engine_has(e, c) ? NULL :
+				      (u8 *)e->arenas[node].addr +
 				      (size_t)used[node]++ * cs * per_chunk);
 	}
 	e->versions_len = PAGE_ALIGN(array_size(e->nr_chunks, sizeof(u64)));
@@ -360,13 +429,21 @@ int rw_engine_footprint(const struct rw_engine_config *cfg, u64 *bytes)
 {
 	u32 cs = cfg->chunk_size ? cfg->chunk_size : rw_params_chunk_size();
 	u64 nc, per_chunk, slots, pages, meta, total;
+	unsigned long *owned;
 	struct rw_layout_geom g;
+	u32 own;
 	int ret;
 
 	ret = rw_layout_measure(cfg->tensors, cfg->nr_tensors, cs, &g);
 	if (ret)
 		return ret;
 	nc = g.nr_chunks;
+	/* A job over several boxes: memory for this box's chunks only. */
+	ret = rw_engine_owned_of(cfg->boxes, cfg->name, g.nr_chunks, &owned,
+				 &own);
+	if (ret)
+		return ret;
+	bitmap_free(owned);
 	/* Parameters, optimizer state, one slot per worker (build_memory). */
 	per_chunk = (u64)cs *
 		    rw_engine_bufs_per_chunk(rw_engine_state_arrays(cfg->hp.optim),
@@ -378,7 +455,7 @@ int rw_engine_footprint(const struct rw_engine_config *cfg, u64 *bytes)
 	       slots * (sizeof(struct rw_slot) + sizeof(void *) +
 			sizeof(struct rw_round_tag) + sizeof(u64) + 1) +
 	       PAGE_ALIGN(nc * sizeof(u64));
-	if (check_mul_overflow(nc, per_chunk, &total) ||
+	if (check_mul_overflow((u64)own, per_chunk, &total) ||
 	    check_add_overflow(total, meta, &total) ||
 	    check_add_overflow(total, (total >> PAGE_SHIFT) *
 			       RW_ARENA_PAGE_META, &total) ||
@@ -504,6 +581,30 @@ u32 rw_engine_nr_cores(const struct rw_engine *e)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_nr_cores);
 
+bool rw_engine_owns(const struct rw_engine *e, u32 chunk)
+{
+	return rw_engine_has(e, chunk);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_owns);
+
+u32 rw_engine_nr_owned(const struct rw_engine *e)
+{
+	return e->nr_owned;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_nr_owned);
+
+const unsigned long *rw_engine_owned(const struct rw_engine *e)
+{
+	return e->owned;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_owned);
+
+const struct rw_boxset *rw_engine_boxes(const struct rw_engine *e)
+{
+	return e->boxes;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_boxes);
+
 u32 rw_engine_chunk_len(const struct rw_engine *e, u32 chunk)
 {
 	return chunk < e->nr_chunks ? e->chunks[chunk].len : 0;
@@ -531,8 +632,10 @@ struct page *rw_engine_page(const struct rw_engine *e, enum rw_engine_buf buf,
 	if (buf == RW_BUF_VERSIONS)
 		return off < e->versions_len ?
 		       vmalloc_to_page((u8 *)e->versions + off) : NULL;
-	if (c >= e->nr_chunks)
+	if (c >= e->nr_chunks || (buf != RW_BUF_PARAMS && worker >= e->nr_workers))
 		return NULL;
+	if (!rw_engine_has(e, c))
+		return e->hole;
 	ch = &e->chunks[c];
 	if (buf == RW_BUF_PARAMS)
 		base = ch->params;

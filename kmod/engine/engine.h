@@ -17,6 +17,7 @@
 #include "sync/round.h"
 
 struct page;
+struct rw_boxset;
 struct rw_engine;
 
 /*
@@ -45,6 +46,12 @@ struct rw_engine_config {
 	bool apply_each;			/* step on each gradient (async) */
 	u32 quorum;				/* synchronous: 0 (all) or K */
 	const struct rw_cancel *cancel;		/* NULL: only fatal signals */
+	/*
+	 * A job over several boxes (chunk/boxset.h, @name is the job's):
+	 * only the chunks the set gives its box @boxes->self have memory
+	 * here. NULL: every chunk is this box's.
+	 */
+	const struct rw_boxset *boxes;
 };
 
 /* The buffers a worker maps, in chunk order (see uapi RW_MMAP_*). */
@@ -68,6 +75,19 @@ void rw_engine_destroy(struct rw_engine *e);
 u32 rw_engine_nr_chunks(const struct rw_engine *e);
 u32 rw_engine_nr_cores(const struct rw_engine *e);
 u32 rw_engine_chunk_len(const struct rw_engine *e, u32 chunk);
+
+/*
+ * Whether @chunk is this box's (in range, and the box set gives it here),
+ * how many are, and which (NULL: every chunk, the job is whole here).
+ * Every other chunk has no memory: pushes, reads and initial parameters
+ * of it are refused (-EINVAL) and its pages in the mapped buffers are one
+ * shared page of zeros, so windows keep every chunk at its offset.
+ */
+bool rw_engine_owns(const struct rw_engine *e, u32 chunk);
+u32 rw_engine_nr_owned(const struct rw_engine *e);
+const unsigned long *rw_engine_owned(const struct rw_engine *e);
+/* The box set the run began with (NULL: the job is whole here). */
+const struct rw_boxset *rw_engine_boxes(const struct rw_engine *e);
 
 /*
  * Local push: copy @len bytes of worker @worker's gradient for @chunk into

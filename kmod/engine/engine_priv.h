@@ -15,6 +15,7 @@
 #define _RW_ENGINE_ENGINE_PRIV_H
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seqlock.h>
@@ -115,6 +116,15 @@ struct rw_engine {
 	struct rw_engine_core *cores;	/* map.nr.nr_cores */
 	struct rw_arena *arenas;	/* one per map node, on that node */
 
+	/*
+	 * A job over several boxes: the chunks with memory here (NULL: every
+	 * chunk), how many, and the page of zeros behind the others.
+	 */
+	unsigned long *owned;
+	u32 nr_owned;
+	struct page *hole;
+	struct rw_boxset *boxes;	/* the set, as the run began */
+
 	struct rw_chunk *chunks;
 	struct rw_slot *slots;		/* [chunk * nr_workers + worker] */
 	struct rw_round_tag *tags;	/* likewise */
@@ -136,6 +146,12 @@ struct rw_engine {
 	struct delayed_work rebal_work;
 	unsigned long rebal_period;	/* jiffies; 0: only on request */
 };
+
+/* Chunk @c is in range and has memory here. */
+static inline bool rw_engine_has(const struct rw_engine *e, u32 c)
+{
+	return c < e->nr_chunks && (!e->owned || test_bit(c, e->owned));
+}
 
 /*
  * Implemented in path.c, for build.c to hand each core: a core's events,

@@ -7,6 +7,11 @@
  * parameters, each optimizer state array, then the chunk versions, with a
  * hash of the layout it fits; it is read while the engine is quiet and
  * written like initial parameters, so no step runs under either.
+ *
+ * A box of a job over several boxes keeps the same image, whole-model in
+ * shape: its own chunks as they are, every other chunk zeros with version
+ * 0 on the way out and left alone on the way in, so the boxes' images of
+ * one moment put together by owner are the job's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,7 +47,7 @@ int rw_engine_init_chunk(struct rw_engine *e, u32 chunk,
 	int ret = 0;
 
 	lockdep_assert_held(&e->init_lock);
-	if (chunk >= e->nr_chunks)
+	if (!rw_engine_has(e, chunk))
 		return -EINVAL;
 	ch = &e->chunks[chunk];
 	/* No step runs before the first push; observers read whole chunks. */
@@ -67,7 +72,7 @@ void rw_engine_init_close(struct rw_engine *e, u32 chunk, bool ok)
 
 	lockdep_assert_held(&e->init_lock);
 	/* Before any initial parameters the run's are zeros (the arena's). */
-	if (!ok)
+	if (!ok && ch->params)
 		memset(ch->params, 0, ch->len);
 	raw_write_seqcount_end(&ch->seq);
 }
@@ -174,10 +179,15 @@ int rw_engine_image_read(struct rw_engine *e, void __user *dst)
 		struct rw_chunk *ch = &e->chunks[c];
 		u64 v = rw_engine_version(e, c);
 
-		for (a = 0; a <= e->nr_state; a++)
-			if (copy_to_user(dst + rw_engine_image_at(e, a, c),
-					 a ? ch->state[a - 1] : ch->params, cs))
+		for (a = 0; a <= e->nr_state; a++) {
+			void __user *to = dst + rw_engine_image_at(e, a, c);
+
+			/* Another box's chunk: zeros here (the header). */
+			if (!rw_engine_has(e, c) ? clear_user(to, cs) :
+			    copy_to_user(to, a ? ch->state[a - 1] : ch->params,
+					 cs))
 				return -EFAULT;
+		}
 		if (copy_to_user(dst + rw_engine_image_at(e, e->nr_state + 1, c),
 				 &v, sizeof(v)))
 			return -EFAULT;
@@ -211,8 +221,11 @@ int rw_engine_image_get(struct rw_engine *e, u64 off, u64 len, void *dst)
 			in = (u32)(off & (cs - 1));
 			n = (u32)min_t(u64, cs - in, end - off);
 			ch = &e->chunks[c];
-			memcpy(p, (const u8 *)(a ? ch->state[a - 1] : ch->params) +
-			       in, n);
+			if (!rw_engine_has(e, c))
+				memset(p, 0, n);
+			else
+				memcpy(p, (const u8 *)(a ? ch->state[a - 1] :
+						       ch->params) + in, n);
 		}
 		off += n;
 		p += n;
@@ -230,6 +243,8 @@ int rw_engine_image_write(struct rw_engine *e, const void __user *src)
 		struct rw_chunk *ch = &e->chunks[c];
 		u64 v, at = rw_engine_image_at(e, e->nr_state + 1, c);
 
+		if (!rw_engine_has(e, c))
+			continue;
 		if (copy_from_user(&v, src + at, sizeof(v)))
 			return -EFAULT;
 		/* No step runs before the first push (rw_engine_init_chunk). */
@@ -278,12 +293,14 @@ int rw_engine_image_put(struct rw_engine *e, u64 off, u64 len,
 
 			c = (u32)((off - (u64)a * blen) / sizeof(v));
 			ch = &e->chunks[c];
+			n = sizeof(v);
+			if (!rw_engine_has(e, c))
+				goto next;
 			memcpy(&v, p, sizeof(v));
 			raw_write_seqcount_begin(&ch->seq);
 			ch->version = v;
 			WRITE_ONCE(e->versions[c], v);
 			raw_write_seqcount_end(&ch->seq);
-			n = sizeof(v);
 		} else {
 			u8 *to;
 
@@ -291,6 +308,8 @@ int rw_engine_image_put(struct rw_engine *e, u64 off, u64 len,
 			in = (u32)(off & (cs - 1));
 			n = (u32)min_t(u64, cs - in, end - off);
 			ch = &e->chunks[c];
+			if (!rw_engine_has(e, c))
+				goto next;
 			to = (u8 *)(a ? ch->state[a - 1] : ch->params);
 			raw_write_seqcount_begin(&ch->seq);
 			if (in < ch->len)
@@ -300,6 +319,7 @@ int rw_engine_image_put(struct rw_engine *e, u64 off, u64 len,
 				       in + n - max(in, ch->len));
 			raw_write_seqcount_end(&ch->seq);
 		}
+next:
 		off += n;
 		p += n;
 	}
@@ -315,6 +335,8 @@ void rw_engine_image_clear(struct rw_engine *e)
 	for (c = 0; c < e->nr_chunks; c++) {
 		struct rw_chunk *ch = &e->chunks[c];
 
+		if (!rw_engine_has(e, c))
+			continue;
 		raw_write_seqcount_begin(&ch->seq);
 		for (a = 0; a <= e->nr_state; a++)
 			memset(a ? ch->state[a - 1] : ch->params, 0, cs);

@@ -294,7 +294,7 @@ static int rw_engine_push_slot(struct rw_engine *e, u32 worker, u32 chunk,
 	struct rw_chunk *ch;
 	struct rw_slot *s;
 
-	if (worker >= e->nr_workers || chunk >= e->nr_chunks)
+	if (worker >= e->nr_workers || !rw_engine_has(e, chunk))
 		return -EINVAL;
 	ch = &e->chunks[chunk];
 	if (grad && len != ch->len)
@@ -406,7 +406,8 @@ void rw_engine_view_update(struct rw_engine *e,
 	for (c = 0; c < e->nr_chunks; c++) {
 		struct rw_chunk *ch = &e->chunks[c];
 
-		if (test_and_set_bit_lock(RW_CHUNK_RECHECK, &ch->flags))
+		if (!rw_engine_has(e, c) ||
+		    test_and_set_bit_lock(RW_CHUNK_RECHECK, &ch->flags))
 			continue;
 		/* Pairs with the migrate release in rw_engine_handle(). */
 		rw_core_post(smp_load_acquire(&ch->owner), &ch->recheck);
@@ -458,7 +459,7 @@ int rw_engine_read(struct rw_engine *e, u32 chunk, void *dst, size_t len,
 	unsigned int seq;
 	u64 v;
 
-	if (chunk >= e->nr_chunks || len != e->chunks[chunk].len)
+	if (!rw_engine_has(e, chunk) || len != e->chunks[chunk].len)
 		return -EINVAL;
 	ch = &e->chunks[chunk];
 	/*

@@ -143,7 +143,7 @@ int rw_engine_chunk_mem_node(const struct rw_engine *e, u32 chunk)
 	const struct rw_chunk *ch;
 	int nid;
 
-	if (chunk >= e->nr_chunks)
+	if (!rw_engine_has(e, chunk))
 		return -EINVAL;
 	ch = &e->chunks[chunk];
 	nid = page_to_nid(vmalloc_to_page(ch->params));

@@ -140,7 +140,7 @@ static struct rw_peer *rw_peer_get(const struct rw_admit *adm,
 		p = ERR_PTR(-ENOMEM);
 		goto out;
 	}
-	p->w = rw_worker_new();
+	p->w = rw_worker_new_peer();
 	ret = p->w ? 0 : -ENOMEM;
 	/* The peer proved it holds the token; attach as a local file does. */
 	if (!ret)
