@@ -106,6 +106,7 @@ struct trainer_opts {
 	const char *out;
 	const char *device;
 	const char *box;
+	bool boxes;			/* --boxes: one address per box */
 	uint32_t rank;
 	uint32_t workers;
 	uint32_t epochs;
@@ -156,6 +157,8 @@ static const char trainer_usage[] =
 "  --box ADDR[:PORT]   the job runs on the box listening there (another\n"
 "                      host): attach over RDMA through this host's module;\n"
 "                      ADDR[:PORT],ADDR[:PORT]...: one per NIC of the box\n"
+"  --boxes ADDR[:PORT],...  the job is spread over several boxes: one address\n"
+"                      per box, every box of the job's set (RW_ATTACH_BOXES)\n"
 "  --slow FACTOR       straggle: each step takes FACTOR (1 to 1000) times its\n"
 "                      compute time, sleeping FACTOR - 1 times it before the push\n"
 "  --stall P:MS        straggle: before a step's push, with probability P (0 to\n"
@@ -330,6 +333,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "box", required_argument, NULL, 'B' },
+		{ "boxes", required_argument, NULL, 'X' },
 		{ "slow", required_argument, NULL, 'S' },
 		{ "stall", required_argument, NULL, 's' },
 		{ "leave-after", required_argument, NULL, 'L' },
@@ -359,6 +363,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		case 'o': o->out = optarg; break;
 		case 'D': o->device = optarg; break;
 		case 'B': o->box = optarg; break;
+		case 'X': o->box = optarg; o->boxes = true; break;
 		case 'a': o->async = true; break;
 		case 'F': o->follow = true; break;
 		case 'J': o->join = o->follow = true; break;
@@ -461,7 +466,8 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 		return err;
 	}
 	if (o->box)
-		err = rw_attach_remote(ctx, o->job, token, o->rank, o->box);
+		err = rw_attach_remote_flags(ctx, o->job, token, o->rank, o->box,
+					     o->boxes ? RW_ATTACH_BOXES : 0);
 	else
 		err = rw_attach(ctx, o->job, token, o->rank, 0);
 	explicit_bzero(token, sizeof(token));

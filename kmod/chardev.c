@@ -120,7 +120,7 @@ static long rw_ioctl_attach(struct rw_worker *w, void __user *uarg)
 		return -EFAULT;
 	remote = a.flags & RW_ATTACH_REMOTE;
 	if (a.size != sizeof(a) || a.flags & ~RW_ATTACH_FLAGS_ALL ||
-	    a.reserved ||
+	    a.reserved || (a.flags & RW_ATTACH_BOXES && !remote) ||
 	    !memchr(a.job, 0, sizeof(a.job)) ||
 	    (!remote && (a.box_family || a.box_port || a.box_more ||
 			 a.nr_box_more ||

@@ -99,7 +99,8 @@ int rw_worker_attach_remote(struct rw_worker *w, const char *name,
 	struct rw_remote *r;
 	int ret = 0;
 
-	if (flags & ~RW_ATTACH_OBSERVER || (observer && (rank || nr > 1)))
+	if (flags & ~(RW_ATTACH_OBSERVER | RW_ATTACH_BOXES) ||
+	    (observer && (rank || (nr > 1 && !(flags & RW_ATTACH_BOXES)))))
 		return -EINVAL;
 	if (rw_worker_attached(w))
 		return -EISCONN;
@@ -108,7 +109,7 @@ int rw_worker_attach_remote(struct rw_worker *w, const char *name,
 	 * under ours, and the box's accept (maybe in this very module) takes
 	 * a worker's @setup under them.
 	 */
-	r = rw_remote_attach(name, token, rank, box, nr, observer);
+	r = rw_remote_attach(name, token, rank, box, nr, flags);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	mutex_lock(&w->setup);

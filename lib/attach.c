@@ -171,7 +171,7 @@ int rw_attach_remote_flags(struct rw_ctx *ctx, const char *job,
 	struct rw_attach a;
 	int err;
 
-	if (!ctx || (flags & ~RW_ATTACH_OBSERVER))
+	if (!ctx || (flags & ~(RW_ATTACH_OBSERVER | RW_ATTACH_BOXES)))
 		return -EINVAL;
 	memset(more, 0, sizeof(more));
 	err = rw_attach_fill(&a, job, token, rank, RW_ATTACH_REMOTE | flags);

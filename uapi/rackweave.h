@@ -615,7 +615,14 @@ struct rw_attach_addr {
 #define RW_ATTACH_SIZE		112
 #define RW_ATTACH_OBSERVER	(1U << 0)
 #define RW_ATTACH_REMOTE	(1U << 1)
-#define RW_ATTACH_FLAGS_ALL	(RW_ATTACH_OBSERVER | RW_ATTACH_REMOTE)
+/*
+ * With RW_ATTACH_REMOTE: box_addr and box_more name the boxes of a job
+ * spread over several (docs/design.md "Many boxes"), one listener each and
+ * every box of the set, instead of the NICs of one box.
+ */
+#define RW_ATTACH_BOXES		(1U << 2)
+#define RW_ATTACH_FLAGS_ALL	(RW_ATTACH_OBSERVER | RW_ATTACH_REMOTE | \
+				 RW_ATTACH_BOXES)
 
 #define RW_IOC_ATTACH		_IOW(RW_IOC_MAGIC, 0x01, struct rw_attach)
 
@@ -1082,7 +1089,7 @@ enum rw_event_kind {
 /* RDMA wire: see "RDMA wire" above. */
 #define RW_WIRE_PORT		18515
 #define RW_WIRE_MAGIC		0x31575752U	/* "RWW1" little-endian */
-#define RW_WIRE_VERSION		3	/* 3: inboxes and requests */
+#define RW_WIRE_VERSION		4	/* 4: box sets in the setup reply */
 #define RW_WIRE_TAG_LEN		8
 #define RW_WIRE_AUTH_LEN	16
 #define RW_WIRE_MAX_SKEW_S	300	/* |time_s - the box's clock| at most */
@@ -1186,6 +1193,16 @@ struct rw_wire_setup_reply {
 	__le32 nr_segs;
 	__le32 nr_own;		/* the chunks this connection carries */
 	__le32 flags;		/* RW_WIRE_PARAMS_SET or 0 */
+	/*
+	 * A job over several boxes ("Box sets" above): this box's id, the
+	 * set's size, epoch and digest; all 0 when the job is whole here
+	 * (and in a refusal).
+	 */
+	__le32 box_id;
+	__le32 nr_boxes;
+	__le32 box_epoch;
+	__le32 reserved2;
+	__le64 box_digest;
 	struct rw_wire_seg inbox;	/* RW_WIRE_INBOX_LEN bytes (refusal: 0) */
 	/* then struct rw_wire_seg[nr_segs] */
 };
@@ -1238,7 +1255,7 @@ struct rw_wire_answer {
 #define RW_WIRE_SEG_SIZE	16
 #define RW_WIRE_TENSOR_SIZE	24
 #define RW_WIRE_SETUP_SIZE	48
-#define RW_WIRE_REPLY_SIZE	88
+#define RW_WIRE_REPLY_SIZE	112
 #define RW_WIRE_RUN_SIZE	8
 #define RW_WIRE_REQUEST_SIZE	48
 #define RW_WIRE_ANSWER_SIZE	32

@@ -53,6 +53,7 @@
 #include "worker_ckpt.h"
 #include "worker_xfer.h"
 #include "rdma/conn.h"
+#include "chunk/boxset.h"
 #include "rdma/wire.h"
 #include "trace.h"
 
@@ -344,6 +345,7 @@ static int rw_conn_setup(struct rw_conn *c)
 	struct rw_wire_reply_info ri = {};
 	struct rw_wire_setup_info si;
 	struct rw_wire_seg_info *segs;
+	const struct rw_boxset *boxes;
 	struct rw_wire_seg *peer;
 	struct rw_setup s;
 	const char *why = NULL;
@@ -387,9 +389,12 @@ static int rw_conn_setup(struct rw_conn *c)
 	ret = rw_conn_take_chunks(c, s.nr_chunks);
 	if (ret)
 		return ret;
-	/* This connection's chunks only: its siblings carry the others. */
+	/*
+	 * This connection's chunks only: its siblings carry the others, and
+	 * other boxes of the job's set theirs.
+	 */
 	for (i = 0; i < s.nr_chunks; i++)
-		if (rw_conn_carries(c, i))
+		if (rw_conn_carries(c, i) && rw_worker_owns(c->w, i))
 			__set_bit(i, c->to_send);
 	c->nr_own = bitmap_weight(c->to_send, s.nr_chunks);
 
@@ -435,6 +440,13 @@ static int rw_conn_setup(struct rw_conn *c)
 	ri.nic = c->nic;
 	ri.nr_nics = c->nr_nics;
 	ri.nr_own = c->nr_own;
+	boxes = rw_worker_boxes(c->w);
+	if (boxes) {
+		ri.box_id = boxes->self;
+		ri.nr_boxes = boxes->nr;
+		ri.box_epoch = boxes->epoch;
+		ri.box_digest = rw_boxset_digest(boxes);
+	}
 	/* Set already: no re-sends will come on this connection. */
 	ri.flags = c->params_seen ? RW_WIRE_PARAMS_SET : 0;
 	ri.win.seg_shift = c->grad.nr_segs ? shift : 0;

@@ -29,15 +29,17 @@ struct rw_remote;
 
 /*
  * Connect to the box listening at @box (@nr addresses, one per box NIC,
- * 1..RW_WIRE_MAX_NICS) as rank @rank of job @job, or with @observer as
- * its observer (rank 0, one address), signing the requests with @token:
+ * 1..RW_WIRE_MAX_NICS; with RW_ATTACH_BOXES in @flags one per box of a
+ * job spread over several) as rank @rank of job @job, or with
+ * RW_ATTACH_OBSERVER as its observer (rank 0, one address per box),
+ * signing the requests with @token:
  * the attachment, or an ERR_PTR (the box's refusal, or what kept a
  * connection from being made). May sleep for the resolutions and the
  * connects (RW_REMOTE_CONNECT_MS at most each).
  */
 struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 				   const struct sockaddr_storage *box, u32 nr,
-				   bool observer);
+				   u32 flags);
 /*
  * Disconnect (if still connected) and let go; no mapping is left. Never
  * waits for an rdma_cm id: the ids are destroyed, and the attachment

@@ -97,7 +97,7 @@ void rw_remote_ctl_reply(struct rw_remote_link *lk)
 {
 	const struct rw_wire_seg_info *in = &lk->rep.inbox;
 
-	if (lk->nic || (!in->addr && !in->rkey))
+	if (!rw_remote_link_asks(lk) || (!in->addr && !in->rkey))
 		return;
 	rw_wire_segs_pack((u8 *)&lk->box_inbox_seg, in, 1);
 	lk->box_inbox.seg_shift = RW_REMOTE_INBOX_SHIFT;
@@ -111,8 +111,9 @@ bool rw_remote_answer_in(struct rw_remote_link *lk, u32 byte_len, u32 seq)
 	struct rw_wire_answer_info a;
 	const char *why = "";
 
-	/* Only link 0 asks; its answer echoes the request's sequence. */
-	if (lk->nic || !READ_ONCE(r->asking) || READ_ONCE(r->answered) ||
+	/* The link asked answers, echoing the request's sequence. */
+	if (lk->nic != READ_ONCE(r->ask_nic) || !READ_ONCE(r->asking) ||
+	    READ_ONCE(r->answered) ||
 	    byte_len > RW_WIRE_INBOX_LEN ||
 	    rw_wire_answer_parse(lk->inbox_buf, byte_len, &a, &why) ||
 	    a.seq != r->seq || (seq & RW_IMM_CLOCK_MASK) !=
@@ -203,16 +204,17 @@ static int rw_remote_after_set(struct rw_remote *r)
 }
 
 /*
- * Ask @req (its seq is set here) with @runs, and @reg, a window to
- * register and describe in it first (or NULL; @segs has room for its
- * segments), then wait for the answer: its status as a negative errno,
- * or what broke. @r->xfer held.
+ * Ask @req (its seq is set here) on link @nic (one that asks) with @runs,
+ * and @reg, a window to register and describe in it first (or NULL;
+ * @segs has room for its segments), then wait for the answer: its status
+ * as a negative errno, or what broke. @r->xfer held.
  */
-static int rw_remote_ask(struct rw_remote *r, struct rw_wire_request_info *req,
+static int rw_remote_ask(struct rw_remote *r, u32 nic,
+			 struct rw_wire_request_info *req,
 			 const struct rw_wire_run_info *runs,
 			 struct rw_win *reg, struct rw_wire_seg_info *segs)
 {
-	struct rw_remote_link *lk = &r->links[0];
+	struct rw_remote_link *lk = &r->links[nic];
 	u32 regs = reg ? reg->nr_segs : 0;
 	long tmo = msecs_to_jiffies(RW_REMOTE_CONNECT_MS);
 	int n, ret;
@@ -230,6 +232,7 @@ static int rw_remote_ask(struct rw_remote *r, struct rw_wire_request_info *req,
 			return ret;
 		r->asking = false;
 	}
+	WRITE_ONCE(r->ask_nic, nic);
 	if (!wait_event_timeout(r->wq, rw_remote_req_room(lk, regs), tmo))
 		return -ETIMEDOUT;
 	mutex_lock(&r->rdma);
@@ -273,19 +276,29 @@ static int rw_remote_ask(struct rw_remote *r, struct rw_wire_request_info *req,
 	r->asking = false;
 	if (r->ans.status)
 		return -(int)r->ans.status;
-	if (req->op == RW_OP_HEAD || req->op == RW_OP_SAVE)
+	/* A box of several re-sends its chunks before it answers. */
+	if (req->op == RW_OP_HEAD || req->op == RW_OP_SAVE || r->boxes)
 		return 0;
 	return rw_remote_after_set(r);
 }
 
+/* The links a request for the whole run goes to: one, or every box. */
+static u32 rw_remote_nr_asked(const struct rw_remote *r)
+{
+	return r->boxes ? r->nr_links : 1;
+}
+
+/* @req asked of every box in turn (one box: link 0): the first error. */
 static int rw_remote_ask_simple(struct rw_remote *r,
 				struct rw_wire_request_info *req)
 {
-	int ret;
+	int ret = 0;
+	u32 i;
 
 	if (mutex_lock_interruptible(&r->xfer))
 		return -ERESTARTSYS;
-	ret = rw_remote_ask(r, req, NULL, NULL, NULL);
+	for (i = 0; !ret && i < rw_remote_nr_asked(r); i++)
+		ret = rw_remote_ask(r, i, req, NULL, NULL, NULL);
 	mutex_unlock(&r->xfer);
 	return ret;
 }
@@ -355,11 +368,11 @@ static int rw_remote_src_copy(struct rw_remote *r, void *buf,
  * filled from @src first, which the box reads; or (@src NULL) which the
  * box writes, copied to the caller's @out once answered.
  */
-static int rw_remote_ask_staged(struct rw_remote *r,
+static int rw_remote_ask_staged(struct rw_remote *r, u32 nic,
 				struct rw_wire_request_info *req, u64 len,
 				const struct rw_remote_src *src, u64 out)
 {
-	struct rw_remote_link *lk = &r->links[0];
+	struct rw_remote_link *lk = &r->links[nic];
 	struct rw_wire_seg_info *segs = NULL;
 	struct rw_win stage = {};
 	void *buf = NULL;
@@ -376,7 +389,7 @@ static int rw_remote_ask_staged(struct rw_remote *r,
 		goto out;
 	req->win.seg_shift = stage.seg_shift;
 	req->win.nr_segs = stage.nr_segs;
-	ret = rw_remote_ask(r, req, src ? src->runs : NULL, &stage, segs);
+	ret = rw_remote_ask(r, nic, req, src ? src->runs : NULL, &stage, segs);
 	if (!ret && !src && copy_to_user(u64_to_user_ptr(out), buf, len))
 		ret = -EFAULT;
 out:
@@ -393,14 +406,17 @@ static int rw_remote_init_set(struct rw_remote *r, u64 data)
 	struct rw_remote_src src = { .data = data };
 	struct rw_wire_run_info *runs;
 	int ret;
+	u32 i;
 
 	runs = rw_remote_runs(r, &req.nr_runs);
 	if (!runs)
 		return -ENOMEM;
 	src.runs = runs;
 	src.nr_runs = req.nr_runs;
-	ret = req.nr_runs ? rw_remote_ask_staged(r, &req, r->buf_len, &src,
-						 0) : -EINVAL;
+	ret = req.nr_runs ? 0 : -EINVAL;
+	/* Every box reads its own chunks of the same runs. */
+	for (i = 0; !ret && i < rw_remote_nr_asked(r); i++)
+		ret = rw_remote_ask_staged(r, i, &req, r->buf_len, &src, 0);
 	kvfree(runs);
 	return ret;
 }
@@ -413,7 +429,9 @@ static int rw_remote_restore(struct rw_remote *r, u64 data, u64 len)
 
 	if (len < sizeof(struct rw_ckpt_head))
 		return -EINVAL;
-	return rw_remote_ask_staged(r, &req, len, &src, 0);
+	if (r->boxes)
+		return -EOPNOTSUPP;
+	return rw_remote_ask_staged(r, 0, &req, len, &src, 0);
 }
 
 int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
@@ -467,7 +485,7 @@ static int rw_remote_head(struct rw_remote *r, struct rw_ckpt_head *h)
 		return ret;
 	if (mutex_lock_interruptible(&r->xfer))
 		return -ERESTARTSYS;
-	ret = rw_remote_ask(r, &req, NULL, NULL, NULL);
+	ret = rw_remote_ask(r, 0, &req, NULL, NULL, NULL);
 	if (!ret)
 		*h = r->ans.head;
 	mutex_unlock(&r->xfer);
@@ -488,7 +506,10 @@ static int rw_remote_save(struct rw_remote *r, u32 timeout_ms, u64 data,
 	};
 	int ret;
 
-	ret = rw_remote_ask(r, &req, NULL, NULL, NULL);
+	/* A job-wide checkpoint of several boxes is not made yet. */
+	if (r->boxes)
+		return -EOPNOTSUPP;
+	ret = rw_remote_ask(r, 0, &req, NULL, NULL, NULL);
 	if (ret)
 		return ret;
 	if (len != r->ans.head.image_len)
@@ -496,7 +517,7 @@ static int rw_remote_save(struct rw_remote *r, u32 timeout_ms, u64 data,
 	memset(&req, 0, sizeof(req));
 	req.op = RW_OP_SAVE;
 	req.timeout_ms = timeout_ms;
-	ret = rw_remote_ask_staged(r, &req, len, NULL, data);
+	ret = rw_remote_ask_staged(r, 0, &req, len, NULL, data);
 	if (ret)
 		return ret;
 	*h = r->ans.head;

@@ -389,7 +389,7 @@ static int rw_remote_connect(struct rw_remote_link *lk, const u8 *token)
 
 	ri.rank = r->rank;
 	ri.observer = r->observer;
-	if (r->nr_links > 1) {
+	if (r->nr_links > 1 && !r->boxes) {
 		ri.nic = lk->nic;
 		ri.nr_nics = r->nr_links;
 		ri.session = r->session;
@@ -475,16 +475,19 @@ static int rw_remote_open(struct rw_remote_link *lk, const u8 *token)
 
 struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 				   const struct sockaddr_storage *box, u32 nr,
-				   bool observer)
+				   u32 flags)
 {
+	bool observer = flags & RW_ATTACH_OBSERVER;
+	bool boxes = flags & RW_ATTACH_BOXES;
 	struct rw_remote *r;
 	int ret = 0;
 	u32 i;
 
 	if (rank > U16_MAX)
 		return ERR_PTR(-ERANGE);
-	/* An observer: rank 0, one connection (uapi "Observers"). */
-	if (!nr || nr > RW_WIRE_MAX_NICS || (observer && (rank || nr > 1)))
+	/* An observer: rank 0, one connection to each box (uapi "Observers"). */
+	if (!nr || nr > RW_WIRE_MAX_NICS ||
+	    (observer && (rank || (nr > 1 && !boxes))))
 		return ERR_PTR(-EINVAL);
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
@@ -501,8 +504,9 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	strscpy(r->job, job, sizeof(r->job));
 	r->rank = rank;
 	r->observer = observer;
+	r->boxes = boxes;
 	r->nr_links = nr;
-	if (nr > 1)
+	if (nr > 1 && !boxes)
 		r->session = get_random_u32_below(U16_MAX) + 1;
 	for (i = 0; i < nr; i++) {
 		r->links[i].r = r;

@@ -93,6 +93,11 @@ struct rw_remote {
 	char job[RW_JOB_NAME_MAX];
 	u32 rank;
 	bool observer;			/* the job's (uapi "Observers") */
+	/*
+	 * The links go to the boxes of a job spread over several (one each),
+	 * not to NICs of one box: every box is asked requests in turn.
+	 */
+	bool boxes;
 	u32 nr_links;			/* 1..RW_WIRE_MAX_NICS */
 	u32 session;			/* with several links */
 	struct rw_remote_link links[RW_WIRE_MAX_NICS];
@@ -127,6 +132,7 @@ struct rw_remote {
 
 	/* Requests (host_ctl.c): one out at a time, under @xfer. */
 	u32 seq;
+	u32 ask_nic;			/* the link asked */
 	bool asking;			/* its answer has not come yet */
 	bool answered;			/* set by the answer's completion */
 	struct rw_wire_answer_info ans;
@@ -138,6 +144,15 @@ struct rw_remote {
 static inline struct rw_remote_link *rw_remote_link_ep(struct rw_link *ep)
 {
 	return container_of(ep, struct rw_remote_link, ep);
+}
+
+/*
+ * Whether @lk takes requests (an inbox at setup): link 0, or each link to
+ * a box of several.
+ */
+static inline bool rw_remote_link_asks(const struct rw_remote_link *lk)
+{
+	return !lk->nic || lk->r->boxes;
 }
 
 /* Declared: 0, or the errno of a call that needs a declared run. */

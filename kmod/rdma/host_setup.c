@@ -38,7 +38,7 @@
 /* The link count the wire names: 0 for an attachment of one (uapi). */
 static u32 rw_remote_nr_nics(const struct rw_remote *r)
 {
-	return r->nr_links > 1 ? r->nr_links : 0;
+	return r->nr_links > 1 && !r->boxes ? r->nr_links : 0;
 }
 
 void rw_remote_break(struct rw_remote *r, const char *why)
@@ -173,7 +173,7 @@ static int rw_remote_send_setup(struct rw_remote_link *lk,
 		return ret;
 	lk->nr_regs = lk->wgrad.nr_segs + lk->wparams.nr_segs;
 	/* Requests go on the first link alone (host_ctl.c). */
-	if (!lk->nic) {
+	if (rw_remote_link_asks(lk)) {
 		ret = rw_remote_ctl_setup(lk, &lk->nr_regs);
 		if (ret)
 			return ret;
@@ -208,7 +208,7 @@ static int rw_remote_send_setup(struct rw_remote_link *lk,
 		ret = rw_win_post_reg(&lk->wparams, lk->id->qp, &lk->reg_cqe.cqe,
 				      IB_ACCESS_LOCAL_WRITE |
 				      IB_ACCESS_REMOTE_WRITE);
-	if (!ret && !lk->nic) {
+	if (!ret && rw_remote_link_asks(lk)) {
 		ret = rw_remote_ctl_post_reg(lk);
 		rw_remote_ctl_describe(lk, &si.inbox);
 	}
@@ -296,9 +296,19 @@ static int rw_remote_start(struct rw_remote *r)
 	u32 n = r->l.nr_tensors, i;
 	const char *why;
 
+	int ret;
+
 	for (i = 0; i < r->nr_links; i++)
 		reps[i] = &r->links[i].rep;
-	if (rw_wire_replies_check(reps, r->nr_links, &why)) {
+	ret = rw_wire_replies_check(reps, r->nr_links, &why);
+	if (ret == -EXDEV || (!ret && !!rep->nr_boxes != r->boxes)) {
+		pr_warn_ratelimited("job %s rank %u: %s\n", r->job, r->rank,
+				    ret ? why : rep->nr_boxes ?
+				    "the job is spread over several boxes: attach naming every box (RW_ATTACH_BOXES)" :
+				    "the job is whole on one box: attach without RW_ATTACH_BOXES");
+		return -EXDEV;
+	}
+	if (ret) {
 		pr_warn_ratelimited("job %s rank %u: the box's replies disagree: %s\n",
 				    r->job, r->rank, why);
 		return -EPROTO;

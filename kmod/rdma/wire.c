@@ -443,6 +443,10 @@ int rw_wire_reply_pack(void *buf, size_t len,
 		h.nr_segs = cpu_to_le32(nr_segs);
 		h.nr_own = cpu_to_le32(in->nr_own);
 		h.flags = cpu_to_le32(in->flags);
+		h.box_id = cpu_to_le32(in->box_id);
+		h.nr_boxes = cpu_to_le32(in->nr_boxes);
+		h.box_epoch = cpu_to_le32(in->box_epoch);
+		h.box_digest = cpu_to_le64(in->box_digest);
 		rw_wire_segs_pack((u8 *)&h.inbox, &in->inbox, 1);
 	}
 	memcpy(buf, &h, sizeof(h));
@@ -479,6 +483,10 @@ int rw_wire_reply_parse(const void *data, size_t len,
 	out->win.seg_shift = le32_to_cpu(h.seg_shift);
 	out->win.nr_segs = le32_to_cpu(h.nr_segs);
 	out->nr_own = le32_to_cpu(h.nr_own);
+	out->box_id = le32_to_cpu(h.box_id);
+	out->nr_boxes = le32_to_cpu(h.nr_boxes);
+	out->box_epoch = le32_to_cpu(h.box_epoch);
+	out->box_digest = le64_to_cpu(h.box_digest);
 	out->win.segs = (const void *)((const u8 *)data + sizeof(h));
 	ret = rw_wire_inbox_get(&h.inbox, &out->inbox, why);
 	if (ret)
@@ -486,14 +494,23 @@ int rw_wire_reply_parse(const void *data, size_t len,
 	n = rw_wire_reply_size(out->win.nr_segs);
 	out->flags = le32_to_cpu(h.flags);
 	if (!n || n != le32_to_cpu(h.msg.len) || n > len || h.reserved ||
-	    out->flags & ~RW_WIRE_PARAMS_SET) {
+	    h.reserved2 || out->flags & ~RW_WIRE_PARAMS_SET) {
 		*why = "reply length does not match its counts";
 		return -EPROTO;
 	}
 	if (out->status && (out->win.nr_segs || h.nic || h.nr_nics ||
 			    out->nr_own || out->inbox.addr || out->inbox.rkey ||
-			    out->flags)) {
+			    out->flags || out->box_id || out->nr_boxes ||
+			    out->box_epoch || out->box_digest)) {
 		*why = "a refusal with a window or a connection index";
+		return -EPROTO;
+	}
+	/* A box of a set: one connection to it, an id and an epoch. */
+	if (out->nr_boxes ? !out->box_id || out->box_id > 65535 ||
+			    out->nr_boxes > 64 || !out->box_epoch ||
+			    out->nr_nics :
+			    out->box_id || out->box_epoch || out->box_digest) {
+		*why = "bad box set";
 		return -EPROTO;
 	}
 	/* The session stays the worker's: the one the count asks for. */
@@ -514,7 +531,8 @@ int rw_wire_reply_parse(const void *data, size_t len,
 	if (!out->nr_workers ||
 	    out->rank >= out->nr_workers || !out->credits ||
 	    chunks != out->nr_chunks || out->nr_own > out->nr_chunks ||
-	    (!out->nr_nics && out->nr_own != out->nr_chunks) ||
+	    (!out->nr_nics && !out->nr_boxes &&
+	     out->nr_own != out->nr_chunks) ||
 	    /* An observer's: no gradient window (uapi "Observers"). */
 	    ((out->win.nr_segs || out->win.seg_shift) &&
 	     rw_wire_win_check(&out->win,
@@ -532,7 +550,7 @@ int rw_wire_replies_check(const struct rw_wire_reply_info *const *reps,
 {
 	const struct rw_wire_reply_info *a, *o;
 	u64 own;
-	u32 i;
+	u32 i, j;
 
 	if (!n || n > RW_WIRE_MAX_NICS) {
 		*why = "connection count";
@@ -540,10 +558,29 @@ int rw_wire_replies_check(const struct rw_wire_reply_info *const *reps,
 	}
 	a = reps[0];
 	own = a->nr_own;
+	for (i = 0; i < n; i++) {
+		o = reps[i];
+		if (o->nr_boxes != a->nr_boxes || o->box_epoch != a->box_epoch ||
+		    o->box_digest != a->box_digest) {
+			*why = "boxes that disagree on the job's box set";
+			return -EXDEV;
+		}
+		for (j = 0; j < i; j++)
+			if (o->nr_boxes && reps[j]->box_id == o->box_id) {
+				*why = "two connections to one box of the set";
+				return -EXDEV;
+			}
+	}
+	if (a->nr_boxes && a->nr_boxes != n) {
+		*why = "a job over more boxes than the attachment names";
+		return -EXDEV;
+	}
 	for (i = 1; i < n; i++) {
 		o = reps[i];
+		/* A worker's gate epoch is each box's own. */
 		if (o->rank != a->rank || o->nr_workers != a->nr_workers ||
-		    o->sync != a->sync || o->epoch != a->epoch) {
+		    o->sync != a->sync ||
+		    (!a->nr_boxes && o->epoch != a->epoch)) {
 			*why = "connections of another rank or job";
 			return -EPROTO;
 		}

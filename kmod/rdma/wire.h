@@ -155,6 +155,11 @@ struct rw_wire_reply_info {
 	u32 nr_nics;
 	u32 nr_own;			/* the chunks this connection carries */
 	u32 flags;			/* RW_WIRE_PARAMS_SET */
+	/* A job over several boxes: this box, its set; all 0 if whole. */
+	u32 box_id;
+	u32 nr_boxes;
+	u32 box_epoch;
+	u64 box_digest;
 	struct rw_wire_win win;		/* the gradient window */
 	struct rw_wire_seg_info inbox;	/* the box's, for requests */
 };
@@ -176,7 +181,11 @@ int rw_wire_reply_parse(const void *data, size_t len,
  * The accepting replies of one attachment's @n connections (1 to
  * RW_WIRE_MAX_NICS), each parsed: 0 if they describe one job, rank and
  * layout and their connections carry every chunk once between them (the
- * chunks here add up to the count), else -EPROTO with *@why.
+ * chunks here add up to the count), else -EPROTO with *@why. Connections
+ * to the boxes of a job over several (their replies name a set) must be
+ * one to each box of one set, epoch and digest alike: -EXDEV otherwise
+ * (an attachment that names some of the boxes only, or boxes that
+ * disagree on the set).
  */
 int rw_wire_replies_check(const struct rw_wire_reply_info *const *reps,
 			  u32 n, const char **why);

@@ -445,8 +445,10 @@ static const struct rw_wc_break rw_wc_reply_breaks[] = {
 	{ "chunks here beyond the count", 64, 16 },
 	{ "one connection without every chunk", 64, 1 },
 	{ "unknown flags", 68, 2 },
-	{ "inbox reserved", 72 + 12, 1 }, { "segment reserved", 88 + 12, 1 },
-	{ "truncated", 87, 0 },
+	{ "a box without an id", 76, 1 }, { "an epoch without a set", 80, 1 },
+	{ "box reserved", 84, 1 }, { "a digest without a set", 88 + 7, 1 },
+	{ "inbox reserved", 96 + 12, 1 }, { "segment reserved", 112 + 12, 1 },
+	{ "truncated", 111, 0 },
 };
 
 static const char *rw_wc_setup_run(void)
@@ -587,6 +589,88 @@ static const char *rw_wc_reply_run(void)
 	    out.status != EEXIST || out.win.nr_segs || out.nr_own ||
 	    out.inbox.addr || out.inbox.rkey || out.flags)
 		return "reply: a refusal";
+	/* A box of a set of three: 1 of the 3 chunks here, the set named. */
+	in.status = 0;
+	in.nr_own = 1;
+	in.box_id = 7;
+	in.nr_boxes = 3;
+	in.box_epoch = 2;
+	in.box_digest = 0x1122334455667788ULL;
+	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+			       rw_wc_segs);
+	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.box_id != 7 || out.nr_boxes != 3 || out.box_epoch != 2 ||
+	    out.box_digest != 0x1122334455667788ULL || out.nr_own != 1 ||
+	    rw_wc_msg_buf[72] != 7 || rw_wc_msg_buf[76] != 3)
+		return "reply: a box of a set";
+	/* A box of a set is one connection, never a NIC of several. */
+	in.nic = 1;
+	in.nr_nics = 2;
+	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+			       rw_wc_segs);
+	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "reply: a box of a set with NICs";
+	in.nic = 0;
+	in.nr_nics = 0;
+	in.box_id = 65536;
+	n = rw_wire_reply_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+			       rw_wc_segs);
+	if (rw_wire_reply_parse(rw_wc_msg_buf, (size_t)n, &out, &why) !=
+	    -EPROTO)
+		return "reply: a box id beyond 65535";
+	return NULL;
+}
+
+/*
+ * Replies of the boxes of a job over several: one per box of one set
+ * (epoch and digest alike, no box twice), chunks adding up, pass, each
+ * box's gate epoch its own; the rest are refused with EXDEV.
+ */
+static const char *rw_wc_boxes_run(struct rw_wire_reply_info *info,
+				   const struct rw_wire_reply_info **reps)
+{
+	static const struct {
+		const char *name;
+		u32 n;
+		int spoil;	/* 1 digest, 2 epoch, 3 a box twice, 4 count */
+		int ret;
+	} cases[] = {
+		{ "three boxes of one set", 3, 0, 0 },
+		{ "two of a set of three", 2, 0, -EXDEV },
+		{ "a box with another digest", 3, 1, -EXDEV },
+		{ "a box with another set epoch", 3, 2, -EXDEV },
+		{ "one box twice", 3, 3, -EXDEV },
+		{ "a whole box among boxes of a set", 3, 4, -EXDEV },
+	};
+	const char *why;
+	u32 i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (j = 0; j < 3; j++) {
+			info[j].nr_own = j ? 2 : 1;
+			info[j].epoch = j;
+			info[j].box_id = 10 + j;
+			info[j].nr_boxes = 3;
+			info[j].box_epoch = 4;
+			info[j].box_digest = 0xabcdef;
+			reps[j] = &info[j];
+		}
+		if (cases[i].n == 2)
+			info[0].nr_own = 3;
+		if (cases[i].spoil == 1)
+			info[2].box_digest++;
+		else if (cases[i].spoil == 2)
+			info[1].box_epoch = 5;
+		else if (cases[i].spoil == 3)
+			info[2].box_id = 10;
+		else if (cases[i].spoil == 4)
+			info[1].nr_boxes = 0;
+		why = NULL;
+		if (rw_wire_replies_check(reps, cases[i].n, &why) !=
+		    cases[i].ret || (cases[i].ret && !why))
+			return cases[i].name;
+	}
 	return NULL;
 }
 
@@ -656,7 +740,7 @@ static const char *rw_wc_replies_run(void)
 	if (rw_wire_replies_check(reps, RW_WIRE_MAX_NICS + 1, &why) !=
 	    -EPROTO || !why)
 		return "more connections than RW_WIRE_MAX_NICS";
-	return NULL;
+	return rw_wc_boxes_run(info, reps);
 }
 
 #endif /* _RW_TESTS_WIRE_CASES_H */
