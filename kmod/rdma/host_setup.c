@@ -301,11 +301,15 @@ static int rw_remote_start(struct rw_remote *r)
 	for (i = 0; i < r->nr_links; i++)
 		reps[i] = &r->links[i].rep;
 	ret = rw_wire_replies_check(reps, r->nr_links, &why);
-	if (ret == -EXDEV || (!ret && !!rep->nr_boxes != r->boxes)) {
+	if (!ret && !!rep->nr_boxes != r->boxes) {
+		ret = -EXDEV;
+		why = rep->nr_boxes ?
+		      "the job is spread over several boxes: name every box (RW_ATTACH_BOXES)" :
+		      "the job is whole on one box (no RW_ATTACH_BOXES)";
+	}
+	if (ret == -EXDEV) {
 		pr_warn_ratelimited("job %s rank %u: %s\n", r->job, r->rank,
-				    ret ? why : rep->nr_boxes ?
-				    "the job is spread over several boxes: attach naming every box (RW_ATTACH_BOXES)" :
-				    "the job is whole on one box: attach without RW_ATTACH_BOXES");
+				    why);
 		return -EXDEV;
 	}
 	if (ret) {

@@ -455,6 +455,13 @@ int rw_wire_reply_pack(void *buf, size_t len,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_reply_pack);
 
+/* The box-set fields of a reply from a box of a set (nr_boxes > 0). */
+static bool rw_wire_box_ok(const struct rw_wire_reply_info *r)
+{
+	return r->box_id && r->box_id <= 65535 && r->nr_boxes <= 64 &&
+	       r->box_epoch && !r->nr_nics;
+}
+
 int rw_wire_reply_parse(const void *data, size_t len,
 			struct rw_wire_reply_info *out, const char **why)
 {
@@ -506,10 +513,8 @@ int rw_wire_reply_parse(const void *data, size_t len,
 		return -EPROTO;
 	}
 	/* A box of a set: one connection to it, an id and an epoch. */
-	if (out->nr_boxes ? !out->box_id || out->box_id > 65535 ||
-			    out->nr_boxes > 64 || !out->box_epoch ||
-			    out->nr_nics :
-			    out->box_id || out->box_epoch || out->box_digest) {
+	if (out->nr_boxes ? !rw_wire_box_ok(out) :
+	    out->box_id || out->box_epoch || out->box_digest) {
 		*why = "bad box set";
 		return -EPROTO;
 	}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: one box's share of a job spread over several boxes. Each of three
+ * engines, one per box of a set, has memory for the chunks the set gives
+ * its box and no other, refuses the others, maps them as one page of
+ * zeros, and steps its own chunks to the very bits one engine holding the
+ * whole model does.
+ */
+#include <kunit/test.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "rw.h"
+#include "chunk/boxset.h"
+#include "engine/engine.h"
+#include "engine_kunit.h"
+
+#define RW_S_WORKERS	2
+#define RW_S_BOXES	3
+#define RW_S_TIMEOUT	(10 * HZ)
+
+/* 23 chunks of 4 KiB, the last one short. */
+static const struct rw_layout_tensor rw_s_tensors[] = {
+	{ .key = 1, .nelems = 10000, .dtype = RW_DTYPE_F32 },
+	{ .key = 2, .nelems = 3, .dtype = RW_DTYPE_F32 },
+	{ .key = 7, .nelems = 12345, .dtype = RW_DTYPE_F32 },
+};
+
+static const u32 rw_s_ids[RW_S_BOXES] = { 3, 9, 5 };
+
+static void rw_s_set(struct rw_boxset *s, u32 self)
+{
+	u32 i;
+
+	memset(s, 0, sizeof(*s));
+	s->epoch = 1;
+	s->nr = RW_S_BOXES;
+	s->self = self;
+	for (i = 0; i < RW_S_BOXES; i++) {
+		s->box[i].id = rw_s_ids[i];
+		s->box[i].family = RW_BOX_AF_INET;
+		s->box[i].addr[0] = 10;
+		s->box[i].addr[3] = (u8)(i + 1);
+	}
+}
+
+/* A float's bits, with no FPU here. */
+static void rw_s_f32(float *f, u32 bits)
+{
+	memcpy(f, &bits, sizeof(bits));
+}
+
+static void rw_s_config(struct rw_engine_config *cfg,
+			const struct rw_boxset *boxes)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->name = "shard";
+	cfg->tensors = rw_s_tensors;
+	cfg->nr_tensors = ARRAY_SIZE(rw_s_tensors);
+	cfg->chunk_size = 4096;
+	cfg->nr_workers = RW_S_WORKERS;
+	cfg->hp.optim = RW_AGG_MOMENTUM;
+	rw_s_f32(&cfg->hp.lr, 0x3c23d70a);		/* 0.01 */
+	rw_s_f32(&cfg->hp.momentum, 0x3f666666);	/* 0.9 */
+	cfg->boxes = boxes;
+}
+
+/* Each box owns what the set's owners say, and all of them every chunk once. */
+static void rw_shard_owned_test(struct kunit *test)
+{
+	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	struct rw_engine_config cfg;
+	struct rw_engine *e[RW_S_BOXES];
+	u32 count[RW_OWNER_MAX_BOXES], n, b, c, held;
+	u8 *owner;
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	for (b = 0; b < RW_S_BOXES; b++) {
+		rw_s_set(set, rw_s_ids[b]);
+		rw_s_config(&cfg, set);
+		e[b] = rw_kt_engine(test, &cfg);
+	}
+	n = rw_engine_nr_chunks(e[0]);
+	KUNIT_ASSERT_EQ(test, n, 23U);
+	owner = kunit_kzalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	KUNIT_ASSERT_EQ(test, rw_boxset_owners(set, "shard", n, owner, count),
+			0);
+	for (b = 0; b < RW_S_BOXES; b++) {
+		KUNIT_EXPECT_EQ(test, rw_engine_nr_owned(e[b]), count[b]);
+		/* Shares even to a chunk: 23 = 8 + 8 + 7. */
+		KUNIT_EXPECT_GE(test, count[b], 7U);
+		KUNIT_EXPECT_LE(test, count[b], 8U);
+	}
+	for (c = 0; c < n; c++) {
+		held = 0;
+		for (b = 0; b < RW_S_BOXES; b++) {
+			KUNIT_EXPECT_EQ(test, rw_engine_owns(e[b], c),
+					owner[c] == b);
+			held += rw_engine_owns(e[b], c);
+		}
+		KUNIT_EXPECT_EQ(test, held, 1U);
+	}
+	KUNIT_EXPECT_FALSE(test, rw_engine_owns(e[0], n));
+}
+
+/* A box's run is charged about its share of the model, not the whole. */
+static void rw_shard_footprint_test(struct kunit *test)
+{
+	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	struct rw_engine_config cfg;
+	u64 whole, share;
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	rw_s_config(&cfg, NULL);
+	KUNIT_ASSERT_EQ(test, rw_engine_footprint(&cfg, &whole), 0);
+	rw_s_set(set, rw_s_ids[1]);
+	rw_s_config(&cfg, set);
+	KUNIT_ASSERT_EQ(test, rw_engine_footprint(&cfg, &share), 0);
+	/* 8 of 23 chunks' arenas, plus every chunk's small bookkeeping. */
+	KUNIT_EXPECT_LT(test, share * 5, whole * 2);
+	KUNIT_EXPECT_GT(test, share * 4, whole);
+	/* A set that does not name this box is refused. */
+	set->self = 4;
+	KUNIT_EXPECT_EQ(test, rw_engine_footprint(&cfg, &share), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(rw_engine_create(&cfg)), -EINVAL);
+}
+
+/* Another box's chunk: refused, and mapped as the same page of zeros. */
+static void rw_shard_refused_test(struct kunit *test)
+{
+	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	u32 *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	struct page *hole = NULL, *pg;
+	struct rw_engine_config cfg;
+	struct rw_engine *e;
+	u32 c, mine = U32_MAX, other = U32_MAX;
+	u8 *p;
+
+	KUNIT_ASSERT_TRUE(test, set && buf);
+	rw_s_set(set, rw_s_ids[0]);
+	rw_s_config(&cfg, set);
+	e = rw_kt_engine(test, &cfg);
+	for (c = 0; c < rw_engine_nr_chunks(e); c++) {
+		if (rw_engine_owns(e, c)) {
+			mine = mine == U32_MAX ? c : mine;
+			continue;
+		}
+		other = other == U32_MAX ? c : other;
+		KUNIT_EXPECT_EQ(test, rw_engine_push(e, 0, c, buf,
+						     rw_engine_chunk_len(e, c)),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, rw_engine_read(e, c, buf,
+						     rw_engine_chunk_len(e, c),
+						     NULL), -EINVAL);
+		pg = rw_engine_page(e, RW_BUF_PARAMS, 0, (u64)c * 4096);
+		KUNIT_ASSERT_NOT_NULL(test, pg);
+		hole = hole ? hole : pg;
+		KUNIT_EXPECT_PTR_EQ(test, pg, hole);
+		KUNIT_EXPECT_PTR_EQ(test, rw_engine_page(e, RW_BUF_GRAD, 1,
+							 (u64)c * 4096), hole);
+	}
+	KUNIT_ASSERT_NE(test, mine, U32_MAX);
+	KUNIT_ASSERT_NE(test, other, U32_MAX);
+	p = kmap_local_page(hole);
+	KUNIT_EXPECT_EQ(test, memchr_inv(p, 0, PAGE_SIZE), NULL);
+	kunmap_local(p);
+	KUNIT_EXPECT_PTR_NE(test, rw_engine_page(e, RW_BUF_PARAMS, 0,
+						 (u64)mine * 4096), hole);
+	rw_kt_grad(buf, rw_engine_chunk_len(e, mine), 0, 0, mine);
+	KUNIT_EXPECT_EQ(test, rw_engine_push(e, 0, mine, buf,
+					     rw_engine_chunk_len(e, mine)), 0);
+}
+
+/* Three boxes' chunks step to the bits of one engine holding them all. */
+static void rw_shard_same_bits_test(struct kunit *test)
+{
+	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	u32 *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	u32 *pa = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	u32 *pb = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	struct rw_engine *e[RW_S_BOXES], *whole, *x;
+	struct rw_engine_config cfg;
+	u32 b, c, s, w, len, n, same = 0;
+
+	KUNIT_ASSERT_TRUE(test, set && buf && pa && pb);
+	rw_s_config(&cfg, NULL);
+	whole = rw_kt_engine(test, &cfg);
+	for (b = 0; b < RW_S_BOXES; b++) {
+		rw_s_set(set, rw_s_ids[b]);
+		rw_s_config(&cfg, set);
+		e[b] = rw_kt_engine(test, &cfg);
+	}
+	n = rw_engine_nr_chunks(whole);
+	for (s = 0; s < 3; s++) {
+		for (c = 0; c < n; c++) {
+			len = rw_engine_chunk_len(whole, c);
+			for (b = 0; b < RW_S_BOXES && !rw_engine_owns(e[b], c);
+			     b++)
+				;
+			KUNIT_ASSERT_LT(test, b, (u32)RW_S_BOXES);
+			for (w = 0; w < RW_S_WORKERS; w++) {
+				rw_kt_grad(buf, len, s, w, c);
+				KUNIT_ASSERT_EQ(test, rw_engine_push(whole, w, c,
+								     buf, len),
+						0);
+				KUNIT_ASSERT_EQ(test, rw_engine_push(e[b], w, c,
+								     buf, len),
+						0);
+			}
+			KUNIT_ASSERT_EQ(test, rw_engine_wait(whole, c, s + 1,
+							     RW_S_TIMEOUT), 0);
+			KUNIT_ASSERT_EQ(test, rw_engine_wait(e[b], c, s + 1,
+							     RW_S_TIMEOUT), 0);
+		}
+	}
+	for (c = 0; c < n; c++) {
+		len = rw_engine_chunk_len(whole, c);
+		for (b = 0; b < RW_S_BOXES && !rw_engine_owns(e[b], c); b++)
+			;
+		x = e[b];
+		KUNIT_ASSERT_EQ(test, rw_engine_read(whole, c, pa, len, NULL), 0);
+		KUNIT_ASSERT_EQ(test, rw_engine_read(x, c, pb, len, NULL), 0);
+		same += !memcmp(pa, pb, len) && rw_engine_version(x, c) == 3;
+	}
+	KUNIT_EXPECT_EQ(test, same, n);
+}
+
+static struct kunit_case rw_shard_test_cases[] = {
+	KUNIT_CASE(rw_shard_owned_test),
+	KUNIT_CASE(rw_shard_footprint_test),
+	KUNIT_CASE(rw_shard_refused_test),
+	KUNIT_CASE(rw_shard_same_bits_test),
+	{}
+};
+
+static struct kunit_suite rw_shard_test_suite = {
+	.name = "rackweave_shard",
+	.test_cases = rw_shard_test_cases,
+};
+
+kunit_test_suite(rw_shard_test_suite);
