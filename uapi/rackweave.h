@@ -363,6 +363,18 @@
  *   worker connects them all before any setup). The worker needs no
  *   rule: the box writes each chunk's first parameters on the chunk's
  *   connection, and each reply counts the chunks its connection carries.
+ *   Box sets: a job spread over several boxes (its box set, made with
+ *   rwctl on each box) has each chunk on one box, the set's owner of it
+ *   (rendezvous hashing of the job's name, the chunk and the box ids:
+ *   kmod/chunk/boxset.h). A worker attaches with RW_ATTACH_BOXES and one
+ *   address per box, opening one connection to each (@nic, @nr_nics and
+ *   @session 0 on each, as for a single connection); each box's setup
+ *   reply names its id, the set's size, epoch and digest, and counts its
+ *   own chunks in nr_own. The worker refuses (EXDEV) replies that name
+ *   different sets, two connections to one box, fewer connections than
+ *   the set has boxes, or a set when it did not ask for one (or none when
+ *   it did); the box writes and takes only its own chunks, and a request
+ *   for the whole run (an init, its wait) goes to every box in turn.
  *   @rank is the worker's rank, @epoch
  *   the membership epoch it last knew (0: first attach), @nonce a random
  *   value never reused, @time_s the sender's CLOCK_REALTIME in seconds (a
