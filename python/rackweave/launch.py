@@ -51,8 +51,11 @@ def _parser() -> argparse.ArgumentParser:
                         "node_rank * nproc ... + nproc - 1")
     p.add_argument("--job", required=True, help="the RackWeave job")
     p.add_argument("--token-file", required=True, help="the job's token file")
-    p.add_argument("--box", help="the box's address when the job is on another "
-                                 "host (RDMA); unset: this host")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--box", help="the box's address when the job is on another "
+                                     "host (RDMA); unset: this host")
+    where.add_argument("--boxes", help="ADDR,ADDR,...: every box of a job spread "
+                                       "over several (RDMA, one address per box)")
     p.add_argument("--timeout-ms", type=int,
                    help="RACKWEAVE_TIMEOUT_MS for the trainers (0: no limit)")
     p.add_argument("--master-addr", default=None,
@@ -153,7 +156,7 @@ def run(argv: Optional[List[str]] = None) -> int:
         return 2
     world = a.nproc * a.nnodes
     try:
-        check_job(a.job, world, a.box)
+        check_job(a.job, world, a.box or a.boxes)
     except RackWeaveError as e:
         print(f"rackweave.launch: {e}", file=sys.stderr)
         return 1
@@ -172,6 +175,8 @@ def run(argv: Optional[List[str]] = None) -> int:
     }
     if a.box:
         base["RACKWEAVE_BOX"] = a.box
+    if a.boxes:
+        base["RACKWEAVE_BOXES"] = a.boxes
     if a.timeout_ms is not None:
         base["RACKWEAVE_TIMEOUT_MS"] = str(a.timeout_ms)
     sys.stdout.flush()

@@ -273,7 +273,10 @@ class Worker:
     ``Worker("digits", token, rank=0)`` attaches on this host;
     ``box="10.88.0.1"`` attaches to a job on another host over RDMA
     (rw_attach_remote(3); ``box="10.88.0.1,10.89.0.1"`` for a box with
-    two NICs: one connection each); ``observer=True`` maps a running job read-only
+    two NICs: one connection each); ``boxes=["10.88.0.1", "10.88.0.3"]`` for
+    a job spread over several boxes (every box of its set, one address each:
+    rw_attach_remote_flags(3) with RW_ATTACH_BOXES; also on a box itself);
+    ``observer=True`` maps a running job read-only
     (with ``box=`` too: this host's copy, which the box refreshes within 100 ms
     of a step; declare the layout first, as the box checks it).
     Use as a context manager or call close().
@@ -285,6 +288,7 @@ class Worker:
 
     def __init__(self, job: str, token: TokenLike, rank: int = 0, *,
                  box: Optional[str] = None, observer: bool = False,
+                 boxes: Optional[Sequence[str]] = None,
                  device: Optional[str] = None, timeout_ms: Optional[int] = None):
         self._ctx = ctypes.c_void_p()
         self._maps: list = []
@@ -303,9 +307,19 @@ class Worker:
         if not isinstance(rank, int) or rank < 0 or rank >= 1 << 32:
             raise RackWeaveError(_errno.ERANGE, f"attach(rank={rank!r})",
                                  "a rank is an integer from 0 to 2^32-1")
-        if box is not None and observer and (rank or "," in box):
+        attach_flags = 0
+        if boxes is not None:
+            if box is not None or isinstance(boxes, str) or not boxes or \
+                    not all(isinstance(b, str) and b and "," not in b for b in boxes):
+                raise RackWeaveError(_errno.EINVAL, "attach",
+                                     "boxes= is a list of box addresses, one per box "
+                                     "(and no box= with it)")
+            box = ",".join(boxes)
+            attach_flags = _lib.RW_ATTACH_BOXES
+        self.box = box
+        if box is not None and observer and (rank or ("," in box and not attach_flags)):
             raise RackWeaveError(_errno.EINVAL, "attach",
-                                 "a remote observer is rank 0 on one box address")
+                                 "a remote observer is rank 0 on one address per box")
         _check(lib.rw_ctx_open(ctypes.byref(self._ctx),
                                device.encode() if device else None),
                f"rw_ctx_open({device or '/dev/rackweave'})",
@@ -318,10 +332,13 @@ class Worker:
                 _check(lib.rw_attach(self._ctx, job.encode(), tbuf, rank, flags),
                        f"rw_attach(job {job!r}, rank {rank})",
                        f"no job named {job!r} on this host (rwctl job show lists them)")
-            elif observer:
-                _check(lib.rw_attach_remote_flags(self._ctx, job.encode(), tbuf, 0,
-                                                  box.encode(), _lib.RW_ATTACH_OBSERVER),
-                       f"rw_attach_remote_flags(job {job!r}, observer, box {box!r})")
+            elif observer or attach_flags:
+                if observer:
+                    attach_flags |= _lib.RW_ATTACH_OBSERVER
+                _check(lib.rw_attach_remote_flags(self._ctx, job.encode(), tbuf, rank,
+                                                  box.encode(), attach_flags),
+                       f"rw_attach_remote_flags(job {job!r}, "
+                       f"{'observer' if observer else f'rank {rank}'}, box {box!r})")
             else:
                 _check(lib.rw_attach_remote(self._ctx, job.encode(), tbuf, rank,
                                             box.encode()),
@@ -339,7 +356,8 @@ class Worker:
         RANK and WORLD_SIZE (torchrun's and the launcher's), the job from
         RACKWEAVE_JOB, the token from RACKWEAVE_TOKEN_FILE (a path) or
         RACKWEAVE_TOKEN (64 hex digits), the box from RACKWEAVE_BOX (unset:
-        this host), the timeout from RACKWEAVE_TIMEOUT_MS. WORLD_SIZE must
+        this host) or the boxes of a job over several from RACKWEAVE_BOXES
+        (comma-separated), the timeout from RACKWEAVE_TIMEOUT_MS. WORLD_SIZE must
         be the job's worker count: checked before attaching when the job is
         on this host, and against the job's setup once the model is
         declared otherwise (RackWeaveError EINVAL with what to change).
@@ -364,9 +382,11 @@ class Worker:
         world = _env_int("WORLD_SIZE", env)
         if "timeout_ms" not in kw:
             kw["timeout_ms"] = _env_int("RACKWEAVE_TIMEOUT_MS", env)
-        if "box" not in kw and env.get("RACKWEAVE_BOX"):
+        if "box" not in kw and "boxes" not in kw and env.get("RACKWEAVE_BOXES"):
+            kw["boxes"] = env["RACKWEAVE_BOXES"].split(",")
+        elif "box" not in kw and "boxes" not in kw and env.get("RACKWEAVE_BOX"):
             kw["box"] = env["RACKWEAVE_BOX"]
-        if world is not None and kw.get("box") is None:
+        if world is not None and kw.get("box") is None and kw.get("boxes") is None:
             from .jobs import job_show   # jobs imports this module
             try:
                 found = job_show(job)

@@ -7,6 +7,7 @@
  * whole model does.
  */
 #include <kunit/test.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
