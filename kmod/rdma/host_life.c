@@ -133,7 +133,7 @@ static int rw_remote_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		rw_remote_break(lk->r, "the box ended the connection");
+		rw_remote_break(lk->r, lk, "the box ended the connection");
 		return 0;
 	default:
 		return 0;
@@ -189,7 +189,7 @@ static void rw_remote_beat_work(struct work_struct *work)
 		if (rw_link_beat_tick(&lk->ep, lk->id->qp,
 				      r->observer ? &lk->box_inbox :
 				      &lk->rep.win) == -ETIMEDOUT) {
-			rw_remote_break(r, "the box went silent despite heartbeats");
+			rw_remote_break(r, lk, "the box went silent despite heartbeats");
 			mutex_unlock(&r->rdma);
 			return;
 		}
@@ -213,7 +213,7 @@ static void rw_remote_wc_error(struct rw_link *ep, struct ib_wc *wc,
 		pr_warn_ratelimited("job %s rank %u link %u: %s: %s\n", r->job,
 				    r->rank, lk->nic, what,
 				    ib_wc_status_msg(wc->status));
-	rw_remote_break(r, "completion error");
+	rw_remote_break(r, lk, "completion error");
 }
 
 /*
@@ -571,7 +571,7 @@ void rw_remote_dev_gone(struct ib_device *dev)
 		mutex_lock(&r->rdma);
 		gone = rw_remote_on(r, dev);
 		if (gone) {
-			rw_remote_break(r, "the RDMA device went");
+			rw_remote_break(r, NULL, "the RDMA device went");
 			rw_remote_teardown(r);
 		}
 		mutex_unlock(&r->rdma);

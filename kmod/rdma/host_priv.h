@@ -167,10 +167,12 @@ static inline int rw_remote_ready(struct rw_remote *r)
 /* host_setup.c */
 
 /*
- * Mark @r broken (-ECONNRESET from then on) for @why and wake every
- * waiter; never tears down (rdma_cm and completion handlers call it).
+ * Mark @r broken (-ECONNRESET from then on) for @why, on link @lk (NULL:
+ * the attachment's), and wake every waiter; never tears down (rdma_cm
+ * and completion handlers call it). The kernel log names the box.
  */
-void rw_remote_break(struct rw_remote *r, const char *why);
+void rw_remote_break(struct rw_remote *r, struct rw_remote_link *lk,
+		     const char *why);
 /* A receive for one chunk's parameters on @lk (an immediate, no data). */
 int rw_remote_post_data_recv(struct rw_remote_link *lk);
 /* Completions of a link's setup send and of the box's reply. */

@@ -41,14 +41,22 @@ static u32 rw_remote_nr_nics(const struct rw_remote *r)
 	return r->nr_links > 1 && !r->boxes ? r->nr_links : 0;
 }
 
-void rw_remote_break(struct rw_remote *r, const char *why)
+void rw_remote_break(struct rw_remote *r, struct rw_remote_link *lk,
+		     const char *why)
 {
 	u32 i;
 
 	if (!READ_ONCE(r->error)) {
 		WRITE_ONCE(r->error, -ECONNRESET);
-		pr_warn_ratelimited("job %s rank %u at %pISpc: %s\n", r->job,
-				    r->rank, &r->links[0].box, why);
+		lk = lk ?: &r->links[0];
+		/* A box of several: its id too (its reply's, once it came). */
+		if (r->boxes && smp_load_acquire(&lk->got_reply))
+			pr_warn_ratelimited("job %s rank %u: box %u at %pISpc: %s\n",
+					    r->job, r->rank, lk->rep.box_id,
+					    &lk->box, why);
+		else
+			pr_warn_ratelimited("job %s rank %u at %pISpc: %s\n",
+					    r->job, r->rank, &lk->box, why);
 	}
 	for (i = 0; i < r->nr_links; i++)
 		complete(&r->links[i].cm_done);
@@ -82,17 +90,17 @@ void rw_remote_ctl_done(struct rw_link *ep, struct ib_wc *wc)
 				   RW_WIRE_MSG_MAX, DMA_FROM_DEVICE);
 	if (wc->opcode != IB_WC_RECV || wc->wc_flags & IB_WC_WITH_IMM ||
 	    rw_wire_reply_parse(lk->msg, wc->byte_len, &lk->rep, &why)) {
-		rw_remote_break(r, "a malformed setup reply");
+		rw_remote_break(r, lk, "a malformed setup reply");
 		return;
 	}
 	if (!lk->rep.status && lk->rep.nr_chunks > r->max_chunks) {
-		rw_remote_break(r, "a reply with more chunks than the model");
+		rw_remote_break(r, lk, "a reply with more chunks than the model");
 		return;
 	}
 	if (!lk->rep.status &&
 	    (lk->rep.nic != lk->nic ||
 	     lk->rep.nr_nics != rw_remote_nr_nics(r))) {
-		rw_remote_break(r, "a reply for another connection");
+		rw_remote_break(r, lk, "a reply for another connection");
 		return;
 	}
 	lk->nr_chunks = lk->rep.status ? 0 : lk->rep.nr_chunks;
@@ -101,7 +109,7 @@ void rw_remote_ctl_done(struct rw_link *ep, struct ib_wc *wc)
 		lk->box_segs = kmemdup(lk->rep.win.segs, lk->rep.win.nr_segs *
 				       sizeof(*lk->box_segs), GFP_ATOMIC);
 		if (!lk->box_segs) {
-			rw_remote_break(r, "no memory for the box's window");
+			rw_remote_break(r, lk, "no memory for the box's window");
 			return;
 		}
 		lk->rep.win.segs = lk->box_segs;

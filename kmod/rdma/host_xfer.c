@@ -82,20 +82,20 @@ void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
 	    wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
 	    rw_wire_imm_parse(be32_to_cpu(wc->ex.imm_data), lk->nr_chunks,
 			      &imm)) {
-		rw_remote_break(r, "a bad write from the box");
+		rw_remote_break(r, lk, "a bad write from the box");
 		return;
 	}
 	/* An answer to a request (host_ctl.c). */
 	if (imm.type == RW_IMM_ANSWER) {
 		if (!rw_remote_answer_in(lk, wc->byte_len, imm.clock))
-			rw_remote_break(r, "an answer nobody asked for");
+			rw_remote_break(r, lk, "an answer nobody asked for");
 		else if (rw_remote_post_data_recv(lk))
-			rw_remote_break(r, "cannot post a receive");
+			rw_remote_break(r, lk, "cannot post a receive");
 		return;
 	}
 	if ((imm.type != RW_IMM_PARAMS && imm.type != RW_IMM_RESEND) ||
 	    !rw_remote_link_takes(r, lk, imm.chunk)) {
-		rw_remote_break(r, "a bad write from the box");
+		rw_remote_break(r, lk, "a bad write from the box");
 		return;
 	}
 	/* The immediate carries the version's low bits: advance to them. */
@@ -113,7 +113,7 @@ void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
 	else
 		set_bit(imm.chunk, r->resent);
 	if (rw_remote_post_data_recv(lk)) {
-		rw_remote_break(r, "cannot post a receive");
+		rw_remote_break(r, lk, "cannot post a receive");
 		return;
 	}
 	wake_up_all(&r->wq);
