@@ -3,8 +3,9 @@
  * The job commands of the "rackweave" family: RW_CMD_JOB_NEW, _DEL and
  * _GET (documented in uapi/rackweave.h). Policies do the type, length and
  * range checks; what a policy cannot say (name characters, powers of two,
- * band order, optimizer ranges) is checked by rw_job_new() and reported in
- * the extended ack.
+ * band order, optimizer ranges, a box set's rules) is checked by
+ * rw_job_new() and reported in the extended ack. A job's box set goes out
+ * of here for the topology too (rw_genl_put_boxes()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,10 +17,18 @@
 #include "genl_job.h"
 #include "job.h"
 #include "mem.h"
+#include "chunk/boxset.h"
 
 /* Not const: 6.1's policy holds a plain pointer to it. */
 static struct netlink_range_validation rw_chunk_range = {
 	.min = RW_CHUNK_SIZE_MIN, .max = RW_CHUNK_SIZE_MAX,
+};
+
+/* A box of a job's set; the reply-only counts are refused. */
+static const struct nla_policy rw_box_policy[RW_BOX_A_MAX + 1] = {
+	[RW_BOX_A_ID]		= NLA_POLICY_RANGE(NLA_U32, 1, RW_BOX_MAX_ID),
+	[RW_BOX_A_ADDR]		= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[RW_BOX_A_PORT]		= NLA_POLICY_MIN(NLA_U16, 1),
 };
 
 /* The settings of a job: what RW_CMD_JOB_NEW and _POLICY_SET both take. */
@@ -46,7 +55,10 @@ static struct netlink_range_validation rw_chunk_range = {
 	[RW_JOB_A_BETA1]	= { .type = NLA_U32 },			\
 	[RW_JOB_A_BETA2]	= { .type = NLA_U32 },			\
 	[RW_JOB_A_EPS]		= { .type = NLA_U32 },			\
-	[RW_JOB_A_MAX_MEMORY]	= { .type = NLA_U64 }
+	[RW_JOB_A_MAX_MEMORY]	= { .type = NLA_U64 },			\
+	[RW_JOB_A_BOXES]	= NLA_POLICY_NESTED_ARRAY(rw_box_policy), \
+	[RW_JOB_A_BOX_SELF]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_BOX_MAX_ID), \
+	[RW_JOB_A_BOX_EPOCH]	= NLA_POLICY_MIN(NLA_U32, 1)
 
 const struct nla_policy rw_job_new_policy[RW_JOB_A_MAX + 1] = {
 	RW_JOB_SETTINGS_POLICY,
@@ -104,8 +116,141 @@ static int rw_genl_quorum(struct genl_info *info, struct rw_job_config *cfg)
 	return 0;
 }
 
+/* One box of RW_JOB_A_BOXES and, when the run's counts are given, its share. */
+static int rw_genl_put_box(struct sk_buff *skb, const struct rw_box *b,
+			   const u32 *chunks, const u64 *bytes)
+{
+	struct nlattr *e = nla_nest_start(skb, RW_JOB_A_BOX);
+
+	if (!e || nla_put_u32(skb, RW_BOX_A_ID, b->id) ||
+	    nla_put(skb, RW_BOX_A_ADDR, b->family == RW_BOX_AF_INET ? 4 : 16,
+		    b->addr) ||
+	    nla_put_u16(skb, RW_BOX_A_PORT, b->port ? b->port : RW_WIRE_PORT) ||
+	    (chunks && (nla_put_u32(skb, RW_BOX_A_CHUNKS, *chunks) ||
+			nla_put_u64_64bit(skb, RW_BOX_A_BYTES, *bytes,
+					  RW_BOX_A_PAD))))
+		return -EMSGSIZE;
+	nla_nest_end(skb, e);
+	return 0;
+}
+
+int rw_genl_put_boxes(struct sk_buff *skb, const struct rw_boxset *s,
+		      const u32 *chunks, const u64 *bytes)
+{
+	struct nlattr *list;
+	u32 i;
+
+	list = nla_nest_start(skb, RW_JOB_A_BOXES);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < s->nr; i++)
+		if (rw_genl_put_box(skb, &s->box[i], chunks ? &chunks[i] : NULL,
+				    bytes ? &bytes[i] : NULL))
+			return -EMSGSIZE;
+	nla_nest_end(skb, list);
+	if (nla_put_u32(skb, RW_JOB_A_BOX_SELF, s->self) ||
+	    nla_put_u32(skb, RW_JOB_A_BOX_EPOCH, s->epoch))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
+ * RW_JOB_A_BOXES, _BOX_SELF and _BOX_EPOCH of a request into *@out: a set
+ * allocated here (kfree() it) with epoch 0 if none was given, or NULL for
+ * an empty RW_JOB_A_BOXES (no set). *@given says whether the request
+ * spoke of a set at all. The policy checked each attribute; what is left
+ * is their combination. 0, or -EINVAL (-ENOMEM) with an extended ack.
+ */
+static int rw_genl_boxes(struct genl_info *info, struct rw_boxset **out,
+			 bool *given)
+{
+	struct nlattr *list = info->attrs[RW_JOB_A_BOXES];
+	struct nlattr *self = info->attrs[RW_JOB_A_BOX_SELF];
+	struct nlattr *epoch = info->attrs[RW_JOB_A_BOX_EPOCH];
+	struct nlattr *tb[RW_BOX_A_MAX + 1], *e;
+	struct rw_boxset *s;
+	struct rw_box *b;
+	int rem, ret, len;
+
+	/* The uapi's limits are the set's own (chunk/boxset.h). */
+	BUILD_BUG_ON(RW_JOB_MAX_BOXES != RW_OWNER_MAX_BOXES);
+	BUILD_BUG_ON(RW_BOX_MAX_ID != RW_BOX_ID_MAX);
+	*out = NULL;
+	*given = list || self || epoch;
+	if (!list && (self || epoch)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, self ? self : epoch,
+				    "this box's id and the epoch go with a box set (RW_JOB_A_BOXES)");
+		return -EINVAL;
+	}
+	if (!list)
+		return 0;
+	if (!nla_len(list)) {
+		if (!self && !epoch)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(info->extack, list,
+				    "an empty box set (none) takes no id or epoch");
+		return -EINVAL;
+	}
+	if (!self) {
+		NL_SET_ERR_MSG_ATTR(info->extack, list,
+				    "a box set needs this box's id (RW_JOB_A_BOX_SELF)");
+		return -EINVAL;
+	}
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	ret = -EINVAL;
+	nla_for_each_nested(e, list, rem) {
+		if (nla_type(e) != RW_JOB_A_BOX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, e,
+					    "a box set holds RW_JOB_A_BOX entries only");
+			goto bad;
+		}
+		if (s->nr == RW_JOB_MAX_BOXES) {
+			NL_SET_ERR_MSG_ATTR(info->extack, e,
+					    "a box set holds 1 to 64 boxes");
+			goto bad;
+		}
+		ret = nla_parse_nested(tb, RW_BOX_A_MAX, e, rw_box_policy,
+				       info->extack);
+		if (ret)
+			goto bad;
+		ret = -EINVAL;
+		if (!tb[RW_BOX_A_ID] || !tb[RW_BOX_A_ADDR]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, e,
+					    "a box needs its id and address");
+			goto bad;
+		}
+		len = nla_len(tb[RW_BOX_A_ADDR]);
+		if (len != 4 && len != 16) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[RW_BOX_A_ADDR],
+					    "a box's address is 4 (IPv4) or 16 (IPv6) bytes");
+			goto bad;
+		}
+		b = &s->box[s->nr++];
+		b->id = nla_get_u32(tb[RW_BOX_A_ID]);
+		b->family = len == 4 ? RW_BOX_AF_INET : RW_BOX_AF_INET6;
+		/* Stored as given or its default, so one box has one port. */
+		b->port = tb[RW_BOX_A_PORT] ? nla_get_u16(tb[RW_BOX_A_PORT]) :
+					      RW_WIRE_PORT;
+		nla_memcpy(b->addr, tb[RW_BOX_A_ADDR], len);
+	}
+	s->self = nla_get_u32(self);
+	s->epoch = epoch ? nla_get_u32(epoch) : 0;
+	*out = s;
+	return 0;
+bad:
+	kfree(s);
+	return ret;
+}
+
+/*
+ * @boxes is @job's set: job->boxes read under the registry lock (a dump)
+ * or a copy of it (rw_job_boxes_copy()), as the set may be replaced.
+ */
 static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
-		       u32 portid, u32 seq, int flags, const u8 *token)
+		       const struct rw_boxset *boxes, u32 portid, u32 seq,
+		       int flags, const u8 *token)
 {
 	const struct rw_job_config *c = &job->cfg;
 	void *hdr;
@@ -148,7 +293,8 @@ static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
 	      nla_put_u32(skb, RW_JOB_A_CHUNKS, READ_ONCE(job->run_chunks)) ||
 	      nla_put_u64_64bit(skb, RW_JOB_A_MODEL_BYTES,
 				READ_ONCE(job->run_bytes), RW_JOB_A_UNSPEC))) ||
-	    (token && nla_put(skb, RW_JOB_A_TOKEN, RW_JOB_TOKEN_LEN, token))) {
+	    (token && nla_put(skb, RW_JOB_A_TOKEN, RW_JOB_TOKEN_LEN, token)) ||
+	    (boxes && rw_genl_put_boxes(skb, boxes, NULL, NULL))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -156,28 +302,43 @@ static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
 	return 0;
 }
 
-static int rw_job_reply(struct genl_info *info, const struct rw_job *job,
+/* An entry of RW_JOB_A_BOXES at most (nest, id, address, port). */
+#define RW_GENL_BOX_SIZE	48
+
+static int rw_job_reply(struct genl_info *info, struct rw_job *job,
 			const u8 *token)
 {
-	struct sk_buff *skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	int ret;
+	struct rw_boxset *boxes = rw_job_boxes_copy(job);
+	struct sk_buff *skb;
+	int ret = -ENOMEM;
 
+	if (IS_ERR(boxes))
+		return PTR_ERR(boxes);
+	skb = genlmsg_new(NLMSG_GOODSIZE +
+			  (boxes ? boxes->nr * RW_GENL_BOX_SIZE : 0),
+			  GFP_KERNEL);
 	if (!skb)
-		return -ENOMEM;
-	ret = rw_job_fill(skb, job, info->snd_portid, info->snd_seq, 0, token);
+		goto out;
+	ret = rw_job_fill(skb, job, boxes, info->snd_portid, info->snd_seq, 0,
+			  token);
 	if (ret) {
 		nlmsg_free(skb);
-		return ret;
+		goto out;
 	}
-	return genlmsg_reply(skb, info);
+	ret = genlmsg_reply(skb, info);
+out:
+	kfree(boxes);
+	return ret;
 }
 
 int rw_genl_job_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct rw_job_config cfg = {};
 	u8 token[RW_JOB_TOKEN_LEN];
+	struct rw_boxset *boxes;
 	const char *msg = NULL;
 	struct rw_job *job;
+	bool given;
 	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, RW_JOB_A_NAME) ||
@@ -208,8 +369,15 @@ int rw_genl_job_new(struct sk_buff *skb, struct genl_info *info)
 	cfg.eps = rw_attr_u32(info, RW_JOB_A_EPS, RW_F32_1E_8);
 	if (info->attrs[RW_JOB_A_MAX_MEMORY])
 		cfg.max_memory = nla_get_u64(info->attrs[RW_JOB_A_MAX_MEMORY]);
+	ret = rw_genl_boxes(info, &boxes, &given);
+	if (ret)
+		return ret;
+	if (boxes && !boxes->epoch)
+		boxes->epoch = 1;
+	cfg.boxes = boxes;
 
 	ret = rw_job_new(&cfg, &msg, token, &job);
+	kfree(boxes);
 	memzero_explicit(cfg.token, sizeof(cfg.token));
 	if (ret) {
 		/* GENL_SET_ERR_MSG wants a literal; msg points to one. */
@@ -245,10 +413,12 @@ int rw_genl_job_del(struct sk_buff *skb, struct genl_info *info)
 
 int rw_genl_policy_set(struct sk_buff *skb, struct genl_info *info)
 {
+	struct rw_boxset *boxes = NULL;
 	char name[RW_JOB_NAME_MAX];
 	struct rw_job_config cfg;
 	const char *msg = NULL;
 	struct rw_job *job;
+	bool given;
 	u32 mask = 0;
 	int ret;
 
@@ -316,11 +486,19 @@ int rw_genl_policy_set(struct sk_buff *skb, struct genl_info *info)
 		cfg.eps = rw_attr_u32(info, RW_JOB_A_EPS, cfg.eps);
 		mask |= RW_JOB_SET_OPTIM;
 	}
+	ret = rw_genl_boxes(info, &boxes, &given);
+	if (ret)
+		return ret;
+	/* No set (NULL) removes the job's. */
+	cfg.boxes = boxes;
+	if (given)
+		mask |= RW_JOB_SET_BOXES;
 	if (!mask) {
 		GENL_SET_ERR_MSG(info, "no setting to change");
 		return -EINVAL;
 	}
 	ret = rw_job_set_policy(name, &cfg, mask, &msg);
+	kfree(boxes);
 	if (ret) {
 		if (msg && info->extack)
 			info->extack->_msg = msg;
@@ -364,7 +542,9 @@ static int rw_job_dump_one(struct rw_job *job, void *arg)
 {
 	struct rw_job_dump *d = arg;
 
-	return rw_job_fill(d->skb, job, NETLINK_CB(d->cb->skb).portid,
+	/* rw_job_walk() holds the registry lock: job->boxes holds still. */
+	return rw_job_fill(d->skb, job, job->boxes,
+			   NETLINK_CB(d->cb->skb).portid,
 			   d->cb->nlh->nlmsg_seq, NLM_F_MULTI, NULL);
 }
 

@@ -5,7 +5,8 @@
  * job's configuration and guards its token: 32 random bytes unless the
  * administrator supplies them, compared in constant time, wiped when the
  * job goes. The engine and the gate of a job come to life when its first
- * worker attaches and declares the model layout.
+ * worker attaches and declares the model layout. A job spread over several
+ * boxes keeps its box set here too (checked, copied, replaced between runs).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +23,7 @@
 #include "rw.h"
 #include "job.h"
 #include "mem.h"
+#include "chunk/boxset.h"
 #include "engine/engine.h"
 #include "engine/query.h"
 #include "genl.h"
@@ -145,6 +147,8 @@ static void rw_job_release(struct kref *ref)
 	kvfree(job->replay);
 	kvfree(job->wc);
 	kvfree(job->ranks);
+	kfree(job->boxes);
+	kfree(job->run_boxes);
 	kfree(job);
 }
 
@@ -226,26 +230,40 @@ EXPORT_SYMBOL_IF_KUNIT(rw_job_get_by_tag);
 int rw_job_new(const struct rw_job_config *cfg, const char **msg,
 	       u8 *token, struct rw_job **out)
 {
+	struct rw_boxset *boxes = NULL;
 	struct rw_job *job;
 	u32 id;
 	int ret;
 
 	ret = rw_job_check_config(cfg, msg);
+	if (!ret && cfg->boxes)
+		ret = rw_boxset_check(cfg->boxes, true, msg);
 	if (ret)
 		return ret;
+	if (cfg->boxes) {
+		boxes = kmemdup(cfg->boxes, sizeof(*boxes), GFP_KERNEL);
+		if (!boxes)
+			return -ENOMEM;
+	}
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
+	if (!job) {
+		kfree(boxes);
 		return -ENOMEM;
+	}
+	job->boxes = boxes;
 	kref_init(&job->ref);
 	mutex_init(&job->run_lock);
 	spin_lock_init(&job->replay_lock);
 	atomic_set(&job->mappings, 0);
 	ret = rw_job_alloc_ranks(job, cfg->workers);
 	if (ret) {
+		kfree(job->boxes);
 		kfree(job);
 		return ret;
 	}
 	job->cfg = *cfg;
+	/* The caller's set was copied: job->boxes is the job's. */
+	job->cfg.boxes = NULL;
 	memzero_explicit(job->cfg.token, sizeof(job->cfg.token));
 	if (!job->cfg.chunk_size)
 		job->cfg.chunk_size = rw_params_chunk_size();
@@ -348,9 +366,27 @@ int rw_job_del(const char *name, u32 flags)
 	return ret;
 }
 
+/*
+ * @s is to replace @job's box set: an epoch of 0 becomes the old set's + 1
+ * (1 if there was none). 0, or -EINVAL and *@msg as rw_boxset_check().
+ */
+static int rw_job_check_boxes(const struct rw_job *job, struct rw_boxset *s,
+			      const char **msg)
+{
+	lockdep_assert_held(&rw_jobs_lock);
+	if (!s->epoch && job->boxes && job->boxes->epoch == U32_MAX) {
+		*msg = "the box set's epoch is at its last value; give one";
+		return -EINVAL;
+	}
+	if (!s->epoch)
+		s->epoch = job->boxes ? job->boxes->epoch + 1 : 1;
+	return rw_boxset_check(s, true, msg);
+}
+
 int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 		      u32 mask, const char **msg)
 {
+	struct rw_boxset *boxes = NULL, *old = NULL;
 	struct rw_gate_config gc;
 	struct rw_job_config c;
 	struct rw_job *job;
@@ -358,9 +394,16 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 	int ret;
 
 	*msg = NULL;
+	if ((mask & RW_JOB_SET_BOXES) && cfg->boxes) {
+		boxes = kmemdup(cfg->boxes, sizeof(*boxes), GFP_KERNEL);
+		if (!boxes)
+			return -ENOMEM;
+	}
 	job = rw_job_get(name);
-	if (!job)
+	if (!job) {
+		kfree(boxes);
 		return -ENOENT;
+	}
 	mutex_lock(&job->run_lock);
 	mutex_lock(&rw_jobs_lock);
 	c = job->cfg;
@@ -393,18 +436,32 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 	live = job->users || job->engine;
 	if (job->deleted) {
 		ret = -ENOENT;
+	} else if (live && (mask & RW_JOB_SET_BOXES)) {
+		*msg = "the box set cannot change while a run is active";
+		ret = -EBUSY;
 	} else if (live && mask & ~(RW_JOB_SET_SYNC | RW_JOB_SET_EVICT |
 				    RW_JOB_SET_MEMORY)) {
 		*msg = "a run exists: workers, chunk size and optimizer change between runs";
 		ret = -EBUSY;
 	} else {
+		/* Everything is checked before anything changes. */
 		ret = rw_job_check_config(&c, msg);
+		if (!ret && boxes)
+			ret = rw_job_check_boxes(job, boxes, msg);
 		if (!ret && c.workers != job->cfg.workers)
 			ret = rw_job_alloc_ranks(job, c.workers);
+		/* Replaced whole, never changed in place (no run reads it). */
+		if (!ret && (mask & RW_JOB_SET_BOXES)) {
+			old = job->boxes;
+			job->boxes = boxes;
+			boxes = NULL;
+		}
 		if (!ret && !job->sync)
 			job->cfg = c;
 	}
 	mutex_unlock(&rw_jobs_lock);
+	kfree(boxes);
+	kfree(old);
 	/*
 	 * A running job: the gate (and through it the engine) takes the new
 	 * sync settings at the next iteration boundary. run_lock keeps the
@@ -428,6 +485,20 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_set_policy);
+
+struct rw_boxset *rw_job_boxes_copy(struct rw_job *job)
+{
+	struct rw_boxset *s = NULL;
+
+	mutex_lock(&rw_jobs_lock);
+	if (job->boxes) {
+		s = kmemdup(job->boxes, sizeof(*s), GFP_KERNEL);
+		if (!s)
+			s = ERR_PTR(-ENOMEM);
+	}
+	mutex_unlock(&rw_jobs_lock);
+	return s;
+}
 
 int rw_job_take_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
 		     bool observer)

@@ -226,8 +226,19 @@ int rw_job_token_check(const struct rw_job *job, const u8 *token);
 #define RW_JOB_SET_EVICT	BIT(3)
 #define RW_JOB_SET_OPTIM	BIT(4)	/* optimizer and hyper-parameters */
 #define RW_JOB_SET_MEMORY	BIT(5)	/* max_memory: from the next run */
+/*
+ * The box set: cfg->boxes replaces it (NULL removes it), between runs
+ * only (-EBUSY); its epoch 0 means the old set's + 1, or 1 if none.
+ */
+#define RW_JOB_SET_BOXES	BIT(6)
 int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 		      u32 mask, const char **msg);
+
+/*
+ * A copy of @job's box set (kfree() it), NULL if it has none, or
+ * ERR_PTR(-ENOMEM): the set may be replaced once the registry lock goes.
+ */
+struct rw_boxset *rw_job_boxes_copy(struct rw_job *job);
 
 /* Worker slots: rank @rank of @job is taken by @w (see worker.c). */
 int rw_job_take_rank(struct rw_job *job, u32 rank, struct rw_worker *w,

@@ -247,6 +247,31 @@
  *                                   754 binary32 bit pattern; defaults: lr
  *                                   0.01, momentum 0.9, weight decay 0, betas
  *                                   0.9 and 0.999, eps 1e-8
+ *     RW_JOB_A_BOXES        nest    the job's box set: the boxes its chunks
+ *                                   are spread over, the same set given to
+ *                                   the job on each of them; one RW_JOB_A_BOX
+ *                                   entry per box, 1..RW_JOB_MAX_BOXES, each
+ *                                   of enum rw_box_attr:
+ *       RW_BOX_A_ID           u32     required; 1..RW_BOX_MAX_ID, once in
+ *                                     the set
+ *       RW_BOX_A_ADDR         binary  required; 4 (IPv4) or 16 (IPv6) bytes
+ *                                     in network order, not all zero: where
+ *                                     trainers reach the box
+ *       RW_BOX_A_PORT         u16     host order, not 0; default
+ *                                     RW_WIRE_PORT (replies always carry it)
+ *                                   No address and port twice in a set.
+ *                                   Absent or empty: the job is whole on
+ *                                   this box (no set).
+ *     RW_JOB_A_BOX_SELF     u32     with a set, required: this box's id in it
+ *     RW_JOB_A_BOX_EPOCH    u32     with a set: its epoch, >= 1; default 1.
+ *                                   Boxes and trainers compare sets by
+ *                                   their epoch and boxes, never by order.
+ *                                   A set that breaks a rule above is
+ *                                   refused with EINVAL (ERANGE for a
+ *                                   number or address length outside its
+ *                                   attribute's range) and an extended
+ *                                   ack saying which rule; the reply-only
+ *                                   RW_BOX_A_CHUNKS and _BYTES are refused.
  *   What a step writes into a chunk's parameters p: with g the gradients
  *   it sums, in rank order, times 1/(number summed) (BSP), or the one
  *   gradient it applies times 1/workers (ASP, SSP, adaptive), plus
@@ -279,7 +304,8 @@
  *   set, 0 for the default), RW_JOB_A_MEMORY_LIMIT (the limit in force),
  *   RW_JOB_A_MEMORY (bytes charged now) and, once a layout is
  *   declared, RW_JOB_A_TENSORS, RW_JOB_A_CHUNKS and RW_JOB_A_MODEL_BYTES.
- *   Never the token.
+ *   A job with a box set: RW_JOB_A_BOXES (each entry RW_BOX_A_ID, _ADDR,
+ *   _PORT), RW_JOB_A_BOX_SELF and RW_JOB_A_BOX_EPOCH. Never the token.
  *
  * RW_CMD_POLICY_SET (doit; CAP_NET_ADMIN): RW_JOB_A_NAME and any of the
  *   settings RW_CMD_JOB_NEW takes except the token; the others keep their
@@ -294,8 +320,14 @@
  *   Changing the sync mode without RW_JOB_A_QUORUM drops a quorum unless
  *   the mode stays BSP. Workers, chunk size and the optimizer change
  *   between runs only: while a run exists they are refused with EBUSY and
- *   an extended ack. Every change is announced as RW_EVENT_POLICY. Reply:
- *   the job, as RW_CMD_JOB_GET.
+ *   an extended ack. RW_JOB_A_BOXES with RW_JOB_A_BOX_SELF replaces the
+ *   job's box set, whole: its epoch is RW_JOB_A_BOX_EPOCH if given, else
+ *   the old set's plus one (1 if the job had none); an empty
+ *   RW_JOB_A_BOXES (without _SELF or _EPOCH) removes the set. The set
+ *   changes between runs only, like the workers (EBUSY and an extended
+ *   ack while a run exists). A refused request changes nothing. Every
+ *   change is announced as RW_EVENT_POLICY. Reply: the job, as
+ *   RW_CMD_JOB_GET.
  *
  * RW_CMD_TOPO_GET (doit; no privilege): RW_JOB_A_NAME. Reply: the job's
  *   name and, once a layout is declared, RW_JOB_A_CHUNKS, RW_JOB_A_CORES
@@ -307,6 +339,12 @@
  *   The box's nodes and RDMA devices come from RW_CMD_STATUS_GET. Until
  *   jobs carry RDMA devices each node has one local NIC whose id is the
  *   node's.
+ *   A job with a box set also has RW_JOB_A_BOXES, RW_JOB_A_BOX_SELF and
+ *   RW_JOB_A_BOX_EPOCH as RW_CMD_JOB_GET has them (the run's set while a
+ *   run exists) and, once a layout is declared, each box's share of the
+ *   run's chunks in its entry: RW_BOX_A_CHUNKS (the chunks it owns by the
+ *   set's rendezvous hashing, seeded by the job's name) and
+ *   RW_BOX_A_BYTES (their bytes).
  *
  * RW_CMD_STATS_GET (doit; no privilege): RW_JOB_A_NAME. Reply: the job's
  *   name, RW_JOB_A_STATS (the job: RW_STAT_A_PUSHES, _PULLS, _BYTES,
@@ -1010,6 +1048,9 @@ enum rw_job_attr {
 	RW_JOB_A_MAX_MEMORY,	/* u64: bytes a run may take; 0: the default */
 	RW_JOB_A_MEMORY_LIMIT,	/* u64: the limit in force, bytes */
 	RW_JOB_A_MEMORY,	/* u64: bytes charged to the job's run now */
+	RW_JOB_A_BOXES,		/* nest of RW_JOB_A_BOX entries, each RW_BOX_A_* */
+	RW_JOB_A_BOX_SELF,	/* u32: this box's id in the job's set */
+	RW_JOB_A_BOX_EPOCH,	/* u32: the set's epoch, >= 1 */
 	__RW_JOB_A_MAX
 };
 #define RW_JOB_A_MAX (__RW_JOB_A_MAX - 1)
@@ -1040,6 +1081,24 @@ enum rw_optim {
 
 /* Type of each element inside the nests of job attributes. */
 #define RW_JOB_A_ENTRY		1
+/* Type of each element inside RW_JOB_A_BOXES. */
+#define RW_JOB_A_BOX		1
+
+/* A box of a job's set (RW_JOB_A_BOXES). */
+enum rw_box_attr {
+	RW_BOX_A_UNSPEC,
+	RW_BOX_A_ID,		/* u32: 1..RW_BOX_MAX_ID */
+	RW_BOX_A_ADDR,		/* binary: 4 (IPv4) or 16 (IPv6) bytes */
+	RW_BOX_A_PORT,		/* u16, host order; default RW_WIRE_PORT */
+	RW_BOX_A_CHUNKS,	/* u32, topology replies: chunks it owns */
+	RW_BOX_A_BYTES,		/* u64, topology replies: their bytes */
+	RW_BOX_A_PAD,
+	__RW_BOX_A_MAX
+};
+#define RW_BOX_A_MAX (__RW_BOX_A_MAX - 1)
+
+#define RW_JOB_MAX_BOXES	64	/* boxes in a job's set */
+#define RW_BOX_MAX_ID		65535	/* box ids are 1..RW_BOX_MAX_ID */
 
 enum rw_topo_attr {
 	RW_TOPO_A_UNSPEC,
