@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a running job looks like: RW_CMD_TOPO_GET (where its chunks live and
- * how loaded each core and NIC is) and RW_CMD_STATS_GET (counters of the
+ * how loaded each core and NIC is, and, for a job spread over several
+ * boxes, each box's share of them) and RW_CMD_STATS_GET (counters of the
  * job and of each rank). Both read-only and unprivileged; the layouts are
  * documented in uapi/rackweave.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
+#include <kunit/visibility.h>
 
 #include "rw.h"
+#include "chunk/boxset.h"
 #include "engine/engine.h"
 #include "engine/query.h"
 #include "genl.h"
+#include "genl_job.h"
 #include "genl_run.h"
 #include "job.h"
 #include "sync/sync.h"
@@ -101,8 +106,77 @@ static int rw_put_topo(struct sk_buff *skb, const struct rw_engine_topo *t)
 	return 0;
 }
 
+VISIBLE_IF_KUNIT int rw_genl_box_shares(const struct rw_boxset *s,
+					const char *name, u32 nr,
+					u32 (*len)(const void *arg, u32 chunk),
+					const void *arg, u32 *chunks,
+					u64 *bytes)
+{
+	u8 *owner;
+	u32 c;
+	int ret;
+
+	owner = kvmalloc(max_t(u32, nr, 1), GFP_KERNEL);
+	if (!owner)
+		return -ENOMEM;
+	memset(bytes, 0, sizeof(*bytes) * RW_OWNER_MAX_BOXES);
+	ret = rw_boxset_owners(s, name, nr, owner, chunks);
+	for (c = 0; !ret && c < nr; c++)
+		bytes[owner[c]] += len(arg, c);
+	kvfree(owner);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_genl_box_shares);
+
+static u32 rw_genl_chunk_len(const void *engine, u32 chunk)
+{
+	return rw_engine_chunk_len(engine, chunk);
+}
+
+/* The boxes' shares of a run, for the topology. */
+struct rw_genl_shares {
+	u32 chunks[RW_OWNER_MAX_BOXES];
+	u64 bytes[RW_OWNER_MAX_BOXES];
+};
+
+/*
+ * The job's box set as the topology reports it, into *@boxes (NULL if it
+ * has none; kfree() it): the run's own while a run exists, and each box's
+ * share of the run into *@sh (NULL without a run).
+ */
+static int rw_genl_topo_boxes(struct rw_job *job, const struct rw_engine_topo *t,
+			      struct rw_boxset **boxes,
+			      struct rw_genl_shares **sh)
+{
+	struct rw_boxset *s;
+
+	lockdep_assert_held(&job->run_lock);
+	*sh = NULL;
+	*boxes = NULL;
+	if (job->run_boxes) {
+		s = kmemdup(job->run_boxes, sizeof(*s), GFP_KERNEL);
+		if (!s)
+			return -ENOMEM;
+	} else {
+		s = rw_job_boxes_copy(job);
+		if (IS_ERR(s))
+			return PTR_ERR(s);
+	}
+	*boxes = s;
+	if (!s || !job->engine)
+		return 0;
+	*sh = kmalloc(sizeof(**sh), GFP_KERNEL);
+	if (!*sh)
+		return -ENOMEM;
+	return rw_genl_box_shares(s, job->cfg.name, t->nr_chunks,
+				  rw_genl_chunk_len, job->engine,
+				  (*sh)->chunks, (*sh)->bytes);
+}
+
 int rw_genl_topo_get(struct sk_buff *skb, struct genl_info *info)
 {
+	struct rw_genl_shares *sh = NULL;
+	struct rw_boxset *boxes = NULL;
 	struct rw_engine_topo t = {};
 	struct sk_buff *msg;
 	struct rw_job *job;
@@ -116,11 +190,14 @@ int rw_genl_topo_get(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&job->run_lock);
 	if (job->engine)
 		ret = rw_engine_topo(job->engine, &t);
+	if (!ret)
+		ret = rw_genl_topo_boxes(job, &t, &boxes, &sh);
 	mutex_unlock(&job->run_lock);
 	if (ret)
 		goto out;
 	size += (size_t)t.nr_cores * 64 + (size_t)t.nr_nics * 48 +
-		(size_t)min_t(u32, t.nr_chunks, RW_TOPO_MAX_RUNS + 1) * 56;
+		(size_t)min_t(u32, t.nr_chunks, RW_TOPO_MAX_RUNS + 1) * 56 +
+		(boxes ? (size_t)boxes->nr * 72 + 32 : 0);
 	ret = -ENOMEM;
 	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)
@@ -130,13 +207,17 @@ int rw_genl_topo_get(struct sk_buff *skb, struct genl_info *info)
 				RW_CMD_TOPO_GET);
 	if (!hdr || nla_put_string(msg, RW_JOB_A_NAME, job->cfg.name) ||
 	    (t.cores && (nla_put_u32(msg, RW_JOB_A_CHUNKS, t.nr_chunks) ||
-			 rw_put_topo(msg, &t)))) {
+			 rw_put_topo(msg, &t))) ||
+	    (boxes && rw_genl_put_boxes(msg, boxes, sh ? sh->chunks : NULL,
+					sh ? sh->bytes : NULL))) {
 		nlmsg_free(msg);
 		goto out;
 	}
 	genlmsg_end(msg, hdr);
 	ret = genlmsg_reply(msg, info);
 out:
+	kfree(sh);
+	kfree(boxes);
 	rw_engine_topo_free(&t);
 	rw_job_put(job);
 	return ret;
