@@ -3,14 +3,18 @@
  * Chunk layout, map and rebalancer (kmod/chunk) in the kernel build: the
  * same sources cmocka tests in user space, checked here as the module
  * compiled them. Table-driven: bad layouts, 2-node boxes to map, and
- * skewed or noisy loads to rebalance.
+ * skewed or noisy loads to rebalance. Chunk owners and a job's box set
+ * run the cases cmocka runs; the topology's share of each box is the
+ * module's own (genl_run.c).
  */
 #include <kunit/test.h>
 #include <linux/math64.h>
 #include <linux/slab.h>
 
 #include "../common/owner_cases.h"
+#include "../common/boxset_cases.h"
 #include "rw.h"
+#include "genl_run.h"
 #include "chunk/layout.h"
 #include "chunk/map.h"
 #include "chunk/rebalance.h"
@@ -451,6 +455,80 @@ static void rw_chunk_owner_test(struct kunit *test)
 	KUNIT_EXPECT_NULL_MSG(test, fail, "%s: 0x%016llx", fail, known);
 }
 
+/* A job's box set: the cases cmocka runs too, the same known bits. */
+static void rw_chunk_boxset_test(struct kunit *test)
+{
+	const char *fail;
+	u64 digest = 0, seed = 0;
+
+	fail = rw_bc_refusals();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
+	fail = rw_bc_digest();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
+	fail = rw_bc_owners();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
+	fail = rw_bc_known(&digest, &seed);
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s: digest 0x%016llx, seed 0x%016llx",
+			      fail, digest, seed);
+}
+
+/* Chunk c of the share test: 4096 bytes, less 100 for each step of c % 7. */
+static u32 rw_chunk_share_len(const void *arg, u32 c)
+{
+	return 4096 - (c % 7) * 100;
+}
+
+/*
+ * Each box's share as the topology reports it: the chunks rw_boxset_owners
+ * gives the box, and exactly their bytes; every byte of the model once.
+ */
+static void rw_chunk_share_test(struct kunit *test)
+{
+	const u32 n = 1000;
+	u32 *chunks, count[RW_OWNER_MAX_BOXES], b, c;
+	u64 *bytes, want[RW_OWNER_MAX_BOXES] = {}, total = 0, sum = 0;
+	u8 *owner;
+
+	chunks = kunit_kcalloc(test, RW_OWNER_MAX_BOXES, sizeof(*chunks),
+			       GFP_KERNEL);
+	bytes = kunit_kcalloc(test, RW_OWNER_MAX_BOXES, sizeof(*bytes),
+			      GFP_KERNEL);
+	owner = kunit_kzalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, chunks);
+	KUNIT_ASSERT_NOT_NULL(test, bytes);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+
+	rw_bc_fill(&rw_bc_s, 3);
+	KUNIT_ASSERT_EQ(test, rw_boxset_owners(&rw_bc_s, "train1", n, owner,
+					       count), 0);
+	for (c = 0; c < n; c++) {
+		want[owner[c]] += rw_chunk_share_len(NULL, c);
+		total += rw_chunk_share_len(NULL, c);
+	}
+	/* Stale counts from an earlier reply must not survive. */
+	memset(bytes, 0xff, RW_OWNER_MAX_BOXES * sizeof(*bytes));
+	KUNIT_ASSERT_EQ(test, rw_genl_box_shares(&rw_bc_s, "train1", n,
+						 rw_chunk_share_len, NULL,
+						 chunks, bytes), 0);
+	for (b = 0; b < rw_bc_s.nr; b++) {
+		KUNIT_EXPECT_EQ_MSG(test, chunks[b], count[b], "box %u", b);
+		KUNIT_EXPECT_EQ_MSG(test, bytes[b], want[b], "box %u", b);
+		/* Three boxes of 1000 chunks: 333 or 334 each. */
+		KUNIT_EXPECT_GE(test, chunks[b], n / 3);
+		KUNIT_EXPECT_LE(test, chunks[b], n / 3 + 1);
+		sum += bytes[b];
+	}
+	KUNIT_EXPECT_EQ(test, sum, total);
+	/* Another job's name is another split of the same chunks. */
+	KUNIT_ASSERT_EQ(test, rw_genl_box_shares(&rw_bc_s, "train2", n,
+						 rw_chunk_share_len, NULL,
+						 chunks, bytes), 0);
+	KUNIT_EXPECT_TRUE(test, bytes[0] != want[0] || bytes[1] != want[1]);
+	KUNIT_EXPECT_EQ(test, rw_genl_box_shares(&rw_bc_s, "train1", 0,
+						 rw_chunk_share_len, NULL,
+						 chunks, bytes), -EINVAL);
+}
+
 static struct kunit_case rw_chunk_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_chunk_layout_test, rw_chunk_layout_gen_params),
 	KUNIT_CASE(rw_chunk_limits_test),
@@ -459,6 +537,8 @@ static struct kunit_case rw_chunk_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_chunk_rebal_test, rw_chunk_rebal_gen_params),
 	KUNIT_CASE(rw_chunk_rebal_bad_test),
 	KUNIT_CASE(rw_chunk_owner_test),
+	KUNIT_CASE(rw_chunk_boxset_test),
+	KUNIT_CASE(rw_chunk_share_test),
 	{}
 };
 
