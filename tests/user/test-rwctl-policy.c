@@ -305,7 +305,7 @@ static void rw_test_set_usage_errors(void **state)
 	} bad[] = {
 		{ { NULL }, "'policy set' needs a job NAME and a setting" },
 		{ { "j", NULL },
-		  "'policy set j' changes nothing: give at least one setting (workers, chunk-size, sync, quorum, evict-ms, max-memory, optim, lr, ...)" },
+		  "'policy set j' changes nothing: give at least one setting (workers, chunk-size, sync, quorum, evict-ms, max-memory, boxes, optim, lr, ...)" },
 		{ { "a b", "sync", "bsp", NULL }, "invalid character at byte 2" },
 		{ { "", "sync", "bsp", NULL }, "job name is empty" },
 		{ { "j", "token-file", "/dev/null", NULL },

@@ -2,8 +2,8 @@
 /*
  * The words of the job commands: job names, the settings "job add" and
  * "policy set" share (workers, chunk size, sync mode and BSP quorum,
- * eviction, memory limit, optimizer and its hyper-parameters), "job del"
- * and token files.
+ * eviction, memory limit, optimizer and its hyper-parameters, the box set,
+ * whose own words boxes.c reads), "job del" and token files.
  *
  * Every limit the uapi states is checked here before anything is sent, so
  * that a typo is a usage error (exit 2) with a sentence naming the argument;
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "boxes.h"
 #include "job.h"
 #include "rwctl.h"
 
@@ -244,6 +245,9 @@ enum {
 	RWCTL_SEEN_TOKEN,
 	RWCTL_SEEN_QUORUM,
 	RWCTL_SEEN_MEMORY,
+	RWCTL_SEEN_BOXES,
+	RWCTL_SEEN_SELF,
+	RWCTL_SEEN_EPOCH,
 };
 
 /* The keyword @w as a RWCTL_SEEN_* or enum rwctl_job_hp bit, or -1. */
@@ -261,6 +265,9 @@ static int rwctl_job_keyword(const char *w)
 		{ "token-file", RWCTL_SEEN_TOKEN },
 		{ "quorum", RWCTL_SEEN_QUORUM },
 		{ "max-memory", RWCTL_SEEN_MEMORY },
+		{ "boxes", RWCTL_SEEN_BOXES },
+		{ "self", RWCTL_SEEN_SELF },
+		{ "epoch", RWCTL_SEEN_EPOCH },
 	};
 	size_t k;
 
@@ -314,6 +321,15 @@ static int rwctl_job_parse_value(int bit, int argc, char **argv, int *i,
 		return rwctl_job_parse_quorum(argv[*i], a, msg, msglen);
 	case RWCTL_SEEN_MEMORY:
 		return rwctl_job_parse_memory(argv[*i], a, msg, msglen);
+	case RWCTL_SEEN_BOXES:
+		a->has_boxes = true;
+		return rwctl_boxes_parse(argv[*i], &a->boxes, msg, msglen);
+	case RWCTL_SEEN_SELF:
+		return rwctl_parse_u32("self", argv[*i], 1, RW_BOX_MAX_ID,
+				       &a->boxes.self, msg, msglen);
+	case RWCTL_SEEN_EPOCH:
+		return rwctl_parse_u32("epoch", argv[*i], 1, UINT32_MAX,
+				       &a->boxes.epoch, msg, msglen);
 	case RWCTL_SEEN_TOKEN:
 		a->token_file = argv[*i];
 		if (!argv[*i][0])
@@ -374,7 +390,7 @@ static int rwctl_job_parse_settings(int argc, char **argv,
 		if (err)
 			return err;
 	}
-	return 0;
+	return rwctl_boxes_check(a->has_boxes, &a->boxes, msg, msglen);
 }
 
 int rwctl_job_parse_add(int argc, char **argv, struct rwctl_job_add *a,
@@ -408,7 +424,7 @@ int rwctl_job_parse_policy(int argc, char **argv, struct rwctl_job_add *a,
 		return err;
 	if (!seen)
 		return rwctl_job_einval(msg, msglen,
-					"'policy set %s' changes nothing: give at least one setting (workers, chunk-size, sync, quorum, evict-ms, max-memory, optim, lr, ...)",
+					"'policy set %s' changes nothing: give at least one setting (workers, chunk-size, sync, quorum, evict-ms, max-memory, boxes, optim, lr, ...)",
 					a->name);
 	/* A sync mode given is enough to refuse a quorum it has not. */
 	if (a->has_quorum && a->has_sync && a->sync != RW_SYNC_BSP)

@@ -25,6 +25,7 @@
 
 #include "genl.h"
 #include "backend.h"
+#include "boxes.h"
 #include "job.h"
 #include "stats.h"
 #include "topo.h"
@@ -61,6 +62,9 @@ static const struct nla_policy rwctl_job_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_MAX_MEMORY]	= RWCTL_JOB_U64,
 	[RW_JOB_A_MEMORY_LIMIT]	= RWCTL_JOB_U64,
 	[RW_JOB_A_MEMORY]	= RWCTL_JOB_U64,
+	[RW_JOB_A_BOXES]	= { .type = NLA_NESTED },
+	[RW_JOB_A_BOX_SELF]	= RWCTL_JOB_U32,
+	[RW_JOB_A_BOX_EPOCH]	= RWCTL_JOB_U32,
 };
 
 /* Attribute of each enum rwctl_job_hp. */
@@ -192,7 +196,8 @@ int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 		       RW_JOB_TOKEN_LEN);
 		job->has_token = true;
 	}
-	return 0;
+	return rwctl_boxes_parse_reply(tb, &job->boxes, false, "job", msg,
+				       msglen);
 }
 
 static int rwctl_job_put_float(struct nl_msg *m, int type, float f)
@@ -243,6 +248,8 @@ int rwctl_job_put_settings(struct nl_msg *m, const struct rwctl_job_add *a)
 		if ((a->hp_mask & (1U << i)) &&
 		    rwctl_job_put_float(m, rwctl_job_hp_attr[i], a->hp[i]))
 			return -EMSGSIZE;
+	if (a->has_boxes && rwctl_boxes_put(m, &a->boxes))
+		return -EMSGSIZE;
 	return 0;
 }
 

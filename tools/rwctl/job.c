@@ -10,7 +10,8 @@
  *       memory 12.3 MiB of 512 MiB (max-memory default)
  *
  * A BSP job whose steps wait for fewer gradients than it has workers says
- * "sync bsp quorum 3/4"; JSON has "quorum" for every BSP job.
+ * "sync bsp quorum 3/4"; JSON has "quorum" for every BSP job. A job spread
+ * over several boxes lists its box set last (boxes.c prints it).
  *
  * The words of the command line are parsed in job-args.c; the failure
  * reporting and the job list fetch here serve policy, topo and stats too.
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "boxes.h"
 #include "ckpt.h"
 #include "genl.h"
 #include "job.h"
@@ -191,6 +193,7 @@ static void rwctl_job_print_one(struct rwctl_printer *p,
 		rwctl_pr_u32(p, "mappings", ", %u mappings", j->mappings);
 		rwctl_pr_nl(p);
 	}
+	rwctl_boxes_print(p, &j->boxes, "    ");
 
 	if (j->has_token) {
 		rwctl_job_format_token(token, j->token);
@@ -221,7 +224,11 @@ const char *rwctl_job_unknown_setting(char *buf, size_t len,
 {
 	if (err != -EINVAL || !extack || !strstr(extack, "Unknown attribute"))
 		return NULL;
-	if (a->has_max_memory)
+	if (a->has_boxes)
+		snprintf(buf, len,
+			 "the loaded rackweave module has no box sets (boxes, self, epoch); load the module of rwctl's release (%s), or leave them out",
+			 RW_VERSION_STRING);
+	else if (a->has_max_memory)
 		snprintf(buf, len,
 			 "the loaded rackweave module has no memory limits (max-memory); load the module of rwctl's release (%s), or leave max-memory out",
 			 RW_VERSION_STRING);

@@ -22,6 +22,8 @@
 
 #include <rackweave.h>
 
+#include "boxes.h"
+
 struct nl_msg;
 struct nlmsghdr;
 struct rwctl;
@@ -76,6 +78,7 @@ struct rwctl_job {
 	uint32_t tensors;
 	uint32_t chunks;
 	uint64_t model_bytes;
+	struct rwctl_boxes boxes;	/* its box set; nr 0: none */
 	bool has_token;			/* only in a RW_CMD_JOB_NEW reply */
 	uint8_t token[RW_JOB_TOKEN_LEN];
 };
@@ -109,6 +112,12 @@ struct rwctl_job_add {
 	float hp[RWCTL_NR_HP];
 	bool has_max_memory;
 	uint64_t max_memory;		/* bytes; 0: "default" */
+	/*
+	 * "boxes LIST self ID [epoch N]" (boxes.nr 0: "boxes none", no set;
+	 * self and epoch 0 when not given), checked by rwctl_boxes_check().
+	 */
+	bool has_boxes;
+	struct rwctl_boxes boxes;
 	const char *token_file;		/* points into argv; NULL if none */
 	bool has_token;			/* set by rwctl_job_read_token() */
 	uint8_t token[RW_JOB_TOKEN_LEN];
@@ -256,6 +265,7 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 #define RWCTL_JOB_SETTINGS_SYNOPSIS \
 "        [ sync { bsp | asp | ssp S | adaptive LO HI } ] [ quorum { K | all } ]\n" \
 "        [ evict-ms MS ] [ max-memory { SIZE | default } ]\n" \
+"        [ boxes { ID@ADDR[:PORT],... | none } self ID [ epoch E ] ]\n" \
 "        [ optim { sgd | momentum | nesterov | adam | average } ] [ lr X ]\n" \
 "        [ momentum X ] [ weight-decay X ] [ beta1 X ] [ beta2 X ] [ eps X ]\n"
 
@@ -273,7 +283,15 @@ int rwctl_job_fetch(struct rwctl *ctl, const char *cmd, const char *name,
 "  average     no optimizer: a step writes the mean of the gradients it sums\n" \
 "              as the parameters (asp, ssp, adaptive: the one it applies);\n" \
 "              the hyper-parameters are ignored\n" \
-"  X           a finite number, sent as IEEE 754 single precision\n"
+"  X           a finite number, sent as IEEE 754 single precision\n" \
+"  ID@ADDR     a box of the job's set: its id, 1-" RW_STR(RW_BOX_MAX_ID) ", and the address\n" \
+"              trainers reach it at (IPv4, or IPv6 as [ADDR]:PORT or ADDR;\n" \
+"              port default " RW_STR(RW_WIRE_PORT) "); up to " RW_STR(RW_JOB_MAX_BOXES) ", comma-separated, no id\n" \
+"              or address twice; none: no set (policy set drops it)\n" \
+"  self ID     which box of the set this one is: every box of the set is\n" \
+"              given the same job and set, each with its own self\n" \
+"  E           the set's epoch, 1 or more (default 1; policy set: the\n" \
+"              old epoch + 1). The set changes between runs only\n"
 
 /*
  * Parse one RW_CMD_JOB_GET / RW_CMD_JOB_NEW reply into @job (zeroed first).

@@ -103,7 +103,11 @@ static int rwctl_policy_check_quorum(struct rwctl *ctl,
 static void rwctl_policy_busy(char *buf, size_t len,
 			      const struct rwctl_job_add *a)
 {
-	if (rwctl_job_add_shapes_memory(a))
+	if (a->has_boxes)
+		snprintf(buf, len,
+			 "job '%s' has a run (workers attached or buffers mapped): its box set changes between runs only; wait for the run to end",
+			 a->name);
+	else if (rwctl_job_add_shapes_memory(a))
 		snprintf(buf, len,
 			 "job '%s' has a run (workers attached or buffers mapped): workers, chunk-size, optim and the hyper-parameters wait for it to end (or delete and re-create the job); sync, quorum, evict-ms and max-memory may change now, set without them",
 			 a->name);
@@ -175,9 +179,10 @@ RWCTL_JOB_SETTINGS_HELP
 "  max-memory may change at any time and limits the job's next run (the\n"
 "  running one keeps what it was charged). workers, chunk-size, optim and\n"
 "  the hyper-parameters are refused while a run exists (workers attached or\n"
-"  buffers mapped). A quorum is checked against the job's workers, read\n"
-"  first unless workers and sync are given. The job is printed as by\n"
-"  'job show'.\n",
+"  buffers mapped), as is a new box set (boxes): its epoch is the one\n"
+"  given, else the job's old epoch + 1; 'boxes none' drops the set. A\n"
+"  quorum is checked against the job's workers, read first unless workers\n"
+"  and sync are given. The job is printed as by 'job show'.\n",
 		.max_args = 64,
 		.run = rwctl_policy_set,
 	},

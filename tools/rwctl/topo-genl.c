@@ -4,7 +4,8 @@
  *
  *   RW_JOB_A_NAME, and once a layout is declared RW_JOB_A_CHUNKS and three
  *   nests of RW_JOB_A_ENTRY entries: RW_JOB_A_CORES, RW_JOB_A_NICS and
- *   RW_JOB_A_CHUNK_MAP, whose RW_TOPO_A_TRUNCATED flag sits beside its runs.
+ *   RW_JOB_A_CHUNK_MAP, whose RW_TOPO_A_TRUNCATED flag sits beside its runs;
+ *   a job's box set as boxes-genl.c reads it, its shares once declared.
  *
  * Integers are checked for their exact length (libnl checks the minimum);
  * u64 values may come padded by RW_TOPO_A_PAD, which is skipped like any
@@ -18,6 +19,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
+#include "boxes.h"
 #include "genl.h"
 #include "topo.h"
 
@@ -30,6 +32,9 @@ static const struct nla_policy rwctl_topo_reply_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_CORES]	= { .type = NLA_NESTED },
 	[RW_JOB_A_NICS]		= { .type = NLA_NESTED },
 	[RW_JOB_A_CHUNK_MAP]	= { .type = NLA_NESTED },
+	[RW_JOB_A_BOXES]	= { .type = NLA_NESTED },
+	[RW_JOB_A_BOX_SELF]	= RWCTL_TOPO_U32,
+	[RW_JOB_A_BOX_EPOCH]	= RWCTL_TOPO_U32,
 };
 
 static const struct nla_policy rwctl_topo_policy[RW_TOPO_A_MAX + 1] = {
@@ -221,6 +226,10 @@ int rwctl_genl_parse_topo(struct nlmsghdr *nlh, struct rwctl_topo *t,
 	if (!tb[RW_JOB_A_NAME] || nla_len(tb[RW_JOB_A_NAME]) < 2)
 		return rwctl_topo_bad(msg, msglen, "no job name");
 	nla_strlcpy(t->name, tb[RW_JOB_A_NAME], sizeof(t->name));
+	err = rwctl_boxes_parse_reply(tb, &t->boxes, !!tb[RW_JOB_A_CHUNKS],
+				      "topology", msg, msglen);
+	if (err)
+		return err;
 
 	if (!tb[RW_JOB_A_CHUNKS]) {
 		if (tb[RW_JOB_A_CORES] || tb[RW_JOB_A_NICS] ||

@@ -16,6 +16,10 @@
  *       chunks 48-71 -> cpu 2 (node 1) nic 1
  *       chunks 72-95 -> cpu 3 (node 1) nic 1
  *
+ * A job spread over several boxes lists its box set after the first line,
+ * with each box's share of the chunks and bytes once a layout is declared
+ * (boxes.c prints it).
+ *
  * Chunks dealt to cores in turn make one run per chunk; in text, runs that
  * repeat a cycle are folded into one line ("chunks 0-4095 -> 1 chunk each
  * in turn on cpus 0-3 (node 0) nic 0"), so a model of any size reads in a
@@ -28,6 +32,7 @@
 
 #include "dev.h"
 #include "backend.h"
+#include "boxes.h"
 #include "genl.h"
 #include "print.h"
 #include "rwctl.h"
@@ -398,6 +403,7 @@ void rwctl_topo_print(struct rwctl_printer *p, const struct rwctl_status *st,
 		rwctl_pr_text(p, " no layout declared yet; its cores, nics and chunk map appear once a worker declares one");
 	}
 	rwctl_pr_nl(p);
+	rwctl_boxes_print(p, &t->boxes, "");
 
 	if (rwctl_pr_is_json(p))
 		rwctl_topo_print_lists(p, st, t, &w);
@@ -469,7 +475,9 @@ static const struct rwctl_cmd rwctl_topo_cmds[] = {
 "  Per NUMA node of the box: its CPUs, memory and RDMA devices, then the\n"
 "  job's aggregation cores there (chunks, bytes, time busy) and its NICs;\n"
 "  then the chunk map as runs of chunks with one core and NIC. Nothing but\n"
-"  the nodes until a worker has declared the job's layout.\n",
+"  the nodes until a worker has declared the job's layout. A job with a box\n"
+"  set lists its boxes first, with each box's share of the model (chunks,\n"
+"  bytes, per cent of the bytes) once the layout is declared.\n",
 		.max_args = 1,
 		.run = rwctl_topo_show,
 	},

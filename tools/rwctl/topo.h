@@ -13,6 +13,8 @@
 
 #include <rackweave.h>
 
+#include "boxes.h"
+
 struct nlmsghdr;
 struct rwctl_err;
 struct rwctl_printer;
@@ -54,6 +56,8 @@ struct rwctl_topo {
 	struct rwctl_topo_run *runs;	/* by first chunk */
 	size_t nr_runs;
 	bool truncated;			/* the module had more runs */
+	/* The job's box set (nr 0: none), each box's share once declared. */
+	struct rwctl_boxes boxes;
 };
 
 /* Free the arrays and zero @t; safe on a zeroed or half-parsed struct. */
@@ -63,7 +67,8 @@ void rwctl_topo_free(struct rwctl_topo *t);
  * Parse one RW_CMD_TOPO_GET reply into @t (zeroed first). Integers must
  * have their exact length, strings be terminated, every entry carry the
  * attributes the uapi lists, every run lie inside the model's chunks, and
- * without RW_JOB_A_CHUNKS (no layout) no list may come. Entries and
+ * without RW_JOB_A_CHUNKS (no layout) no list may come, nor a box's
+ * share (rwctl_boxes_parse_reply() checks the set). Entries and
  * attributes newer than this rwctl are ignored. Returns 0 or -EPROTO
  * (-ENOMEM) with a sentence in @msg; free @t whatever the result.
  */
@@ -75,9 +80,10 @@ int rwctl_topo_genl_get(const char *name, struct rwctl_topo *t,
 			struct rwctl_err *e);
 
 /*
- * "rwctl topo show": text in one block per NUMA node (its CPUs, memory and
- * RDMA devices, then the job's cores and NICs there) and the chunk map;
- * JSON as one object with the arrays nodes, devices, cores, nics and
+ * "rwctl topo show": the job's box set and each box's share, if it has
+ * one; text in one block per NUMA node (its CPUs, memory and RDMA
+ * devices, then the job's cores and NICs there) and the chunk map; JSON as
+ * one object with "box_set" and the arrays nodes, devices, cores, nics and
  * chunk_map. The items are printed by the same calls in both; only their
  * order differs, since people read a node at a time and programs filter
  * flat arrays.
