@@ -24,9 +24,14 @@ static struct netlink_range_validation rw_chunk_range = {
 	.min = RW_CHUNK_SIZE_MIN, .max = RW_CHUNK_SIZE_MAX,
 };
 
+/* A box id: past what NLA_POLICY_RANGE's s16 bounds hold. */
+static struct netlink_range_validation rw_box_id_range = {
+	.min = 1, .max = RW_BOX_MAX_ID,
+};
+
 /* A box of a job's set; the reply-only counts are refused. */
 static const struct nla_policy rw_box_policy[RW_BOX_A_MAX + 1] = {
-	[RW_BOX_A_ID]		= NLA_POLICY_RANGE(NLA_U32, 1, RW_BOX_MAX_ID),
+	[RW_BOX_A_ID]		= NLA_POLICY_FULL_RANGE(NLA_U32, &rw_box_id_range),
 	[RW_BOX_A_ADDR]		= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[RW_BOX_A_PORT]		= NLA_POLICY_MIN(NLA_U16, 1),
 };
@@ -57,7 +62,8 @@ static const struct nla_policy rw_box_policy[RW_BOX_A_MAX + 1] = {
 	[RW_JOB_A_EPS]		= { .type = NLA_U32 },			\
 	[RW_JOB_A_MAX_MEMORY]	= { .type = NLA_U64 },			\
 	[RW_JOB_A_BOXES]	= NLA_POLICY_NESTED_ARRAY(rw_box_policy), \
-	[RW_JOB_A_BOX_SELF]	= NLA_POLICY_RANGE(NLA_U32, 1, RW_BOX_MAX_ID), \
+	[RW_JOB_A_BOX_SELF]	= NLA_POLICY_FULL_RANGE(NLA_U32,	\
+						&rw_box_id_range),	\
 	[RW_JOB_A_BOX_EPOCH]	= NLA_POLICY_MIN(NLA_U32, 1)
 
 const struct nla_policy rw_job_new_policy[RW_JOB_A_MAX + 1] = {
