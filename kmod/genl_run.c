@@ -153,8 +153,9 @@ static int rw_genl_topo_boxes(struct rw_job *job, const struct rw_engine_topo *t
 	lockdep_assert_held(&job->run_lock);
 	*sh = NULL;
 	*boxes = NULL;
-	if (job->run_boxes) {
-		s = kmemdup(job->run_boxes, sizeof(*s), GFP_KERNEL);
+	/* A run's set is its engine's copy (and the job's, fixed meanwhile). */
+	if (job->engine && rw_engine_boxes(job->engine)) {
+		s = kmemdup(rw_engine_boxes(job->engine), sizeof(*s), GFP_KERNEL);
 		if (!s)
 			return -ENOMEM;
 	} else {

@@ -148,7 +148,6 @@ static void rw_job_release(struct kref *ref)
 	kvfree(job->wc);
 	kvfree(job->ranks);
 	kfree(job->boxes);
-	kfree(job->run_boxes);
 	kfree(job);
 }
 

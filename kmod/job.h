@@ -158,10 +158,9 @@ struct rw_job {
 	/*
 	 * The box set (docs/design.md "Many boxes"), NULL while the job is
 	 * whole on this box. [J]; replaced, never changed in place, and only
-	 * between runs; a run keeps its own copy in @run_boxes [R].
+	 * between runs (under run_lock too); a run's engine keeps its copy.
 	 */
 	struct rw_boxset *boxes;
-	struct rw_boxset *run_boxes;
 
 	/*
 	 * Connect nonces seen (rdma/replay.c): replay_nr + 1 tables, one per
