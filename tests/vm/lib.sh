@@ -252,8 +252,10 @@ rw_nap() {
 	read -r -t "$1" -u "$RW_NAP_FD" _ || :
 }
 
-# rw_await SIDE FILE [SECONDS]: in a two-VM test, the other side has made
-# FILE in its out directory (180 s at most, or SECONDS).
+# rw_await ROLE FILE [SECONDS]: in a tests/cluster test, the VM of ROLE
+# (box or worker, or any role of the script's "# cluster-roles:" line)
+# has made FILE in its out directory, $RW_CLUSTER/ROLE (180 s at most, or
+# SECONDS).
 rw_await() {
 	local _ limit=${3:-180}
 	for _ in $(seq $((limit * 5))); do
@@ -261,6 +263,21 @@ rw_await() {
 		rw_nap 0.2
 	done
 	echo "no $1/$2 after $limit s"
+	return 1
+}
+
+# rw_cluster_ip ROLE: in a tests/cluster test, ROLE's address on the
+# VMs' segment by convention: 10.88.0.N for the role at place N of
+# RW_CLUSTER_ROLES (scripts/check exports the script's roles in order:
+# "box worker" gives the box 10.88.0.1 and the worker 10.88.0.2). Fails
+# for a role not in the list.
+rw_cluster_ip() {
+	local r n=0
+	for r in ${RW_CLUSTER_ROLES:-box worker}; do
+		n=$((n + 1))
+		[ "$r" = "$1" ] && { echo "10.88.0.$n"; return 0; }
+	done
+	echo "rw_cluster_ip: no role '$1' in '${RW_CLUSTER_ROLES:-box worker}'" >&2
 	return 1
 }
 
