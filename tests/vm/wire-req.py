@@ -20,7 +20,7 @@ import sys
 import time
 
 MAGIC = 0x31575752
-VERSION = 3
+VERSION = 4
 
 
 def mac(key, label, data):
