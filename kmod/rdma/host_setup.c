@@ -98,7 +98,7 @@ void rw_remote_ctl_done(struct rw_link *ep, struct ib_wc *wc)
 		return;
 	}
 	if (!lk->rep.status &&
-	    (lk->rep.nic != lk->nic ||
+	    (lk->rep.nic != (rw_remote_nr_nics(r) ? lk->nic : 0) ||
 	     lk->rep.nr_nics != rw_remote_nr_nics(r))) {
 		rw_remote_break(r, lk, "a reply for another connection");
 		return;
