@@ -120,7 +120,9 @@ VISIBLE_IF_KUNIT int rw_genl_box_shares(const struct rw_boxset *s,
 	if (!owner)
 		return -ENOMEM;
 	memset(bytes, 0, sizeof(*bytes) * RW_OWNER_MAX_BOXES);
-	ret = rw_boxset_owners(s, name, nr, owner, chunks);
+	/* Every chunk but the last is full: is the last shorter? */
+	ret = rw_boxset_owners(s, name, nr, nr > 1 && len(arg, nr - 1) <
+			       len(arg, 0), owner, chunks);
 	for (c = 0; !ret && c < nr; c++)
 		bytes[owner[c]] += len(arg, c);
 	kvfree(owner);

@@ -31,7 +31,7 @@ static const struct {
 	{ ENOSPC, "no room: not enough is left of the box's memory budget (the module's max_memory) for the job's run while other runs hold the rest (rwctl status), or no space left on the device a file is written to" },
 	{ EADDRINUSE, "this rank is already attached to the job by another process" },
 	{ ERANGE, "rank not below the job's worker count" },
-	{ EXDEV, "the job is spread over several boxes: attach with rw_attach_remote_flags(RW_ATTACH_BOXES) naming every box of its set (rwctl topo show JOB on a box lists them), or the boxes named disagree on the set" },
+	{ EXDEV, "the job is spread over several boxes: attach with rw_attach_remote_flags(RW_ATTACH_BOXES) naming every box of its set (rwctl topo show JOB on a box lists them); or the boxes named disagree on the set; or RW_ATTACH_BOXES named a job that is whole on one box" },
 	{ EISCONN, "this context is attached already; open another one to attach again" },
 	{ ENOTCONN, "not attached to a job, or no model layout declared or mapped yet" },
 	{ EEXIST, "the job has a different model layout (keys, sizes, types and order must match)" },

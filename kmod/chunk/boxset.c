@@ -125,7 +125,7 @@ u64 rw_boxset_seed(const char *name)
 EXPORT_SYMBOL_IF_KUNIT(rw_boxset_seed);
 
 int rw_boxset_owners(const struct rw_boxset *s, const char *name,
-		     u32 nr_chunks, u8 *owner, u32 *count)
+		     u32 nr_chunks, bool last_short, u8 *owner, u32 *count)
 {
 	u32 ids[RW_OWNER_MAX_BOXES], i;
 
@@ -133,7 +133,7 @@ int rw_boxset_owners(const struct rw_boxset *s, const char *name,
 		return -EINVAL;
 	for (i = 0; i < s->nr; i++)
 		ids[i] = s->box[i].id;
-	return rw_owner_assign(rw_boxset_seed(name), ids, s->nr, nr_chunks,
-			       owner, count);
+	return rw_owner_assign_bytes(rw_boxset_seed(name), ids, s->nr,
+				     nr_chunks, last_short, owner, count);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_boxset_owners);

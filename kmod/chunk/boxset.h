@@ -59,11 +59,12 @@ u64 rw_boxset_digest(const struct rw_boxset *s);
 u64 rw_boxset_seed(const char *name);
 
 /*
- * Chunk owners of a job @name's @nr_chunks chunks under @s: @owner[c] is an
- * index into @s->box, @count (may be NULL, else RW_OWNER_MAX_BOXES
- * entries) each box's chunks. 0 or -EINVAL (see rw_owner_assign()).
+ * Chunk owners of a job @name's @nr_chunks chunks under @s, the last of
+ * them shorter than the others if @last_short: @owner[c] is an index into
+ * @s->box, @count (may be NULL, else RW_OWNER_MAX_BOXES entries) each
+ * box's chunks. 0 or -EINVAL (see rw_owner_assign_bytes()).
  */
 int rw_boxset_owners(const struct rw_boxset *s, const char *name,
-		     u32 nr_chunks, u8 *owner, u32 *count);
+		     u32 nr_chunks, bool last_short, u8 *owner, u32 *count);
 
 #endif /* _RW_CHUNK_BOXSET_H */

@@ -22,12 +22,36 @@ u64 rw_owner_score(u64 seed, u32 chunk, u32 id)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_owner_score);
 
-int rw_owner_assign(u64 seed, const u32 *ids, u32 nr_boxes, u32 nr_chunks,
-		    u8 *owner, u32 *count)
+/* The best-ranked box for chunk @c among those @room allows (-1: none). */
+static int rw_owner_best(u64 seed, const u32 *ids, u32 nr_boxes, u32 c,
+			 const u32 *taken, const bool *big, u32 lo, u32 extra)
+{
+	u64 best_score = 0, s;
+	int best = -1;
+	u32 b;
+
+	for (b = 0; b < nr_boxes; b++) {
+		/* Room: below its quota, or one of the extras left. */
+		if (taken[b] >= lo + big[b] &&
+		    (big[b] || taken[b] != lo || !extra))
+			continue;
+		s = rw_owner_score(seed, c, ids[b]);
+		if (best < 0 || s > best_score ||
+		    (s == best_score && ids[b] < ids[best])) {
+			best = (int)b;
+			best_score = s;
+		}
+	}
+	return best;
+}
+
+int rw_owner_assign_bytes(u64 seed, const u32 *ids, u32 nr_boxes,
+			  u32 nr_chunks, bool last_short, u8 *owner,
+			  u32 *count)
 {
 	u32 taken[RW_OWNER_MAX_BOXES] = { 0 };
-	u32 lo, extra, c, b, i;
-	u64 best_score, s;
+	bool big[RW_OWNER_MAX_BOXES] = { false };
+	u32 lo, extra, c, b, i, n;
 	int best;
 
 	if (!ids || !owner || !nr_boxes || nr_boxes > RW_OWNER_MAX_BOXES ||
@@ -39,28 +63,44 @@ int rw_owner_assign(u64 seed, const u32 *ids, u32 nr_boxes, u32 nr_chunks,
 				return -EINVAL;
 	lo = nr_chunks / nr_boxes;
 	extra = nr_chunks % nr_boxes;
-	for (c = 0; c < nr_chunks; c++) {
-		best = -1;
-		best_score = 0;
-		for (b = 0; b < nr_boxes; b++) {
-			/* Room: below the floor, or one of the extras left. */
-			if (taken[b] > lo || (taken[b] == lo && !extra))
-				continue;
-			s = rw_owner_score(seed, c, ids[b]);
-			if (best < 0 || s > best_score ||
-			    (s == best_score && ids[b] < ids[best])) {
-				best = (int)b;
-				best_score = s;
-			}
-		}
-		/* The caps add up to the chunks: some box has room. */
-		if (taken[best]++ == lo)
+	n = nr_chunks;
+	/*
+	 * A short last chunk goes first, to its best-ranked box, which then
+	 * owns one of the extra chunks if there are any: the box with the
+	 * short chunk holds one chunk more, so bytes, not counts, balance.
+	 */
+	if (last_short) {
+		n--;
+		best = rw_owner_best(seed, ids, nr_boxes, n, taken, big, lo + 1,
+				     0);
+		taken[best] = 1;
+		if (extra) {
+			big[best] = true;
 			extra--;
+		}
+		owner[n] = (u8)best;
+	}
+	for (c = 0; c < n; c++) {
+		best = rw_owner_best(seed, ids, nr_boxes, c, taken, big, lo,
+				     extra);
+		/* The quotas add up to the chunks: some box has room. */
+		if (taken[best]++ == lo && !big[best]) {
+			big[best] = true;
+			extra--;
+		}
 		owner[c] = (u8)best;
 	}
 	if (count)
 		for (b = 0; b < nr_boxes; b++)
 			count[b] = taken[b];
 	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_owner_assign_bytes);
+
+int rw_owner_assign(u64 seed, const u32 *ids, u32 nr_boxes, u32 nr_chunks,
+		    u8 *owner, u32 *count)
+{
+	return rw_owner_assign_bytes(seed, ids, nr_boxes, nr_chunks, false,
+				     owner, count);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_owner_assign);

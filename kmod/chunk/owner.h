@@ -36,5 +36,14 @@ u64 rw_owner_score(u64 seed, u32 chunk, u32 id);
  */
 int rw_owner_assign(u64 seed, const u32 *ids, u32 nr_boxes, u32 nr_chunks,
 		    u8 *owner, u32 *count);
+/*
+ * The same for a model whose last chunk is shorter than the others
+ * (@last_short; false is rw_owner_assign()): that chunk's box is one of
+ * those owning a chunk more when the count does not divide evenly, so
+ * owned bytes differ by less than one chunk between boxes.
+ */
+int rw_owner_assign_bytes(u64 seed, const u32 *ids, u32 nr_boxes,
+			  u32 nr_chunks, bool last_short, u8 *owner,
+			  u32 *count);
 
 #endif /* _RW_CHUNK_OWNER_H */

@@ -60,8 +60,11 @@ static u32 rw_engine_bufs_per_chunk(u32 nr_state, u32 nr_workers)
  * does not name this box.
  */
 static int rw_engine_owned_of(const struct rw_boxset *boxes, const char *job,
-			      u32 nr_chunks, unsigned long **owned, u32 *nr)
+			      const struct rw_layout_geom *g,
+			      unsigned long **owned, u32 *nr)
 {
+	u32 nr_chunks = g->nr_chunks, len;
+	u64 off;
 	int self, ret;
 	u8 *owner;
 	u32 c;
@@ -78,7 +81,9 @@ static int rw_engine_owned_of(const struct rw_boxset *boxes, const char *job,
 	ret = -ENOMEM;
 	if (!owner || !*owned)
 		goto out;
-	ret = rw_boxset_owners(boxes, job, nr_chunks, owner, NULL);
+	rw_layout_chunk(g, nr_chunks - 1, &off, &len);
+	ret = rw_boxset_owners(boxes, job, nr_chunks, len < g->chunk_size,
+			       owner, NULL);
 	if (ret)
 		goto out;
 	for (c = 0; c < nr_chunks; c++)
@@ -131,7 +136,7 @@ static int rw_engine_build_layout(struct rw_engine *e,
 	if (ret)
 		goto err;
 	e->nr_chunks = e->layout.geom.nr_chunks;
-	ret = rw_engine_owned_of(cfg->boxes, cfg->name, e->nr_chunks,
+	ret = rw_engine_owned_of(cfg->boxes, cfg->name, &e->layout.geom,
 				 &e->owned, &e->nr_owned);
 	if (ret)
 		goto err;
@@ -439,8 +444,7 @@ int rw_engine_footprint(const struct rw_engine_config *cfg, u64 *bytes)
 		return ret;
 	nc = g.nr_chunks;
 	/* A job over several boxes: memory for this box's chunks only. */
-	ret = rw_engine_owned_of(cfg->boxes, cfg->name, g.nr_chunks, &owned,
-				 &own);
+	ret = rw_engine_owned_of(cfg->boxes, cfg->name, &g, &owned, &own);
 	if (ret)
 		return ret;
 	bitmap_free(owned);

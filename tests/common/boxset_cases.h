@@ -214,7 +214,7 @@ static const char *rw_bc_owners(void)
 	u32 i, sum = 0, n = 4096;
 
 	rw_bc_fill(s, 5);
-	if (rw_boxset_owners(s, "resnet50", n, rw_bc_owner, count))
+	if (rw_boxset_owners(s, "resnet50", n, false, rw_bc_owner, count))
 		return "owners: a good set refused";
 	for (i = 0; i < n; i++)
 		if (rw_bc_owner[i] >= s->nr)
@@ -232,10 +232,10 @@ static const char *rw_bc_owners(void)
 		return "owners: not rw_owner_assign's table for the job's seed";
 	/* Refused as rw_owner_assign refuses. */
 	s->nr = 0;
-	if (rw_boxset_owners(s, "resnet50", n, rw_bc_owner, count) != -EINVAL)
+	if (rw_boxset_owners(s, "resnet50", n, false, rw_bc_owner, count) != -EINVAL)
 		return "owners: a set without boxes accepted";
 	rw_bc_fill(s, 5);
-	if (rw_boxset_owners(s, "resnet50", 0, rw_bc_owner, count) != -EINVAL)
+	if (rw_boxset_owners(s, "resnet50", 0, false, rw_bc_owner, count) != -EINVAL)
 		return "owners: no chunks accepted";
 	return NULL;
 }

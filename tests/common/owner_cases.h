@@ -25,20 +25,29 @@ static const u32 rw_oc_ids[RW_OWNER_MAX_BOXES + 1] = {
 	54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70,
 };
 
-/* Every box holds floor(N / n) or one more, and N mod n hold more. */
+/*
+ * Every box holds floor(N / n) or one more, and N mod n hold more; with a
+ * short last chunk its box is one of those holding more (when any do), so
+ * owned bytes differ by less than a chunk.
+ */
 static const char *rw_oc_balance(void)
 {
-	static const u32 chunks[] = { 1, 2, 3, 7, 30, 31, 100, 257, 4096 };
+	static const u32 chunks[] = { 1, 2, 3, 7, 23, 30, 31, 100, 257, 4096 };
 	static const u32 boxes[] = { 1, 2, 3, 4, 5, 8, 13, 64 };
-	u32 count[RW_OWNER_MAX_BOXES], i, j, b, more, sum;
+	u32 count[RW_OWNER_MAX_BOXES], i, j, b, more, sum, s;
 
-	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+	for (s = 0; s < 2 * ARRAY_SIZE(chunks); s++) {
+		i = s % ARRAY_SIZE(chunks);
 		for (j = 0; j < ARRAY_SIZE(boxes); j++) {
 			u32 n = chunks[i], k = boxes[j], lo = n / k;
+			bool short_last = s >= ARRAY_SIZE(chunks);
 
-			if (rw_owner_assign(RW_OC_SEED + i, rw_oc_ids, k, n,
-					    rw_oc_a, count))
+			if (rw_owner_assign_bytes(RW_OC_SEED + i, rw_oc_ids, k,
+						  n, short_last, rw_oc_a,
+						  count))
 				return "balance: refused a good set";
+			if (short_last && n % k && count[rw_oc_a[n - 1]] != lo + 1)
+				return "balance: the short chunk's box holds no more";
 			more = 0;
 			sum = 0;
 			for (b = 0; b < k; b++) {

@@ -85,7 +85,8 @@ static void rw_shard_owned_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, n, 22U);
 	owner = kunit_kzalloc(test, n, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
-	KUNIT_ASSERT_EQ(test, rw_boxset_owners(set, "shard", n, owner, count),
+	/* The model's last chunk is short (89392 bytes in 4 KiB chunks). */
+	KUNIT_ASSERT_EQ(test, rw_boxset_owners(set, "shard", n, true, owner, count),
 			0);
 	for (b = 0; b < RW_S_BOXES; b++) {
 		KUNIT_EXPECT_EQ(test, rw_engine_nr_owned(e[b]), count[b]);
