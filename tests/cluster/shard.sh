@@ -1,0 +1,221 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A job spread over three boxes (docs/design.md "Many boxes"): three box
+# VMs hold the same jobs with the set 1@box1,2@box2,3@box3, and two
+# trainers on the worker VM attach to all three (wire-local with
+# RW_ATTACH_BOXES, the wire tests' model: 23 chunks of 4 KiB).
+# - SGD: both ranks end with the exact result (wire-model.h), as on one
+#   box; momentum: the same bytes as the same run on box1 alone.
+# - While the momentum ranks stay attached each box shows its share: its
+#   owned bytes within 10 % of a third, what its run is charged under half
+#   of the whole run's on box1, and it took its own chunks of every
+#   iteration from each rank and no other.
+# - SSP (bound 1) and adaptive (band 1..3) with a slow rank 1: every box's
+#   gate keeps its bound (max skew from each box's stats).
+# - Refused, each with EXDEV or its own errno, and the job trains on after:
+#   an attachment naming one box, or two of the three; a local trainer on a
+#   box; boxes that disagree on the set (box3 given epoch 2); a box that is
+#   not there at attach.
+# - Python: Worker(boxes=[...]) trains a small MLP on the digits over the
+#   three boxes (shard-digits.py).
+# cluster-roles: box1 box2 box3 worker
+# vm-timeout: 900
+RW_TEST_NAME=cluster-shard-$RW_ROLE
+. "$(dirname "$0")/../vm/lib.sh"
+
+B1=$(rw_cluster_ip box1)
+B2=$(rw_cluster_ip box2)
+B3=$(rw_cluster_ip box3)
+ME=$(rw_cluster_ip "$RW_ROLE")
+SET=1@$B1,2@$B2,3@$B3
+ALL=$B1,$B2,$B3
+TOKEN=$RW_CLUSTER/token
+ITERS=6
+LOCAL=$RW_TOP/build/tests/vm/wire-local
+
+rw_wire_up "$ME" --eth0
+
+if [ "$RW_ROLE" != worker ]; then
+	id=${RW_ROLE#box}
+	# jobs: every job of the test on this box, with the set.
+	jobs() {
+		local j
+		for j in "sgd3 2 optim sgd lr 0.5" "mom3 2 optim momentum lr 0.5 momentum 0.5" \
+			"ssp3 2 sync ssp 1 optim sgd lr 0.5" "ada3 2 sync adaptive 1 3 optim sgd lr 0.5" \
+			"dig3 1 optim sgd lr 0.2"; do
+			set -- $j
+			local name=$1 w=$2
+			shift 2
+			"$RWCTL" job add "$name" workers "$w" chunk-size 4096 token-file "$TOKEN" \
+				"$@" boxes "$SET" self "$id" >/dev/null || return 1
+		done
+	}
+	t_ok "the jobs, with the set, this box $id" jobs
+	# Box 3 holds skew3 in a set of epoch 2: the boxes disagree.
+	if [ "$id" = 3 ]; then
+		t_ok "job add skew3, epoch 2 here" "$RWCTL" job add skew3 workers 2 \
+			chunk-size 4096 token-file "$TOKEN" boxes "$SET" self 3 epoch 2
+	else
+		t_ok "job add skew3, epoch 1 here" "$RWCTL" job add skew3 workers 2 \
+			chunk-size 4096 token-file "$TOKEN" boxes "$SET" self "$id"
+	fi
+	if [ "$id" = 1 ]; then
+		t_ok "job add mom1: the momentum job whole on this box" "$RWCTL" job add mom1 \
+			workers 2 chunk-size 4096 token-file "$TOKEN" optim momentum lr 0.5 momentum 0.5
+	fi
+	t_eq "topo show: the set, epoch 1, this box $id" "1 $id [1, 2, 3]" \
+		"$("$RWCTL" -j topo show sgd3 | jpy '"%d %d %s" % (d["box_set"]["epoch"], d["box_set"]["self"], [b["id"] for b in d["box_set"]["boxes"]])')"
+	t_eq "a local trainer of a job over several boxes is refused" \
+		"error: declare: the job is spread over several boxes" \
+		"$("$LOCAL" sgd3 "$TOKEN" 0 2 1 2>&1 | cut -d'(' -f1 | cut -d: -f1-3)"
+	t_ok "listen add $ME" "$RWCTL" listen add "$ME"
+	touch "$RW_OUT/ready"
+
+	t_ok "the worker's momentum ranks hold" rw_await worker mom3-holding 300
+	topo=$("$RWCTL" -j topo show mom3)
+	share=$(printf '%s' "$topo" | jpy 'round(3 * [b["bytes"] for b in d["box_set"]["boxes"] if b["self"]][0] / sum(b["bytes"] for b in d["box_set"]["boxes"]), 3)')
+	mine=$(printf '%s' "$topo" | jpy '[b["chunks"] for b in d["box_set"]["boxes"] if b["self"]][0]')
+	total=$(printf '%s' "$topo" | jpy 'sum(b["chunks"] for b in d["box_set"]["boxes"])')
+	t_ok "this box owns 1/3 of the bytes to 10 % ($share of a third; $mine of $total chunks)" \
+		/usr/bin/python3 -c "import sys; sys.exit(abs(float('$share') - 1) > 0.1)"
+	"$RWCTL" -j job show mom3 | jpy 'd["jobs"][0]["memory"]' >"$RW_OUT/mom3-memory"
+	echo "$mine" >"$RW_OUT/mom3-chunks"
+	t_eq "it took its own chunks of every iteration from each rank" \
+		"$((mine * ITERS)) $((mine * ITERS))" \
+		"$("$RWCTL" -j listen show | jpy '" ".join(str(c["pushes"]) for c in sorted(d["connections"], key=lambda c: c["rank"]) if c["job"] == "mom3")')"
+	touch "$RW_OUT/mom3-checked"
+
+	if [ "$id" = 1 ]; then
+		t_ok "the worker's whole-box ranks hold" rw_await worker mom1-holding 300
+		whole=$("$RWCTL" -j job show mom1 | jpy 'd["jobs"][0]["memory"]')
+		t_ok "each box's run is charged under half of the whole run's ($whole bytes): $(cat "$RW_CLUSTER"/box[123]/mom3-memory | tr '\n' ' ')" \
+			sh -c "for f in '$RW_CLUSTER'/box[123]/mom3-memory; do [ \$((\$(cat \$f) * 2)) -lt $whole ] || exit 1; done"
+		t_eq "the three boxes own every chunk once" 23 \
+			"$(($(cat "$RW_CLUSTER/box1/mom3-chunks") + $(cat "$RW_CLUSTER/box2/mom3-chunks") + $(cat "$RW_CLUSTER/box3/mom3-chunks")))"
+		touch "$RW_OUT/mom1-checked"
+	fi
+
+	for j in ssp3 ada3; do
+		bound=1
+		[ $j = ada3 ] && bound=3
+		t_ok "the worker's $j ranks hold" rw_await worker $j-holding 300
+		skew=$("$RWCTL" -j stats show $j | grep -o '"max_skew": *[0-9]*' | head -n 1 | grep -o '[0-9]*$')
+		t_ok "$j: this box's gate kept the skew within $bound (max_skew ${skew:-none})" \
+			test "${skew:-99}" -le $bound
+		touch "$RW_OUT/$j-checked"
+	done
+	t_ok "the worker is done" rw_await worker done 600
+	t_ok "job del every job" sh -c \
+		"for j in sgd3 mom3 ssp3 ada3 dig3 skew3 \$( [ $id = 1 ] && echo mom1); do '$RWCTL' job del \$j || exit 1; done"
+	t_ok "rmmod rackweave" rmmod rackweave
+else
+	for b in box1 box2 box3; do
+		t_ok "$b listens" rw_await $b ready 300
+	done
+	# pair TAG JOB ADDRS [ENV...]: ranks 0 and 1 of JOB; 0 if both exit 0.
+	# WIRE_LOCAL_BOXES=1 in ENV: ADDRS are every box of a set.
+	pair() {
+		local tag=$1 job=$2 addrs=$3 r rc=0 pids=()
+		shift 3
+		for r in 0 1; do
+			env "$@" WIRE_LOCAL_TIMEOUT_MS=120000 \
+				"$LOCAL" "$job" "$TOKEN" $r 2 $ITERS "$addrs" \
+				>"$RW_OUT/$tag-$r.log" 2>&1 &
+			pids+=($!)
+		done
+		for r in "${pids[@]}"; do
+			wait "$r" || rc=1
+		done
+		[ $rc = 0 ] || tail -n 3 "$RW_OUT/$tag"-[01].log | sed 's/^/#   /'
+		return $rc
+	}
+	hash_of() { sed -n 's/^trained [0-9]* [a-z]* \([0-9a-f]*\)$/\1/p' "$RW_OUT/$1.log"; }
+
+	t_ok "SGD over three boxes: both ranks trained" pair sgd sgd3 "$ALL" WIRE_LOCAL_BOXES=1
+	t_eq "... exactly the one-box result, both" "trained $ITERS exact trained $ITERS exact" \
+		"$(cut -d' ' -f1-3 "$RW_OUT/sgd-0.log") $(cut -d' ' -f1-3 "$RW_OUT/sgd-1.log")"
+
+	pair mom3 mom3 "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 WIRE_LOCAL_HOLD="$RW_OUT/release-mom3" &
+	mom=$!
+	for _ in $(seq 600); do
+		[ "$(cat "$RW_OUT"/mom3-[01].log 2>/dev/null | grep -c '^trained')" = 2 ] && break
+		sleep 0.2
+	done
+	touch "$RW_OUT/mom3-holding"
+	for b in box1 box2 box3; do
+		t_ok "$b checked its share" rw_await $b mom3-checked 300
+	done
+	touch "$RW_OUT/release-mom3"
+	wait $mom
+	t_eq "momentum over three boxes: both ranks trained" 0 $?
+
+	pair mom1 mom1 "$B1" WIRE_LOCAL_ANY=1 WIRE_LOCAL_HOLD="$RW_OUT/release-mom1" &
+	mom=$!
+	for _ in $(seq 600); do
+		[ "$(cat "$RW_OUT"/mom1-[01].log 2>/dev/null | grep -c '^trained')" = 2 ] && break
+		sleep 0.2
+	done
+	touch "$RW_OUT/mom1-holding"
+	t_ok "box1 compared the memory" rw_await box1 mom1-checked 300
+	touch "$RW_OUT/release-mom1"
+	wait $mom
+	t_eq "the momentum job whole on box1: both ranks trained" 0 $?
+	t_ok "three boxes end with box1's bytes alone ($(hash_of mom1-0))" \
+		test -n "$(hash_of mom1-0)" -a "$(hash_of mom3-0)" = "$(hash_of mom1-0)" \
+		-a "$(hash_of mom3-1)" = "$(hash_of mom1-0)"
+
+	# refused HOW JOB ADDRS: rank 0 alone, expected to fail; its error.
+	refused() {
+		local env=$1
+		shift
+		env $env WIRE_LOCAL_TIMEOUT_MS=20000 "$LOCAL" "$1" "$TOKEN" 0 2 1 "$2" 2>&1 |
+			cut -d'(' -f1 | cut -d: -f1-3
+	}
+	t_eq "naming one box of three: refused" \
+		"error: declare: the job is spread over several boxes" \
+		"$(refused WIRE_LOCAL_X=1 sgd3 "$B1")"
+	t_eq "naming two of the three: refused" \
+		"error: declare: the job is spread over several boxes" \
+		"$(refused WIRE_LOCAL_BOXES=1 sgd3 "$B1,$B2")"
+	t_eq "boxes that disagree on the set: refused" \
+		"error: declare: the job is spread over several boxes" \
+		"$(refused WIRE_LOCAL_BOXES=1 skew3 "$ALL")"
+	t_ok "a box that is not there: the attach fails" sh -c \
+		"WIRE_LOCAL_BOXES=1 '$LOCAL' sgd3 '$TOKEN' 0 2 1 '$ALL,10.88.0.99' | grep -q '^error: attach: '"
+	t_ok "... and the job trains on: SGD exact again" pair sgd-again sgd3 "$ALL" WIRE_LOCAL_BOXES=1
+	t_eq "... both" "trained $ITERS exact trained $ITERS exact" \
+		"$(cut -d' ' -f1-3 "$RW_OUT/sgd-again-0.log") $(cut -d' ' -f1-3 "$RW_OUT/sgd-again-1.log")"
+
+	# Rank 1 sleeps 100 ms per iteration: rank 0 runs ahead to the bound.
+	# Both stay attached until every box has read its gate's max skew.
+	slow_pair() {
+		local job=$1 r rc=0 pids=()
+		for r in 0 1; do
+			env WIRE_LOCAL_BOXES=1 WIRE_LOCAL_TIMEOUT_MS=120000 WIRE_LOCAL_ANY=1 \
+				WIRE_LOCAL_SLEEP_MS=$((r * 100)) WIRE_LOCAL_HOLD="$RW_OUT/release-$job" \
+				"$LOCAL" "$job" "$TOKEN" $r 2 $ITERS "$ALL" >"$RW_OUT/$job-$r.log" 2>&1 &
+			pids+=($!)
+		done
+		for _ in $(seq 600); do
+			[ "$(cat "$RW_OUT/$job"-[01].log 2>/dev/null | grep -c '^trained')" = 2 ] && break
+			sleep 0.2
+		done
+		touch "$RW_OUT/$job-holding"
+		for b in box1 box2 box3; do
+			rw_await $b $job-checked 300 || rc=1
+		done
+		touch "$RW_OUT/release-$job"
+		for r in "${pids[@]}"; do
+			wait "$r" || rc=1
+		done
+		return $rc
+	}
+	t_ok "SSP (bound 1) over three boxes, rank 1 slow: trained" slow_pair ssp3
+	t_ok "adaptive (1..3) over three boxes, rank 1 slow: trained" slow_pair ada3
+
+	t_ok "Python: Worker(boxes=[...]) trains the digits over three boxes" \
+		/usr/bin/python3 "$RW_TOP/tests/cluster/shard-digits.py" "$TOKEN" "$ALL" "$RW_OUT"
+	touch "$RW_OUT/done"
+fi
+t_done
