@@ -368,6 +368,39 @@ static int rw_remote_src_copy(struct rw_remote *r, void *buf,
  * filled from @src first, which the box reads; or (@src NULL) which the
  * box writes, copied to the caller's @out once answered.
  */
+/*
+ * From @stage, a box's image (docs/design.md "Many boxes": whole-model in
+ * shape), the parts of the chunks that box holds, those on link @nic,
+ * into the caller's image at @out (@len bytes): each array's chunk and
+ * its version.
+ */
+static int rw_remote_copy_owned(struct rw_remote *r, u32 nic,
+				const u8 *stage, u64 out, u64 len)
+{
+	u32 shift = r->l.geom.chunk_shift, c, a, arrays;
+	u64 blen = (u64)r->nr_chunks << shift;
+	u64 vers = (u64)r->nr_chunks * sizeof(u64), at;
+
+	if (len < vers || (len - vers) % blen)
+		return -EINVAL;
+	arrays = (u32)((len - vers) / blen);
+	for (c = 0; c < r->nr_chunks; c++) {
+		if (READ_ONCE(r->link_of[c]) != nic)
+			continue;
+		for (a = 0; a < arrays; a++) {
+			at = (u64)a * blen + ((u64)c << shift);
+			if (copy_to_user(u64_to_user_ptr(out + at), stage + at,
+					 1U << shift))
+				return -EFAULT;
+		}
+		at = (u64)arrays * blen + (u64)c * sizeof(u64);
+		if (copy_to_user(u64_to_user_ptr(out + at), stage + at,
+				 sizeof(u64)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
 static int rw_remote_ask_staged(struct rw_remote *r, u32 nic,
 				struct rw_wire_request_info *req, u64 len,
 				const struct rw_remote_src *src, u64 out)
@@ -390,7 +423,10 @@ static int rw_remote_ask_staged(struct rw_remote *r, u32 nic,
 	req->win.seg_shift = stage.seg_shift;
 	req->win.nr_segs = stage.nr_segs;
 	ret = rw_remote_ask(r, nic, req, src ? src->runs : NULL, &stage, segs);
-	if (!ret && !src && copy_to_user(u64_to_user_ptr(out), buf, len))
+	/* A box of several: its own chunks only, the others' are theirs. */
+	if (!ret && !src && r->boxes)
+		ret = rw_remote_copy_owned(r, nic, buf, out, len);
+	else if (!ret && !src && copy_to_user(u64_to_user_ptr(out), buf, len))
 		ret = -EFAULT;
 out:
 	/* The box answered, or the link broke: nothing reads it now. */
@@ -426,12 +462,15 @@ static int rw_remote_restore(struct rw_remote *r, u64 data, u64 len)
 {
 	struct rw_wire_request_info req = { .op = RW_OP_RESTORE };
 	struct rw_remote_src src = { .data = data, .len = len };
+	int ret = 0;
+	u32 i;
 
 	if (len < sizeof(struct rw_ckpt_head))
 		return -EINVAL;
-	if (r->boxes)
-		return -EOPNOTSUPP;
-	return rw_remote_ask_staged(r, 0, &req, len, &src, 0);
+	/* Every box reads the whole image and keeps its own chunks of it. */
+	for (i = 0; !ret && i < rw_remote_nr_asked(r); i++)
+		ret = rw_remote_ask_staged(r, i, &req, len, &src, 0);
+	return ret;
 }
 
 int rw_remote_params_init(struct rw_remote *r, const struct rw_range *rg,
@@ -501,28 +540,50 @@ static int rw_remote_head(struct rw_remote *r, struct rw_ckpt_head *h)
 static int rw_remote_save(struct rw_remote *r, u32 timeout_ms, u64 data,
 			  u64 len, struct rw_ckpt_head *h)
 {
-	struct rw_wire_request_info req = {
-		.op = RW_OP_HEAD,
-	};
+	struct rw_wire_request_info req;
+	bool any = false;
+	u64 step = 0;
 	int ret;
+	u32 i;
 
-	/* A job-wide checkpoint of several boxes is not made yet. */
-	if (r->boxes)
-		return -EOPNOTSUPP;
-	ret = rw_remote_ask(r, 0, &req, NULL, NULL, NULL);
-	if (ret)
-		return ret;
-	if (len != r->ans.head.image_len)
-		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	req.op = RW_OP_SAVE;
-	req.timeout_ms = timeout_ms;
-	ret = rw_remote_ask_staged(r, 0, &req, len, NULL, data);
-	if (ret)
-		return ret;
-	*h = r->ans.head;
-	/* The run changed between the two: its image is not this length. */
-	return h->image_len == len ? 0 : -EINVAL;
+	/*
+	 * Each box in turn (one box: link 0), each image's own chunks into
+	 * the caller's: the job's image whole, restorable on any set.
+	 */
+	for (i = 0; i < rw_remote_nr_asked(r); i++) {
+		memset(&req, 0, sizeof(req));
+		req.op = RW_OP_HEAD;
+		ret = rw_remote_ask(r, i, &req, NULL, NULL, NULL);
+		if (ret)
+			return ret;
+		if (len != r->ans.head.image_len)
+			return -EINVAL;
+		memset(&req, 0, sizeof(req));
+		req.op = RW_OP_SAVE;
+		req.timeout_ms = timeout_ms;
+		ret = rw_remote_ask_staged(r, i, &req, len, NULL, data);
+		if (ret)
+			return ret;
+		/* The run changed between the two: its image is not this length. */
+		if (r->ans.head.image_len != len)
+			return -EINVAL;
+		/*
+		 * Under BSP every box holding chunks has stepped as often at
+		 * the boundary it held, if they held the same one (a trainer's
+		 * save holds each at its own clock); boxes that did not: try
+		 * again.
+		 */
+		if (r->boxes && !r->links[i].rep.nr_own)
+			continue;
+		if (any && r->links[i].rep.sync == RW_SYNC_BSP &&
+		    r->ans.head.step != step)
+			return -EAGAIN;
+		if (!any || r->ans.head.step > step)
+			*h = r->ans.head;
+		step = max(step, r->ans.head.step);
+		any = true;
+	}
+	return any ? 0 : -EINVAL;
 }
 
 int rw_remote_checkpoint(struct rw_remote *r, u32 flags, u32 timeout_ms,

@@ -17,6 +17,10 @@
 #   an attachment naming one box, or two of the three; a local trainer on a
 #   box; boxes that disagree on the set (box3 given epoch 2); a box that is
 #   not there at attach.
+# - A job-wide checkpoint: rank 0 saves the momentum run over the three
+#   boxes from the worker host (each box's own chunks put together into
+#   one image); a new run over the boxes restores it and so does the job
+#   whole on box1, both ending with the straight run's bytes.
 # - Python: Worker(boxes=[...]) trains a small MLP on the digits over the
 #   three boxes (shard-digits.py).
 # cluster-roles: box1 box2 box3 worker
@@ -186,6 +190,25 @@ else
 	t_ok "... and the job trains on: SGD exact again" pair sgd-again sgd3 "$ALL" WIRE_LOCAL_BOXES=1
 	t_eq "... both" "trained $ITERS exact trained $ITERS exact" \
 		"$(cut -d' ' -f1-3 "$RW_OUT/sgd-again-0.log") $(cut -d' ' -f1-3 "$RW_OUT/sgd-again-1.log")"
+
+	# A job-wide checkpoint: rank 0 saves momentum's run over the three
+	# boxes from the worker host (each box's own chunks put together), a
+	# new run there restores it, and so does the job whole on box1.
+	ck=$RW_OUT/mom3.ckpt
+	straight=$(hash_of mom3-0)
+	t_ok "momentum over three boxes again, rank 0 saving at iteration 2" \
+		pair save mom3 "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 WIRE_LOCAL_SAVE="2:$ck"
+	t_eq "... it saved step 3 and the run ended as the straight one" "saved step 3 $straight" \
+		"$(grep -o '^saved step [0-9]*' "$RW_OUT/save-0.log") $(hash_of save-0)"
+	t_ok "a new run over the three boxes restores it" \
+		pair rs3 mom3 "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 WIRE_LOCAL_RESTORE="$ck"
+	t_eq "... both ranks go on from step 3 and end as the straight run" \
+		"restored step 3 restored step 3 $straight $straight" \
+		"$(cat "$RW_OUT/rs3-0.log" "$RW_OUT/rs3-1.log" | grep '^restored' | tr '\n' ' ')$(hash_of rs3-0) $(hash_of rs3-1)"
+	t_ok "the job whole on box1 restores the same file" \
+		pair rs1 mom1 "$B1" WIRE_LOCAL_ANY=1 WIRE_LOCAL_RESTORE="$ck"
+	t_eq "... and ends as the straight run too" "$straight $straight" \
+		"$(hash_of rs1-0) $(hash_of rs1-1)"
 
 	# Rank 1 sleeps 100 ms per iteration: rank 0 runs ahead to the bound.
 	# Both stay attached until every box has read its gate's max skew.

@@ -23,10 +23,17 @@
  *                        "trained ITERS any HASH", exit 0
  *   WIRE_LOCAL_SLEEP_MS  sleep this long before each iteration's push
  *   WIRE_LOCAL_HOLD=FILE once trained, stay attached until FILE exists
+ *   WIRE_LOCAL_SAVE=N:FILE  rank 0 saves a checkpoint to FILE between its
+ *                        push and its pull of iteration N (from 0):
+ *                        "saved step S"
+ *   WIRE_LOCAL_RESTORE=FILE the run continues from FILE: rank 0 restores
+ *                        it, the others wait for it (rw_params_wait), and
+ *                        everyone goes on from its step: "restored step S"
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,7 +55,10 @@ int main(int argc, char **argv)
 	uint64_t k, bad = 0;
 	struct rw_setup s;
 	struct rw_ctx *ctx;
-	const char *hold;
+	const char *hold, *save = NULL, *restore;
+	uint32_t save_at = UINT32_MAX, start = 0;
+	struct rw_ckpt_head h;
+	char why[256];
 	uint32_t sleep_ms;
 	bool any;
 	int ret;
@@ -58,6 +68,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	any = getenv("WIRE_LOCAL_ANY") != NULL;
+	restore = getenv("WIRE_LOCAL_RESTORE");
+	if (getenv("WIRE_LOCAL_SAVE")) {
+		save_at = (uint32_t)atoi(getenv("WIRE_LOCAL_SAVE"));
+		save = strchr(getenv("WIRE_LOCAL_SAVE"), ':');
+		if (!save++) {
+			fprintf(stderr, "WIRE_LOCAL_SAVE is N:FILE\n");
+			return 2;
+		}
+	}
 	hold = getenv("WIRE_LOCAL_HOLD");
 	sleep_ms = getenv("WIRE_LOCAL_SLEEP_MS") ?
 		   (uint32_t)atoi(getenv("WIRE_LOCAL_SLEEP_MS")) : 0;
@@ -95,7 +114,18 @@ int main(int argc, char **argv)
 	/* WIRE_LOCAL_TIMEOUT_MS=0: wait as long as the box lets us. */
 	rw_set_timeout(ctx, getenv("WIRE_LOCAL_TIMEOUT_MS") ?
 		       (uint32_t)atoi(getenv("WIRE_LOCAL_TIMEOUT_MS")) : 60000);
-	for (i = 0; i < iters; i++) {
+	if (restore) {
+		ret = rank ? rw_params_wait(ctx, 120000) :
+		      rw_checkpoint_restore(ctx, restore, why, sizeof(why));
+		if (ret)
+			return fail(rank ? "params wait" : why, ret);
+		ret = rw_job_head(ctx, &h);
+		if (ret)
+			return fail("head", ret);
+		start = (uint32_t)h.step;
+		printf("restored step %u\n", start);
+	}
+	for (i = start; i < iters; i++) {
 		if (sleep_ms) {
 			struct timespec ts = {
 				.tv_sec = sleep_ms / 1000,
@@ -107,7 +137,24 @@ int main(int argc, char **argv)
 		for (t = 0; t < WM_NR_TENSORS; t++)
 			for (k = 0; k < v[t].nelems; k++)
 				((float *)v[t].grad)[k] = wm_grad(rank, i, t, k);
-		ret = rw_pushpull(ctx, NULL, 0, 0);
+		if (rank == 0 && i == save_at) {
+			/* Between its push and its pull, as a trainer saves. */
+			ret = rw_push(ctx, NULL, 0, 0);
+			if (ret)
+				return fail("push", ret);
+			ret = rw_checkpoint_save(ctx, save, 60000, why,
+						 sizeof(why));
+			if (ret)
+				return fail(why, ret);
+			ret = rw_checkpoint_head(save, &h, NULL, why,
+						 sizeof(why));
+			if (ret)
+				return fail(why, ret);
+			printf("saved step %llu\n", (unsigned long long)h.step);
+			ret = rw_pull(ctx, NULL, 0, 0);
+		} else {
+			ret = rw_pushpull(ctx, NULL, 0, 0);
+		}
 		if (ret)
 			return fail("pushpull", ret);
 	}
