@@ -103,7 +103,10 @@ static void rw_engine_free_layout(struct rw_engine *e)
 {
 	if (e->hole)
 		__free_page(e->hole);
+	if (e->hole_grad)
+		__free_page(e->hole_grad);
 	e->hole = NULL;
+	e->hole_grad = NULL;
 	kfree(e->boxes);
 	e->boxes = NULL;
 	bitmap_free(e->owned);
@@ -143,8 +146,9 @@ static int rw_engine_build_layout(struct rw_engine *e,
 	if (e->owned) {
 		ret = -ENOMEM;
 		e->hole = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		e->hole_grad = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		e->boxes = kmemdup(cfg->boxes, sizeof(*cfg->boxes), GFP_KERNEL);
-		if (!e->hole || !e->boxes)
+		if (!e->hole || !e->hole_grad || !e->boxes)
 			goto err;
 	}
 	return 0;
@@ -639,7 +643,7 @@ struct page *rw_engine_page(const struct rw_engine *e, enum rw_engine_buf buf,
 	if (c >= e->nr_chunks || (buf != RW_BUF_PARAMS && worker >= e->nr_workers))
 		return NULL;
 	if (!rw_engine_has(e, c))
-		return e->hole;
+		return buf == RW_BUF_PARAMS ? e->hole : e->hole_grad;
 	ch = &e->chunks[c];
 	if (buf == RW_BUF_PARAMS)
 		base = ch->params;

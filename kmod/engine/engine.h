@@ -81,7 +81,8 @@ u32 rw_engine_chunk_len(const struct rw_engine *e, u32 chunk);
  * how many are, and which (NULL: every chunk, the job is whole here).
  * Every other chunk has no memory: pushes, reads and initial parameters
  * of it are refused (-EINVAL) and its pages in the mapped buffers are one
- * shared page of zeros, so windows keep every chunk at its offset.
+ * page of zeros (parameters) or one scratch page (gradients, which peers
+ * may write), so windows keep every chunk at its offset.
  */
 bool rw_engine_owns(const struct rw_engine *e, u32 chunk);
 u32 rw_engine_nr_owned(const struct rw_engine *e);

@@ -118,11 +118,14 @@ struct rw_engine {
 
 	/*
 	 * A job over several boxes: the chunks with memory here (NULL: every
-	 * chunk), how many, and the page of zeros behind the others.
+	 * chunk), how many, and the pages behind the others: zeros in the
+	 * parameter buffer (never registered writable), a scratch page in
+	 * the gradient buffers (a peer's write there reaches nothing).
 	 */
 	unsigned long *owned;
 	u32 nr_owned;
 	struct page *hole;
+	struct page *hole_grad;
 	struct rw_boxset *boxes;	/* the set, as the run began */
 
 	struct rw_chunk *chunks;

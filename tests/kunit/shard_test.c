@@ -128,7 +128,7 @@ static void rw_shard_footprint_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(rw_engine_create(&cfg)), -EINVAL);
 }
 
-/* Another box's chunk: refused, and mapped as the same page of zeros. */
+/* Another box's chunk: refused, mapped as one page of zeros (parameters). */
 static void rw_shard_refused_test(struct kunit *test)
 {
 	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
@@ -159,8 +159,12 @@ static void rw_shard_refused_test(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, pg);
 		hole = hole ? hole : pg;
 		KUNIT_EXPECT_PTR_EQ(test, pg, hole);
-		KUNIT_EXPECT_PTR_EQ(test, rw_engine_page(e, RW_BUF_GRAD, 1,
-							 (u64)c * 4096), hole);
+		/* A gradient window's page of it is another, a scratch one. */
+		pg = rw_engine_page(e, RW_BUF_GRAD, 1, (u64)c * 4096);
+		KUNIT_EXPECT_NOT_NULL(test, pg);
+		KUNIT_EXPECT_PTR_NE(test, pg, hole);
+		KUNIT_EXPECT_PTR_EQ(test, rw_engine_page(e, RW_BUF_GRAD, 0,
+							 (u64)c * 4096), pg);
 	}
 	KUNIT_ASSERT_NE(test, mine, U32_MAX);
 	KUNIT_ASSERT_NE(test, other, U32_MAX);
