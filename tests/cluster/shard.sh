@@ -118,12 +118,14 @@ else
 		t_ok "$b listens" rw_await $b ready 300
 	done
 	# pair TAG JOB ADDRS [ENV...]: ranks 0 and 1 of JOB; 0 if both exit 0.
-	# WIRE_LOCAL_BOXES=1 in ENV: ADDRS are every box of a set.
+	# WIRE_LOCAL_BOXES=1 in ENV: ADDRS are every box of a set. With SLOW_MS
+	# set, rank 1 sleeps that long before each iteration's push.
 	pair() {
 		local tag=$1 job=$2 addrs=$3 r rc=0 pids=()
 		shift 3
 		for r in 0 1; do
 			env "$@" WIRE_LOCAL_TIMEOUT_MS=120000 \
+				WIRE_LOCAL_SLEEP_MS=$((r * ${SLOW_MS:-0})) \
 				"$LOCAL" "$job" "$TOKEN" $r 2 $ITERS "$addrs" \
 				>"$RW_OUT/$tag-$r.log" 2>&1 &
 			pids+=($!)
@@ -135,35 +137,38 @@ else
 		return $rc
 	}
 	hash_of() { sed -n 's/^trained [0-9]* [a-z]* \([0-9a-f]*\)$/\1/p' "$RW_OUT/$1.log"; }
+	# held TAG JOB ADDRS [ENV...]: the pair in the background, staying
+	# attached once trained; TAG-holding says so to the boxes, and
+	# release TAG ends it (the pair's status).
+	held() {
+		local tag=$1
+		pair "$@" WIRE_LOCAL_HOLD="$RW_OUT/release-$tag" &
+		eval "held_$tag=\$!"
+		for _ in $(seq 600); do
+			[ "$(cat "$RW_OUT/$tag"-[01].log 2>/dev/null | grep -c '^trained')" = 2 ] && break
+			sleep 0.2
+		done
+		touch "$RW_OUT/$tag-holding"
+	}
+	release() {
+		touch "$RW_OUT/release-$1"
+		eval "wait \$held_$1"
+	}
 
 	t_ok "SGD over three boxes: both ranks trained" pair sgd sgd3 "$ALL" WIRE_LOCAL_BOXES=1
 	t_eq "... exactly the one-box result, both" "trained $ITERS exact trained $ITERS exact" \
 		"$(cut -d' ' -f1-3 "$RW_OUT/sgd-0.log") $(cut -d' ' -f1-3 "$RW_OUT/sgd-1.log")"
 
-	pair mom3 mom3 "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 WIRE_LOCAL_HOLD="$RW_OUT/release-mom3" &
-	mom=$!
-	for _ in $(seq 600); do
-		[ "$(cat "$RW_OUT"/mom3-[01].log 2>/dev/null | grep -c '^trained')" = 2 ] && break
-		sleep 0.2
-	done
-	touch "$RW_OUT/mom3-holding"
+	held mom3 mom3 "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1
 	for b in box1 box2 box3; do
 		t_ok "$b checked its share" rw_await $b mom3-checked 300
 	done
-	touch "$RW_OUT/release-mom3"
-	wait $mom
+	release mom3
 	t_eq "momentum over three boxes: both ranks trained" 0 $?
 
-	pair mom1 mom1 "$B1" WIRE_LOCAL_ANY=1 WIRE_LOCAL_HOLD="$RW_OUT/release-mom1" &
-	mom=$!
-	for _ in $(seq 600); do
-		[ "$(cat "$RW_OUT"/mom1-[01].log 2>/dev/null | grep -c '^trained')" = 2 ] && break
-		sleep 0.2
-	done
-	touch "$RW_OUT/mom1-holding"
+	held mom1 mom1 "$B1" WIRE_LOCAL_ANY=1
 	t_ok "box1 compared the memory" rw_await box1 mom1-checked 300
-	touch "$RW_OUT/release-mom1"
-	wait $mom
+	release mom1
 	t_eq "the momentum job whole on box1: both ranks trained" 0 $?
 	t_ok "three boxes end with box1's bytes alone ($(hash_of mom1-0))" \
 		test -n "$(hash_of mom1-0)" -a "$(hash_of mom3-0)" = "$(hash_of mom1-0)" \
@@ -212,30 +217,14 @@ else
 
 	# Rank 1 sleeps 100 ms per iteration: rank 0 runs ahead to the bound.
 	# Both stay attached until every box has read its gate's max skew.
-	slow_pair() {
-		local job=$1 r rc=0 pids=()
-		for r in 0 1; do
-			env WIRE_LOCAL_BOXES=1 WIRE_LOCAL_TIMEOUT_MS=120000 WIRE_LOCAL_ANY=1 \
-				WIRE_LOCAL_SLEEP_MS=$((r * 100)) WIRE_LOCAL_HOLD="$RW_OUT/release-$job" \
-				"$LOCAL" "$job" "$TOKEN" $r 2 $ITERS "$ALL" >"$RW_OUT/$job-$r.log" 2>&1 &
-			pids+=($!)
-		done
-		for _ in $(seq 600); do
-			[ "$(cat "$RW_OUT/$job"-[01].log 2>/dev/null | grep -c '^trained')" = 2 ] && break
-			sleep 0.2
-		done
-		touch "$RW_OUT/$job-holding"
+	for j in ssp3 ada3; do
+		SLOW_MS=100 held $j $j "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1
 		for b in box1 box2 box3; do
-			rw_await $b $job-checked 300 || rc=1
+			rw_await $b $j-checked 300
 		done
-		touch "$RW_OUT/release-$job"
-		for r in "${pids[@]}"; do
-			wait "$r" || rc=1
-		done
-		return $rc
-	}
-	t_ok "SSP (bound 1) over three boxes, rank 1 slow: trained" slow_pair ssp3
-	t_ok "adaptive (1..3) over three boxes, rank 1 slow: trained" slow_pair ada3
+		release $j
+		t_eq "$j over three boxes, rank 1 slow: trained" 0 $?
+	done
 
 	t_ok "Python: Worker(boxes=[...]) trains the digits over three boxes" \
 		/usr/bin/python3 "$RW_TOP/tests/cluster/shard-digits.py" "$TOKEN" "$ALL" "$RW_OUT"
