@@ -5,7 +5,8 @@
 Usage (as root, the module loaded, the job created; `make demo` does all):
 
   examples/torch_digits.py --job digits --token-file TOKEN --workers 4 \\
-      --data build/examples/digits.bin [--box ADDR] [--slow 2,3]
+      --data build/examples/digits.bin [--box ADDR | --boxes ADDR,ADDR,...]
+      [--slow 2,3]
 
 W trainers (forked from this process, which imports torch once, so that
 it can draw every rank's progress live and run several policies one
@@ -99,7 +100,9 @@ def trainer(a, rank, data, state, hist, hcount, t0) -> int:
     xtr, ytr, xte, yte, classes = data
     torch.manual_seed(a.seed)
     model = make_model(torch, classes, a.hidden)
-    w = rw.Worker(a.job, a.token_file, rank, box=a.box, timeout_ms=a.timeout_ms)
+    w = rw.Worker(a.job, a.token_file, rank, box=a.box,
+                  boxes=a.boxes.split(",") if a.boxes else None,
+                  timeout_ms=a.timeout_ms)
     opt = rwt.DistributedOptimizer(model, w, timeout_ms=a.timeout_ms)
     x = torch.from_numpy(np.ascontiguousarray(xtr[rank::a.workers]))
     y = torch.from_numpy(np.ascontiguousarray(ytr[rank::a.workers]))
@@ -261,7 +264,10 @@ def parse(argv):
     ap.add_argument("--token-file", required=True)
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--data", required=True, help="digits file (digits-export.py)")
-    ap.add_argument("--box", help="the box's address: attach over RDMA")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--box", help="the box's address: attach over RDMA")
+    where.add_argument("--boxes", help="ADDR,ADDR,...: every box of a job spread "
+                                       "over several (docs/design.md \"Many boxes\")")
     ap.add_argument("--stats-file", help="the box's `rwctl -j stats show` (with --box)")
     ap.add_argument("--policy", default="", help="label for the output (the job decides)")
     ap.add_argument("--band", default="", help="LO,HI: the adaptive band, for the summary")
@@ -291,7 +297,8 @@ def run(argv) -> dict:
     band = [int(v) for v in a.band.split(",")] if a.band else None
     state = shared((a.workers, NF))
     hist, hcount = shared((MAXH, 4)), shared((1,))
-    where = f"over RDMA to the box at {a.box}" if a.box else "on the box (local data path)"
+    where = (f"over RDMA to the boxes at {a.boxes}" if a.boxes else
+             f"over RDMA to the box at {a.box}" if a.box else "on the box (local data path)")
     print(f"== {a.workers} PyTorch trainers attach {where}: job {a.job}"
           f"{' (' + a.policy + ')' if a.policy else ''}, MLP 64-{a.hidden}-10 on the digits,"
           f" {len(data[1])} train / {len(data[3])} test samples, {a.epochs} epochs", flush=True)
