@@ -9,8 +9,8 @@
 #   make check-user      cmocka tests on the host
 #   make check-kunit     KUnit suites in a VM on the test kernel
 #   make check-vm        VM integration tests
-#   make check-cluster   two-host tests: a box VM and a worker VM
-#   make check-kasan     KUnit, VM and two-host tests on the KASAN test kernel
+#   make check-cluster   multi-host tests: box VMs and worker VMs (tests/cluster)
+#   make check-kasan     KUnit, VM and multi-host tests on the KASAN test kernel
 #   make check-kcsan     the same on the KCSAN (data-race) test kernel
 #   make stress          fault injection and 1000 leak cycles, KASAN kernel
 #   make check-deb       build the Debian packages, install them in a throwaway
