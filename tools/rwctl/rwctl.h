@@ -36,6 +36,7 @@ typedef int (*rwctl_fetch_fn)(struct rwctl_status *st, char *msg,
 			      size_t msglen);
 
 struct rwctl {
+	FILE *in;			/* what "-" reads; NULL: stdin */
 	FILE *out;			/* command output */
 	FILE *err;			/* diagnostics */
 	rwctl_fetch_fn fetch;

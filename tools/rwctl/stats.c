@@ -14,8 +14,10 @@
  * The columns are as wide as their widest cell; a counter the module did
  * not send is "-" in text and absent in JSON.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -259,6 +261,83 @@ static int rwctl_stats_show(struct rwctl *ctl, int argc, char **argv)
 	return rwctl_end_output(ctl, &p);
 }
 
+/* Each FILE ("-": standard input, once) read into @d; errors reported. */
+static int rwctl_stats_sum_read(struct rwctl *ctl, int argc, char **argv,
+				struct rwctl_stats_docs *d)
+{
+	FILE *in = ctl->in ? ctl->in : stdin, *f;
+	char msg[512];
+	int i, err;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-")) {
+			err = rwctl_stats_read_file(in, "standard input", d,
+						    msg, sizeof(msg));
+		} else {
+			f = fopen(argv[i], "r");
+			if (!f) {
+				fprintf(ctl->err, "rwctl: stats sum: cannot open %s: %s\n",
+					argv[i], strerror(errno));
+				return RWCTL_EXIT_ERR;
+			}
+			err = rwctl_stats_read_file(f, argv[i], d, msg,
+						    sizeof(msg));
+			fclose(f);
+		}
+		if (err) {
+			fprintf(ctl->err, "rwctl: stats sum: %s\n", msg);
+			return RWCTL_EXIT_ERR;
+		}
+	}
+	return RWCTL_EXIT_OK;
+}
+
+static int rwctl_stats_sum(struct rwctl *ctl, int argc, char **argv)
+{
+	struct rwctl_stats_docs *d;
+	struct rwctl_stats s = { 0 };
+	struct rwctl_printer p;
+	bool in_seen = false;
+	char msg[512];
+	int i, ret;
+
+	if (argc < 1)
+		return rwctl_usage_error(ctl, "stats",
+					 "'stats sum' needs the 'rwctl -j stats show JOB' output of each box of the job: FILE... (- for standard input)");
+	for (i = 0; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1])
+			return rwctl_usage_error(ctl, "stats",
+						 "unexpected argument '%s' (options go before OBJECT; a file of that name is ./%s)",
+						 argv[i], argv[i]);
+		if (!strcmp(argv[i], "-") && in_seen)
+			return rwctl_usage_error(ctl, "stats",
+						 "'-' (standard input) given twice: it holds every document it has, one per line");
+		in_seen |= !strcmp(argv[i], "-");
+	}
+
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fprintf(ctl->err, "rwctl: stats sum: out of memory\n");
+		return RWCTL_EXIT_ERR;
+	}
+	ret = rwctl_stats_sum_read(ctl, argc, argv, d);
+	if (ret)
+		goto out;
+	if (rwctl_stats_sum_docs(d, &s, msg, sizeof(msg))) {
+		fprintf(ctl->err, "rwctl: stats sum: %s\n", msg);
+		ret = RWCTL_EXIT_ERR;
+		goto out;
+	}
+	rwctl_begin_output(ctl, &p);
+	rwctl_stats_print(&p, &s);
+	ret = rwctl_end_output(ctl, &p);
+out:
+	rwctl_stats_free(&s);
+	rwctl_stats_docs_free(d);
+	free(d);
+	return ret;
+}
+
 static const struct rwctl_cmd rwctl_stats_cmds[] = {
 	{
 		.name = "show",
@@ -277,6 +356,34 @@ static const struct rwctl_cmd rwctl_stats_cmds[] = {
 "  gate's state (epoch, live, parked, clocks, skew) is the current run's.\n",
 		.max_args = 1,
 		.run = rwctl_stats_show,
+	},
+	{
+		.name = "sum",
+		.args = "FILE...",
+		.help = "each box's 'rwctl -j stats show JOB' summed over the job's box set",
+		.details =
+"stats sum FILE...\n"
+"  A job over several boxes: its statistics over the set, printed as\n"
+"  'stats show' prints one box's (the same text, the same JSON keys).\n"
+"  rwctl asks its own host's module only, so each FILE holds the output of\n"
+"  'rwctl -j stats show JOB' on one box of the set (- : standard input,\n"
+"  one document per line), as 'ssh BOX rwctl -j stats show JOB' gives.\n"
+"  Each box counts its own chunks, and an iteration pushes each chunk to\n"
+"  its owner only, so these add up to a one-box run's figures:\n"
+"    summed: pushes, bytes, chunks, steps, busy, migrations, evictions,\n"
+"      errors, late_dropped; per rank pushes, bytes, chunks, parks,\n"
+"      parked_ns, evictions, errors, late_dropped (parks and evictions\n"
+"      count each box's gate: a rank parked by two boxes counts twice)\n"
+"  What every box sees alike does not add up:\n"
+"    least of the boxes': live, min_clock, pulls; per rank clock, pulls\n"
+"      (a trainer's iteration and pull end when every box has answered)\n"
+"    most of the boxes': epoch, parked, max_skew\n"
+"    per rank attached, live: yes if yes on every box\n"
+"  A figure some box lacks is left out. The documents must be one job's,\n"
+"  with the same ranks, each box's once: they hold no box id, so two\n"
+"  identical documents are refused as one box given twice.\n",
+		.max_args = RWCTL_STATS_SUM_MAX,
+		.run = rwctl_stats_sum,
 	},
 	{ .name = NULL },
 };

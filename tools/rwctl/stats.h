@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rackweave.h>
 
@@ -57,5 +58,54 @@ int rwctl_stats_genl_get(const char *name, struct rwctl_stats *s,
  * "workers": [{...}]}.
  */
 void rwctl_stats_print(struct rwctl_printer *p, const struct rwctl_stats *s);
+
+/*
+ * "rwctl stats sum" (stats-sum.c): the "rwctl -j stats show JOB" documents
+ * of a job's boxes read back, and the job's statistics over the set.
+ */
+#define RWCTL_STATS_SUM_MAX	RW_JOB_MAX_BOXES
+
+struct rwctl_stats_docs {
+	struct rwctl_stats doc[RWCTL_STATS_SUM_MAX];
+	/* Where each came from, for messages: @src as given, its first line. */
+	const char *src[RWCTL_STATS_SUM_MAX];
+	size_t line[RWCTL_STATS_SUM_MAX];
+	size_t nr;
+};
+
+/* Free every document and zero @d. */
+void rwctl_stats_docs_free(struct rwctl_stats_docs *d);
+
+/*
+ * Every document of @text (@len bytes, whitespace between documents, as
+ * one per line), named @src in messages (kept in @d: it must outlive @d),
+ * appended to @d. Each must be an
+ * object with "name" (a job name), "totals" (an object) and "workers" (an
+ * array of objects, each with its "rank", none twice); values of the keys
+ * "stats show" writes must have its types and ranges, other keys are
+ * ignored, and a missing "late_dropped" is 0. 0, or a negative errno with
+ * a sentence naming @src, the line and the column in @msg: -EINVAL for
+ * what is not such JSON, -ENODATA for no document, -E2BIG for more than
+ * RWCTL_STATS_SUM_MAX in @d.
+ */
+int rwctl_stats_read(const char *text, size_t len, const char *src,
+		     struct rwctl_stats_docs *d, char *msg, size_t msglen);
+
+/* rwctl_stats_read() of all of @f; also -EIO, -EFBIG past 16 MiB. */
+int rwctl_stats_read_file(FILE *f, const char *src,
+			  struct rwctl_stats_docs *d, char *msg,
+			  size_t msglen);
+
+/*
+ * The job's statistics over its box set into @sum (free it with
+ * rwctl_stats_free()): the documents must be of one job, none twice (by
+ * content: they hold no box id) and with the same ranks. Counters of
+ * chunk work are added, the gate's state and what every box counts alike
+ * take the least or the most (stats-sum.c's tables, rwctl(8)); a figure
+ * some document lacks is left out. 0, or -ENODATA (no document), -EINVAL
+ * or -EOVERFLOW with a sentence in @msg.
+ */
+int rwctl_stats_sum_docs(const struct rwctl_stats_docs *d,
+			 struct rwctl_stats *sum, char *msg, size_t msglen);
 
 #endif /* RWCTL_STATS_H */
