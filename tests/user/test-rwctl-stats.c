@@ -3,7 +3,8 @@
  * rwctl stats: the parser of RW_CMD_STATS_GET replies (the job's totals and
  * one nest per worker, built with libnl as the module would or as a broken
  * one might), the text table and JSON printers, and "stats show" through
- * rwctl_run() against a scripted backend.
+ * rwctl_run() against a scripted backend: the job get that gives the box
+ * set (which box this is, with a set) and the statistics.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 
@@ -24,6 +26,7 @@
 
 #include "backend.h"
 #include "genl.h"
+#include "job.h"
 #include "print.h"
 #include "rwctl.h"
 #include "rwtest.h"
@@ -453,26 +456,34 @@ static char *rw_render(const struct rwctl_stats *s, unsigned int flags)
 	return out;
 }
 
-static const char rw_text[] =
-	"job train1: epoch 2, 2 live, 1 parked, min clock 118, max skew 2\n"
-	"    pushes 48000  pulls 480  bytes 1.46 GiB  chunks 48000  steps 12000\n"
+#define RW_TEXT_TOTALS \
+	"job train1: epoch 2, 2 live, 1 parked, min clock 118, max skew 2\n" \
+	"    pushes 48000  pulls 480  bytes 1.46 GiB  chunks 48000  steps 12000\n" \
 	"    busy 12  migrations 0  evictions 1  errors 1  late_dropped 7\n"
-	"rank  attached  live  clock  pushes  pulls    bytes  chunks  parks   parked  evictions  errors  late_dropped\n"
-	"   0  yes       yes     120     120    120  375 MiB   12000      3  1.20 ms          0       0             0\n"
-	"   1  yes       no      118     120    120  375 MiB   12000   1003        -          1       0             7\n";
 
-static const char rw_json[] =
-	"{\"name\":\"train1\",\"totals\":{\"epoch\":2,\"live\":2,\"parked\":1,"
-	"\"min_clock\":118,\"max_skew\":2,\"pushes\":48000,\"pulls\":480,"
-	"\"bytes\":1572864000,\"chunks\":48000,\"steps\":12000,\"busy\":12,"
+#define RW_TEXT_TABLE \
+	"rank  attached  live  clock  pushes  pulls    bytes  chunks  parks   parked  evictions  errors  late_dropped\n" \
+	"   0  yes       yes     120     120    120  375 MiB   12000      3  1.20 ms          0       0             0\n" \
+	"   1  yes       no      118     120    120  375 MiB   12000   1003        -          1       0             7\n"
+
+static const char rw_text[] = RW_TEXT_TOTALS RW_TEXT_TABLE;
+
+#define RW_JSON_TOTALS \
+	"{\"name\":\"train1\",\"totals\":{\"epoch\":2,\"live\":2,\"parked\":1," \
+	"\"min_clock\":118,\"max_skew\":2,\"pushes\":48000,\"pulls\":480," \
+	"\"bytes\":1572864000,\"chunks\":48000,\"steps\":12000,\"busy\":12," \
 	"\"migrations\":0,\"evictions\":1,\"errors\":1,\"late_dropped\":7},"
-	"\"workers\":[{\"rank\":0,\"attached\":true,\"live\":true,\"clock\":120,"
-	"\"pushes\":120,\"pulls\":120,\"bytes\":393216000,\"chunks\":12000,"
-	"\"parks\":3,\"parked_ns\":1200000,\"evictions\":0,\"errors\":0,"
-	"\"late_dropped\":0},"
-	"{\"rank\":1,\"attached\":true,\"live\":false,\"clock\":118,"
-	"\"pushes\":120,\"pulls\":120,\"bytes\":393216000,\"chunks\":12000,"
-	"\"parks\":1003,\"evictions\":1,\"errors\":0,\"late_dropped\":7}]}\n";
+
+#define RW_JSON_WORKERS \
+	"\"workers\":[{\"rank\":0,\"attached\":true,\"live\":true,\"clock\":120," \
+	"\"pushes\":120,\"pulls\":120,\"bytes\":393216000,\"chunks\":12000," \
+	"\"parks\":3,\"parked_ns\":1200000,\"evictions\":0,\"errors\":0," \
+	"\"late_dropped\":0}," \
+	"{\"rank\":1,\"attached\":true,\"live\":false,\"clock\":118," \
+	"\"pushes\":120,\"pulls\":120,\"bytes\":393216000,\"chunks\":12000," \
+	"\"parks\":1003,\"evictions\":1,\"errors\":0,\"late_dropped\":7}]}\n"
+
+static const char rw_json[] = RW_JSON_TOTALS RW_JSON_WORKERS;
 
 static void rw_test_print_text(void **state)
 {
@@ -543,6 +554,11 @@ static struct {
 	int err;
 	bool kernel;
 	char last[RW_JOB_NAME_MAX];
+	/* The job get: its calls, its refusal, the job's set (nr 0: none). */
+	unsigned int get_calls;
+	int get_err;
+	char get_last[RW_JOB_NAME_MAX];
+	struct rwctl_boxes boxes;
 } rw_be;
 
 static int rw_be_stats(const char *name, struct rwctl_stats *s,
@@ -561,7 +577,7 @@ static int rw_be_stats(const char *name, struct rwctl_stats *s,
 
 static int rw_be_none(void)
 {
-	fail_msg("only the stats operation may be called");
+	fail_msg("only the job get and stats operations may be called");
 	return -EIO;
 }
 
@@ -578,11 +594,24 @@ static int rw_be_del(const char *n, bool f, struct rwctl_err *e)
 	return rw_be_none();
 }
 
+/* The job named, as "job show" gets it, with rw_be.boxes as its set. */
 static int rw_be_get(const char *n, struct rwctl_job_list *l,
 		     struct rwctl_err *e)
 {
-	(void)n, (void)l, (void)e;
-	return rw_be_none();
+	assert_non_null(n);
+	rw_be.get_calls++;
+	snprintf(rw_be.get_last, sizeof(rw_be.get_last), "%s", n);
+	if (rw_be.get_err) {
+		e->kernel = true;
+		return rw_be.get_err;
+	}
+	l->jobs = calloc(1, sizeof(*l->jobs));
+	assert_non_null(l->jobs);
+	l->nr = 1;
+	snprintf(l->jobs[0].name, sizeof(l->jobs[0].name), "%s", n);
+	l->jobs[0].workers = 2;
+	l->jobs[0].boxes = rw_be.boxes;
+	return 0;
 }
 
 static int rw_be_topo(const char *n, struct rwctl_topo *t,
@@ -617,6 +646,7 @@ static int rw_setup(void **state)
 	return 0;
 }
 
+/* A job without a box set: no box line, no "box_set". */
 static void rw_test_show(void **state)
 {
 	(void)state;
@@ -624,10 +654,47 @@ static void rw_test_show(void **state)
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	assert_string_equal(rw_last.err, "");
 	assert_string_equal(rw_be.last, "train1");
+	assert_string_equal(rw_be.get_last, "train1");
+	assert_int_equal(rw_be.get_calls, 1);
 	assert_string_equal(rw_last.out, rw_text);
 	RUN("-j", "stats", "show", "train1");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	assert_string_equal(rw_last.out, rw_json);
+}
+
+/* Box 2 of a set of three, epoch 4: the one line, and the set as job show. */
+static void rw_test_show_box_set(void **state)
+{
+	static const uint16_t port[] = { 7000, 7000, 7001 };
+	uint32_t i;
+
+	(void)state;
+	rw_be.boxes.epoch = 4;
+	rw_be.boxes.self = 2;
+	rw_be.boxes.nr = 3;
+	for (i = 0; i < 3; i++) {
+		rw_be.boxes.box[i].id = i + 1;
+		rw_be.boxes.box[i].family = AF_INET;
+		rw_be.boxes.box[i].addr[0] = 10;
+		rw_be.boxes.box[i].addr[3] = (uint8_t)(i + 1);
+		rw_be.boxes.box[i].port = port[i];
+	}
+	RUN("stats", "show", "train1");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_last.err, "");
+	assert_string_equal(rw_last.out, RW_TEXT_TOTALS
+			    "    box 2 of 3 (set epoch 4)\n" RW_TEXT_TABLE);
+	RUN("-j", "stats", "show", "train1");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	rw_assert_json(rw_last.out);
+	assert_string_equal(rw_last.out, RW_JSON_TOTALS
+		"\"box_set\":{\"epoch\":4,\"self\":2,\"boxes\":["
+		"{\"id\":1,\"addr\":\"10.0.0.1\",\"port\":7000,\"self\":false},"
+		"{\"id\":2,\"addr\":\"10.0.0.2\",\"port\":7000,\"self\":true},"
+		"{\"id\":3,\"addr\":\"10.0.0.3\",\"port\":7001,\"self\":false}]},"
+		RW_JSON_WORKERS);
+	assert_int_equal(rw_be.get_calls, 2);
+	assert_int_equal(rw_be.calls, 2);
 }
 
 static void rw_test_show_usage(void **state)
@@ -644,6 +711,7 @@ static void rw_test_show_usage(void **state)
 	assert_non_null(strstr(rw_last.err, "invalid character at byte 4"));
 	assert_string_equal(rw_last.out, "");
 	assert_int_equal(rw_be.calls, 0);
+	assert_int_equal(rw_be.get_calls, 0);
 }
 
 static void rw_test_show_errors(void **state)
@@ -662,6 +730,15 @@ static void rw_test_show_errors(void **state)
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_ERR);
 	assert_string_equal(rw_last.out, "");
 	assert_string_equal(rw_last.err, "rwctl: scripted failure\n");
+
+	/* The job get fails first: no statistics are asked for. */
+	rw_be.calls = 0;
+	rw_be.get_err = -ENOENT;
+	RUN("stats", "show", "gone");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_ERR);
+	assert_string_equal(rw_last.out, "");
+	assert_string_equal(rw_last.err, "rwctl: stats show: no job named 'gone'\n");
+	assert_int_equal(rw_be.calls, 0);
 }
 
 static void rw_test_help(void **state)
@@ -693,6 +770,7 @@ int main(void)
 		RW_T(rw_test_print_json),
 		RW_T(rw_test_print_sparse),
 		RW_T(rw_test_show),
+		RW_T(rw_test_show_box_set),
 		RW_T(rw_test_show_usage),
 		RW_T(rw_test_show_errors),
 		RW_T(rw_test_help),

@@ -275,8 +275,13 @@ static void rwctl_box_print_share(struct rwctl_printer *p,
 	rwctl_pr_text(p, "  %8s", rwctl_pr_fmt_bytes(human, x->bytes));
 }
 
-void rwctl_boxes_print(struct rwctl_printer *p, const struct rwctl_boxes *b,
-		       const char *indent)
+/*
+ * The set's JSON, the same in both forms; in text a line per box (@lines)
+ * or the one line "box S of N (set epoch E)".
+ */
+static void rwctl_boxes_print_set(struct rwctl_printer *p,
+				  const struct rwctl_boxes *b,
+				  const char *indent, bool lines)
 {
 	char where[RWCTL_BOX_WHERE_LEN], addr[INET6_ADDRSTRLEN], fmt[32];
 	struct rwctl_box_widths w;
@@ -291,8 +296,13 @@ void rwctl_boxes_print(struct rwctl_printer *p, const struct rwctl_boxes *b,
 	rwctl_pr_obj_open(p, "box_set");
 	rwctl_pr_u32(p, "epoch", NULL, b->epoch);
 	rwctl_pr_u32(p, "self", NULL, b->self);
-	rwctl_pr_text(p, "%sbox set epoch %u, %zu box%s, this box is %u:\n",
-		      indent, b->epoch, b->nr, b->nr == 1 ? "" : "es", b->self);
+	if (lines)
+		rwctl_pr_text(p, "%sbox set epoch %u, %zu box%s, this box is %u:\n",
+			      indent, b->epoch, b->nr, b->nr == 1 ? "" : "es",
+			      b->self);
+	else
+		rwctl_pr_text(p, "%sbox %u of %zu (set epoch %u)\n", indent,
+			      b->self, b->nr, b->epoch);
 	rwctl_pr_arr_open(p, "boxes");
 	for (i = 0; i < b->nr; i++) {
 		const struct rwctl_box *x = &b->box[i];
@@ -300,10 +310,14 @@ void rwctl_boxes_print(struct rwctl_printer *p, const struct rwctl_boxes *b,
 		rwctl_box_format(where, addr, x);
 		rwctl_pr_obj_open(p, NULL);
 		snprintf(fmt, sizeof(fmt), "%s    box %%-%du", indent, w.id);
-		rwctl_pr_u32(p, "id", fmt, x->id);
+		rwctl_pr_u32(p, "id", lines ? fmt : NULL, x->id);
 		rwctl_pr_str(p, "addr", NULL, addr);
 		rwctl_pr_u32(p, "port", NULL, x->port ? x->port : RW_WIRE_PORT);
 		rwctl_pr_bool(p, "self", NULL, x->id == b->self);
+		if (!lines) {
+			rwctl_pr_obj_close(p);
+			continue;
+		}
 		/* Padded only where something follows. */
 		if (x->has_share || x->id == b->self)
 			rwctl_pr_text(p, "  %-*s", w.where, where);
@@ -318,4 +332,16 @@ void rwctl_boxes_print(struct rwctl_printer *p, const struct rwctl_boxes *b,
 	}
 	rwctl_pr_arr_close(p);
 	rwctl_pr_obj_close(p);
+}
+
+void rwctl_boxes_print(struct rwctl_printer *p, const struct rwctl_boxes *b,
+		       const char *indent)
+{
+	rwctl_boxes_print_set(p, b, indent, true);
+}
+
+void rwctl_boxes_print_line(struct rwctl_printer *p,
+			    const struct rwctl_boxes *b, const char *indent)
+{
+	rwctl_boxes_print_set(p, b, indent, false);
 }

@@ -3,7 +3,8 @@
  * A job's box set in rwctl: the boxes a job's chunks are spread over, the
  * set's epoch and which box this one is. The words of "boxes LIST self ID
  * [epoch N]" and the set's printer are in boxes.c; its netlink attributes,
- * both ways, in boxes-genl.c. Used by the job, policy and topo objects.
+ * both ways, in boxes-genl.c. Used by the job, policy, topo and stats
+ * objects.
  */
 #ifndef RWCTL_BOXES_H
 #define RWCTL_BOXES_H
@@ -65,6 +66,14 @@ int rwctl_boxes_check(bool given, const struct rwctl_boxes *b, char *msg,
  */
 void rwctl_boxes_print(struct rwctl_printer *p, const struct rwctl_boxes *b,
 		       const char *indent);
+
+/*
+ * The same JSON; in text the one line "box S of N (set epoch E)" after
+ * @indent: which box of its job's set a part of the job's output is
+ * from ("stats show").
+ */
+void rwctl_boxes_print_line(struct rwctl_printer *p,
+			    const struct rwctl_boxes *b, const char *indent);
 
 /* RW_JOB_A_BOXES, _BOX_SELF and _BOX_EPOCH of a request (empty: none). */
 int rwctl_boxes_put(struct nl_msg *m, const struct rwctl_boxes *b);

@@ -5,11 +5,15 @@
  *   job train1: epoch 2, 4 live, 0 parked, min clock 118, max skew 2
  *       pushes 48000  pulls 480  bytes 1.46 GiB  chunks 48000  steps 12000
  *       busy 12  migrations 0  evictions 0  errors 0  late_dropped 40
+ *       box 2 of 3 (set epoch 1)
  *   rank  attached  live  clock  pushes  pulls     bytes  chunks  parks   parked  evictions  errors  late_dropped
  *      0  yes       yes     120     120    120   375 MiB   12000      3  1.20 ms          0       0            40
  *
  * late_dropped counts gradients that came after their step was done (a BSP
- * quorum below the worker count) and were dropped.
+ * quorum below the worker count) and were dropped. The "box" line, of a
+ * job with a box set only, says which box of the set these figures are
+ * from: each box counts its own chunks' work, and "stats sum" adds the
+ * boxes' documents up, one per box of the set.
  *
  * The columns are as wide as their widest cell; a counter the module did
  * not send is "-" in text and absent in JSON.
@@ -22,6 +26,7 @@
 
 #include "backend.h"
 #include "genl.h"
+#include "job.h"
 #include "print.h"
 #include "rwctl.h"
 #include "stats.h"
@@ -230,6 +235,7 @@ void rwctl_stats_print(struct rwctl_printer *p, const struct rwctl_stats *s)
 	rwctl_pr_obj_open(p, NULL);
 	rwctl_pr_str(p, "name", "job %s:", s->name);
 	rwctl_stats_print_totals(p, &s->job);
+	rwctl_boxes_print_line(p, &s->boxes, "    ");
 	rwctl_stats_print_table(p, s);
 	rwctl_pr_obj_close(p);
 }
@@ -237,6 +243,7 @@ void rwctl_stats_print(struct rwctl_printer *p, const struct rwctl_stats *s)
 static int rwctl_stats_show(struct rwctl *ctl, int argc, char **argv)
 {
 	const struct rwctl_job_backend *be = rwctl_job_backend(ctl);
+	struct rwctl_job_list list = { 0 };
 	struct rwctl_stats s = { 0 };
 	struct rwctl_printer p;
 	struct rwctl_err e;
@@ -248,8 +255,17 @@ static int rwctl_stats_show(struct rwctl *ctl, int argc, char **argv)
 	if (rwctl_job_check_name(argv[0], msg, sizeof(msg)))
 		return rwctl_usage_error(ctl, "stats", "%s", msg);
 
+	/* The job's box set, as "job show" gets it: which box this is. */
+	err = rwctl_job_fetch(ctl, "stats show", argv[0], &list);
+	if (err) {
+		rwctl_job_list_free(&list);
+		return err;
+	}
 	memset(&e, 0, sizeof(e));
 	err = be->stats(argv[0], &s, &e);
+	if (!err && list.nr == 1)
+		s.boxes = list.jobs[0].boxes;
+	rwctl_job_list_free(&list);
 	if (err) {
 		rwctl_stats_free(&s);
 		return rwctl_job_report(ctl, "stats show", argv[0], err, &e,
@@ -353,7 +369,10 @@ static const struct rwctl_cmd rwctl_stats_cmds[] = {
 "  parked, evictions, refused calls and late_dropped: gradients that came\n"
 "  after a BSP quorum had completed their step, and were dropped.\n"
 "  Counters count since the job was created, over all its runs; the\n"
-"  gate's state (epoch, live, parked, clocks, skew) is the current run's.\n",
+"  gate's state (epoch, live, parked, clocks, skew) is the current run's.\n"
+"  A job with a box set adds the line 'box S of N (set epoch E)' (JSON:\n"
+"  box_set, as job show prints it): which box of the set the figures are\n"
+"  from, so that 'stats sum' can tell the boxes' documents apart.\n",
 		.max_args = 1,
 		.run = rwctl_stats_show,
 	},

@@ -12,6 +12,8 @@
 
 #include <rackweave.h>
 
+#include "boxes.h"
+
 struct nlmsghdr;
 struct rwctl_err;
 struct rwctl_printer;
@@ -33,6 +35,7 @@ struct rwctl_stats {
 	struct rwctl_stat_set job;
 	struct rwctl_stat_set *workers;	/* by rank, each with RW_STAT_A_RANK */
 	size_t nr_workers;
+	struct rwctl_boxes boxes;	/* the job's set, self this box; nr 0: none */
 };
 
 /* Free the workers and zero @s; safe on a zeroed or half-parsed struct. */
@@ -55,7 +58,8 @@ int rwctl_stats_genl_get(const char *name, struct rwctl_stats *s,
 /*
  * "rwctl stats show": the job's totals, then a table with a row per
  * worker (the last column late_dropped); JSON {"name", "totals": {...},
- * "workers": [{...}]}.
+ * "workers": [{...}]}. With a box set, "box_set" after "totals" as "job
+ * show" prints it, and in text the line "box S of N (set epoch E)".
  */
 void rwctl_stats_print(struct rwctl_printer *p, const struct rwctl_stats *s);
 
