@@ -3,9 +3,12 @@
  * rwctl stats sum: the "rwctl -j stats show JOB" documents of a job's three
  * boxes, as files and on standard input, give the job's statistics (what
  * is added, what is the least or the most, a rank attached only if it is on
- * every box), in text and JSON; and every refusal: no FILE, unreadable
- * files, what is not JSON or not statistics, another job, one box twice,
- * other ranks, too many documents, a sum past 64 bits.
+ * every box), in text and JSON, saying over how many boxes; and every
+ * refusal: no FILE, unreadable files, what is not JSON or not statistics,
+ * another job, one box twice, other ranks, too many documents, a sum past
+ * 64 bits. With the box set each document carries: identical documents of
+ * distinct boxes sum, and a box missing or twice, or another set, is
+ * refused by name.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -84,26 +87,36 @@
  * max_skew; rank 1 is not attached on box 2, and its parked time is
  * unknown for the set.
  */
-static const char rw_sum_text[] =
-	"job emb: epoch 3, 1 live, 1 parked, min clock 39, max skew 2\n"
-	"    pushes 3600  pulls 80  bytes 112 MiB  chunks 3600  steps 1800\n"
+#define RW_SUM_TEXT_TOTALS \
+	"job emb: epoch 3, 1 live, 1 parked, min clock 39, max skew 2\n" \
+	"    pushes 3600  pulls 80  bytes 112 MiB  chunks 3600  steps 1800\n" \
 	"    busy 4  migrations 1  evictions 1  errors 1  late_dropped 3\n"
-	"rank  attached  live  clock  pushes  pulls     bytes  chunks  parks   parked  evictions  errors  late_dropped\n"
-	"   0  yes       yes      41    1800     40  56.2 MiB    1800      3  2.00 ms          0       0             3\n"
-	"   1  no        no       39    1800     40  56.2 MiB    1800      4        -          1       1             0\n";
+
+#define RW_SUM_TEXT_TABLE \
+	"rank  attached  live  clock  pushes  pulls     bytes  chunks  parks   parked  evictions  errors  late_dropped\n" \
+	"   0  yes       yes      41    1800     40  56.2 MiB    1800      3  2.00 ms          0       0             3\n" \
+	"   1  no        no       39    1800     40  56.2 MiB    1800      4        -          1       1             0\n"
+
+static const char rw_sum_text[] =
+	RW_SUM_TEXT_TOTALS "    sum over 3 boxes\n" RW_SUM_TEXT_TABLE;
+
+#define RW_SUM_JSON_TOTALS \
+	"{\"name\":\"emb\",\"totals\":{\"epoch\":3,\"live\":1,\"parked\":1," \
+	"\"min_clock\":39,\"max_skew\":2,\"pushes\":3600,\"pulls\":80," \
+	"\"bytes\":117964800,\"chunks\":3600,\"steps\":1800,\"busy\":4," \
+	"\"migrations\":1,\"evictions\":1,\"errors\":1,\"late_dropped\":3},"
+
+#define RW_SUM_JSON_WORKERS \
+	"\"workers\":[{\"rank\":0,\"attached\":true,\"live\":true,\"clock\":41," \
+	"\"pushes\":1800,\"pulls\":40,\"bytes\":58982400,\"chunks\":1800," \
+	"\"parks\":3,\"parked_ns\":2000000,\"evictions\":0,\"errors\":0," \
+	"\"late_dropped\":3},{\"rank\":1,\"attached\":false,\"live\":false," \
+	"\"clock\":39,\"pushes\":1800,\"pulls\":40,\"bytes\":58982400," \
+	"\"chunks\":1800,\"parks\":4,\"evictions\":1,\"errors\":1," \
+	"\"late_dropped\":0}]}\n"
 
 static const char rw_sum_json[] =
-	"{\"name\":\"emb\",\"totals\":{\"epoch\":3,\"live\":1,\"parked\":1,"
-	"\"min_clock\":39,\"max_skew\":2,\"pushes\":3600,\"pulls\":80,"
-	"\"bytes\":117964800,\"chunks\":3600,\"steps\":1800,\"busy\":4,"
-	"\"migrations\":1,\"evictions\":1,\"errors\":1,\"late_dropped\":3},"
-	"\"workers\":[{\"rank\":0,\"attached\":true,\"live\":true,\"clock\":41,"
-	"\"pushes\":1800,\"pulls\":40,\"bytes\":58982400,\"chunks\":1800,"
-	"\"parks\":3,\"parked_ns\":2000000,\"evictions\":0,\"errors\":0,"
-	"\"late_dropped\":3},{\"rank\":1,\"attached\":false,\"live\":false,"
-	"\"clock\":39,\"pushes\":1800,\"pulls\":40,\"bytes\":58982400,"
-	"\"chunks\":1800,\"parks\":4,\"evictions\":1,\"errors\":1,"
-	"\"late_dropped\":0}]}\n";
+	RW_SUM_JSON_TOTALS "\"boxes\":3," RW_SUM_JSON_WORKERS;
 
 static char rw_dir[] = "/tmp/rw-stats-sum.XXXXXX";
 static char rw_path[8][64];
@@ -191,14 +204,19 @@ static void rw_test_stdin(void **state)
 	assert_string_equal(rw_last.out, rw_sum_json);
 }
 
-/* One box: its own figures, as stats show printed them. */
+/* One box: its own figures, as stats show printed them, over one box. */
 static void rw_test_one_box(void **state)
 {
+	const char *end = strstr(RW_BOX1, "\"workers\"");
+	char want[sizeof(RW_BOX1) + 16];
+
 	(void)state;
 	rw_stdin(RW_BOX1);
 	RUN("-j", "stats", "sum", "-");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
-	assert_string_equal(rw_last.out, RW_BOX1 "\n");
+	snprintf(want, sizeof(want), "%.*s\"boxes\":1,%s\n",
+		 (int)(end - RW_BOX1), RW_BOX1, end);
+	assert_string_equal(rw_last.out, want);
 }
 
 /* A figure one box lacks is unknown for the set; unknown keys are ignored. */
@@ -212,7 +230,7 @@ static void rw_test_partial(void **state)
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	assert_string_equal(rw_last.out,
 			    "{\"name\":\"j\",\"totals\":{\"pushes\":4,\"late_dropped\":0},"
-			    "\"workers\":[]}\n");
+			    "\"boxes\":2,\"workers\":[]}\n");
 	RUN("stats", "sum", "-");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_ERR);
 	assert_string_equal(rw_last.err,
@@ -234,7 +252,8 @@ static void rw_test_usage(void **state)
 	assert_non_null(strstr(rw_last.out, "    summed: pushes, bytes, chunks, steps"));
 	assert_non_null(strstr(rw_last.out, "    least of the boxes': live, min_clock, pulls; per rank clock, pulls"));
 	assert_non_null(strstr(rw_last.out, "    most of the boxes': epoch, parked, max_skew"));
-	assert_non_null(strstr(rw_last.out, "identical documents are refused"));
+	assert_non_null(strstr(rw_last.out, "each box once and none missing"));
+	assert_non_null(strstr(rw_last.out, "two identical ones are refused"));
 }
 
 static void rw_test_unreadable(void **state)
@@ -316,7 +335,7 @@ static int rw_lines(const char *text)
 	return n;
 }
 
-/* One box twice: the same file, or the same figures printed by -j and -jp. */
+/* Without a box set, one box twice: the same file, or the same figures printed by -j and -jp. */
 static void rw_test_twice(void **state)
 {
 	const char *a = rw_file(1, RW_BOX1), *b = rw_file(2, RW_BOX2);
@@ -324,7 +343,7 @@ static void rw_test_twice(void **state)
 
 	(void)state;
 	RUN("stats", "sum", a, b, a);
-	snprintf(msg, sizeof(msg), "rwctl: stats sum: %s:1 and %s:1 are the same statistics: one box given twice? Give each box's once\n", a, a);
+	snprintf(msg, sizeof(msg), "rwctl: stats sum: %s:1 and %s:1 are the same statistics, and say no box: one box given twice? Give each box's once\n", a, a);
 	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR, msg);
 
 	/* Box 2 comes on standard input after box 3's lines. */
@@ -369,7 +388,222 @@ static void rw_test_too_many(void **state)
 	rw_stdin(text);
 	RUN("-j", "stats", "sum", "-");
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
-	assert_string_equal(rw_last.out, "{\"name\":\"e\",\"totals\":{\"errors\":2016,\"late_dropped\":0},\"workers\":[]}\n");
+	assert_string_equal(rw_last.out, "{\"name\":\"e\",\"totals\":{\"errors\":2016,\"late_dropped\":0},\"boxes\":64,\"workers\":[]}\n");
+}
+
+/* ---- documents that say which box of the set they are from ---- */
+
+/*
+ * @doc with the "box_set" of box @self of a set of @nr boxes (ids 1..@nr,
+ * or from @first on), epoch @epoch, as "stats show" prints it, into @buf.
+ */
+static const char *rw_set_doc(char *buf, size_t len, const char *doc,
+			      unsigned int epoch, unsigned int self,
+			      unsigned int nr, unsigned int first)
+{
+	size_t n = strlen(doc), at;
+	unsigned int i;
+
+	assert_true(n > 0 && doc[n - 1] == '}');
+	at = (size_t)snprintf(buf, len, "%.*s,\"box_set\":{\"epoch\":%u,"
+			      "\"self\":%u,\"boxes\":[", (int)(n - 1), doc,
+			      epoch, self);
+	for (i = first; i < first + nr; i++)
+		at += (size_t)snprintf(buf + at, len - at,
+				       "%s{\"id\":%u,\"addr\":\"10.0.0.%u\","
+				       "\"port\":18515,\"self\":%s}",
+				       i > first ? "," : "", i, i,
+				       i == self ? "true" : "false");
+	at += (size_t)snprintf(buf + at, len - at, "]}}");
+	assert_true(at < len);
+	return buf;
+}
+
+static char rw_doc[6][4096];
+
+/* Box @self of the set of three, epoch @epoch, with @doc's figures. */
+static const char *rw_box(unsigned int i, const char *doc, unsigned int epoch,
+			  unsigned int self)
+{
+	return rw_set_doc(rw_doc[i], sizeof(rw_doc[i]), doc, epoch, self, 3, 1);
+}
+
+/* The three boxes, each saying which it is: the same sum, over the set. */
+static void rw_test_set_sum(void **state)
+{
+	const char *a = rw_file(1, rw_box(0, RW_BOX1, 1, 1)),
+		   *b = rw_file(2, rw_box(1, RW_BOX2, 1, 2)),
+		   *c = rw_file(3, rw_box(2, RW_BOX3, 1, 3));
+
+	(void)state;
+	RUN("stats", "sum", a, b, c);
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_last.err, "");
+	assert_string_equal(rw_last.out, RW_SUM_TEXT_TOTALS
+			    "    sum over 3 boxes (set epoch 1)\n"
+			    RW_SUM_TEXT_TABLE);
+	RUN("-j", "stats", "sum", c, a, b);
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	rw_assert_json(rw_last.out);
+	assert_string_equal(rw_last.out, RW_SUM_JSON_TOTALS
+			    "\"boxes\":3,\"set_epoch\":1," RW_SUM_JSON_WORKERS);
+
+	/* A sum is not one box's: given back, it is refused. */
+	snprintf(rw_doc[3], sizeof(rw_doc[3]), "%s", rw_last.out);
+	rw_stdin(rw_doc[3]);
+	RUN("stats", "sum", "-");
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
+		       "standard input:1: not the output of 'rwctl -j stats show JOB': \"boxes\" at the top: 'rwctl stats sum' output, a sum already, not one box's\n");
+}
+
+/*
+ * A job not trained yet counts alike on every box: identical figures of
+ * distinct boxes sum (each of the set once), without the set they are
+ * refused as one file twice.
+ */
+#define RW_IDLE \
+	"{\"name\":\"emb\",\"totals\":{\"pushes\":0,\"live\":2}," \
+	"\"workers\":[{\"rank\":0,\"pushes\":0},{\"rank\":1,\"pushes\":0}]}"
+
+static void rw_test_set_identical(void **state)
+{
+	char text[3 * 4096];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s\n%s\n%s\n", rw_box(0, RW_IDLE, 1, 1),
+		 rw_box(1, RW_IDLE, 1, 2), rw_box(2, RW_IDLE, 1, 3));
+	rw_stdin(text);
+	RUN("-j", "stats", "sum", "-");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_string_equal(rw_last.err, "");
+	assert_string_equal(rw_last.out,
+			    "{\"name\":\"emb\",\"totals\":{\"live\":2,\"pushes\":0,"
+			    "\"late_dropped\":0},\"boxes\":3,\"set_epoch\":1,"
+			    "\"workers\":[{\"rank\":0,\"pushes\":0,\"late_dropped\":0},"
+			    "{\"rank\":1,\"pushes\":0,\"late_dropped\":0}]}\n");
+
+	rw_stdin(RW_IDLE "\n" RW_IDLE "\n");
+	RUN("stats", "sum", "-");
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
+		       "standard input:1 and standard input:2 are the same statistics, and say no box");
+}
+
+/* Two of three: the one missing is named; so are several. */
+static void rw_test_set_missing(void **state)
+{
+	const char *a = rw_file(1, rw_box(0, RW_BOX1, 1, 1)),
+		   *c = rw_file(3, rw_box(2, RW_BOX3, 1, 3));
+	char four[4096];
+
+	(void)state;
+	RUN("stats", "sum", a, c);
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
+		       "rwctl: stats sum: box 2 of the set (epoch 1) is missing: the set has 3 boxes and 2 of them were given; give each box's statistics once\n");
+	assert_string_equal(rw_last.out, "");
+
+	/* Box 7 of boxes 5..8, epoch 9, alone. */
+	rw_stdin(rw_set_doc(four, sizeof(four), RW_BOX2, 9, 7, 4, 5));
+	RUN("stats", "sum", "-");
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
+		       "rwctl: stats sum: boxes 5, 6, 8 of the set (epoch 9) are missing: the set has 4 boxes and 1 of them were given");
+}
+
+/* A box twice, whether its figures are the same or not. */
+static void rw_test_set_twice(void **state)
+{
+	const char *a = rw_file(1, rw_box(0, RW_BOX1, 1, 1)),
+		   *b = rw_file(2, rw_box(1, RW_BOX2, 1, 2)),
+		   *c = rw_file(3, rw_box(2, RW_BOX3, 1, 1));
+	char msg[512];
+
+	(void)state;
+	RUN("stats", "sum", a, b, a);
+	snprintf(msg, sizeof(msg), "rwctl: stats sum: %s:1 and %s:1 are both box 1 of the set (epoch 1): give each box's statistics once\n", a, a);
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR, msg);
+
+	/* Box 3's figures, but saying box 1: box 1 twice, box 3 missing. */
+	RUN("stats", "sum", b, a, c);
+	snprintf(msg, sizeof(msg), "%s:1 and %s:1 are both box 1 of the set (epoch 1)", a, c);
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR, msg);
+}
+
+/* Documents of different sets: another epoch, other boxes, or none. */
+static void rw_test_set_other(void **state)
+{
+	char text[3 * 4096], two[4096], other[4096];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s\n%s\n%s\n", rw_box(0, RW_BOX1, 1, 1),
+		 rw_box(1, RW_BOX2, 2, 2), rw_box(2, RW_BOX3, 1, 3));
+	rw_stdin(text);
+	RUN("stats", "sum", "-");
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
+		       "rwctl: stats sum: standard input:1 is box 1 of the set of epoch 1 but standard input:2 box 2 of epoch 2: give every box's statistics of one set\n");
+
+	/* Epoch 1 both, but a set of two boxes in one. */
+	snprintf(text, sizeof(text), "%s\n%s\n", rw_box(0, RW_BOX1, 1, 1),
+		 rw_set_doc(two, sizeof(two), RW_BOX2, 1, 2, 2, 1));
+	rw_stdin(text);
+	RUN("stats", "sum", "-");
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
+		       "standard input:1 has a set of 3 boxes but standard input:2 one of 2, both epoch 1");
+
+	/* Boxes 2..4 in the other. */
+	snprintf(text, sizeof(text), "%s\n%s\n", rw_box(0, RW_BOX1, 1, 1),
+		 rw_set_doc(other, sizeof(other), RW_BOX2, 1, 2, 3, 2));
+	rw_stdin(text);
+	RUN("stats", "sum", "-");
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
+		       "box 1 is in the set (epoch 1) of standard input:1 but not of standard input:2");
+
+	/* One says its box, the other does not. */
+	snprintf(text, sizeof(text), "%s\n%s\n", RW_BOX2,
+		 rw_box(0, RW_BOX1, 1, 1));
+	rw_stdin(text);
+	RUN("stats", "sum", "-");
+	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
+		       "rwctl: stats sum: standard input:2 says which box of the set it is from (\"box_set\") but standard input:1 does not");
+}
+
+/* What is not a box set as stats show prints it. */
+static const struct {
+	const char *set;
+	const char *why;
+} rw_bad_set[] = {
+	{ "[]", "\"box_set\" is an array, not an object" },
+	{ "{\"self\":1,\"boxes\":[{\"id\":1}]}", "box_set has no \"epoch\"" },
+	{ "{\"epoch\":0,\"self\":1,\"boxes\":[{\"id\":1}]}", "box_set: \"epoch\" is a number, not a whole number 1..4294967295" },
+	{ "{\"epoch\":1,\"boxes\":[{\"id\":1}]}", "box_set has no \"self\"" },
+	{ "{\"epoch\":1,\"self\":\"1\",\"boxes\":[{\"id\":1}]}", "box_set: \"self\" is a string, not a whole number 1..65535" },
+	{ "{\"epoch\":1,\"self\":1}", "box_set: \"boxes\" is missing, not an array of boxes" },
+	{ "{\"epoch\":1,\"self\":1,\"boxes\":[]}", "box_set: \"boxes\" is an array, not an array of boxes" },
+	{ "{\"epoch\":1,\"self\":1,\"boxes\":3}", "box_set: \"boxes\" is a number, not an array of boxes" },
+	{ "{\"epoch\":1,\"self\":1,\"boxes\":[1]}", "box_set: boxes[0] is a number, not an object" },
+	{ "{\"epoch\":1,\"self\":1,\"boxes\":[{\"id\":1},{\"addr\":\"x\"}]}", "box_set: boxes[1] has no \"id\"" },
+	{ "{\"epoch\":1,\"self\":1,\"boxes\":[{\"id\":65536}]}", "box_set: boxes[0]: \"id\" is a number, not a whole number 1..65535" },
+	{ "{\"epoch\":1,\"self\":1,\"boxes\":[{\"id\":1},{\"id\":1}]}", "box_set: box 1 is in \"boxes\" twice" },
+	{ "{\"epoch\":1,\"self\":3,\"boxes\":[{\"id\":1},{\"id\":2}]}", "box_set: \"self\" 3 is not one of its \"boxes\"" },
+};
+
+static void rw_test_set_malformed(void **state)
+{
+	char text[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rw_bad_set) / sizeof(rw_bad_set[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"name\":\"e\",\"totals\":{},\"workers\":[],\"box_set\":%s}",
+			 rw_bad_set[i].set);
+		rw_stdin(text);
+		RUN("stats", "sum", "-");
+		if (rw_last.rc != RWCTL_EXIT_ERR ||
+		    !strstr(rw_last.err, rw_bad_set[i].why) ||
+		    !strstr(rw_last.err, "standard input:1: not the output of 'rwctl -j stats show JOB': ") ||
+		    rw_last.out[0])
+			fail_msg("case %zu: exit %d, '%s'; wanted '%s'", i,
+				 rw_last.rc, rw_last.err, rw_bad_set[i].why);
+	}
 }
 
 static void rw_test_overflow(void **state)
@@ -405,6 +639,12 @@ int main(void)
 		cmocka_unit_test(rw_test_other_ranks),
 		cmocka_unit_test(rw_test_too_many),
 		cmocka_unit_test(rw_test_overflow),
+		cmocka_unit_test(rw_test_set_sum),
+		cmocka_unit_test(rw_test_set_identical),
+		cmocka_unit_test(rw_test_set_missing),
+		cmocka_unit_test(rw_test_set_twice),
+		cmocka_unit_test(rw_test_set_other),
+		cmocka_unit_test(rw_test_set_malformed),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -15,7 +15,7 @@ RW_RWCTL_BIN	:= $(BUILD)/rwctl
 RW_RWCTL_LIB	:= $(RW_RWCTL_OUT)/librwctl.a
 RW_RWCTL_SRCS	:= backend.c boxes.c boxes-genl.c ckpt.c ckpt-dev.c cli.c cmd.c dev.c genl.c job.c job-args.c \
 		   job-genl.c listen.c listen-genl.c monitor.c monitor-genl.c policy.c print.c \
-		   stats.c stats-genl.c stats-sum.c json.c status.c status-genl.c topo.c \
+		   stats.c stats-genl.c stats-set.c stats-sum.c json.c status.c status-genl.c topo.c \
 		   topo-genl.c
 RW_RWCTL_OBJS	:= $(addprefix $(RW_RWCTL_OUT)/,$(RW_RWCTL_SRCS:.c=.o))
 RW_RWCTL_MAIN	:= $(RW_RWCTL_OUT)/main.o

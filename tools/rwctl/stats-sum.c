@@ -11,8 +11,11 @@
  * and sees) does not add up: it is the least or the most of the boxes',
  * as the tables below say, and the man page repeats.
  *
- * The documents carry no box id, so a box given twice cannot be told
- * from two boxes but by content: two identical documents are refused.
+ * A job with a box set says in each document which box of the set it is
+ * from (stats-set.c): each box's must come once, and none be missing.
+ * Documents without a set (of a job without one, or from an rwctl whose
+ * "stats show" does not print it) are told apart by content only: two
+ * identical ones are refused as one file given twice.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -226,7 +229,9 @@ static int rwctl_sum_doc(const struct rwctl_json *doc, struct rwctl_stats *s,
 			  RWCTL_NR(rwctl_sum_job_fields), &s->job, "totals",
 			  msg, msglen))
 		return -EINVAL;
-	return rwctl_sum_workers(workers, s, msg, msglen);
+	if (rwctl_sum_workers(workers, s, msg, msglen))
+		return -EINVAL;
+	return rwctl_stats_read_set(doc, &s->boxes, msg, msglen);
 }
 
 /* 1-based line and column of byte @pos of @text. */
@@ -365,27 +370,34 @@ static bool rwctl_sum_doc_equal(const struct rwctl_stats *a,
 	return true;
 }
 
-/* The documents are one job's, each once, with the same ranks. */
+/* The documents are one job's, each box's once, with the same ranks. */
 static int rwctl_sum_check(const struct rwctl_stats_docs *d, char *msg,
 			   size_t msglen)
 {
 	const struct rwctl_stats *a = &d->doc[0], *b;
 	size_t i, j, k;
+	int err;
 
 	if (!d->nr)
 		return rwctl_sum_fail(msg, msglen, -ENODATA,
 				      "no statistics to sum");
-	for (i = 1; i < d->nr; i++) {
-		b = &d->doc[i];
-		if (strcmp(a->name, b->name))
+	for (i = 1; i < d->nr; i++)
+		if (strcmp(a->name, d->doc[i].name))
 			return rwctl_sum_fail(msg, msglen, -EINVAL,
 					      "%s:%zu is job '%s' but %s:%zu is job '%s': give one job's statistics, one document per box",
 					      d->src[0], d->line[0], a->name,
-					      d->src[i], d->line[i], b->name);
-		for (j = 0; j < i; j++)
+					      d->src[i], d->line[i],
+					      d->doc[i].name);
+	err = rwctl_stats_check_sets(d, msg, msglen);
+	if (err)
+		return err;
+	for (i = 1; i < d->nr; i++) {
+		b = &d->doc[i];
+		/* Without a set, content alone tells a file given twice. */
+		for (j = 0; !a->boxes.nr && j < i; j++)
 			if (rwctl_sum_doc_equal(&d->doc[j], b))
 				return rwctl_sum_fail(msg, msglen, -EINVAL,
-						      "%s:%zu and %s:%zu are the same statistics: one box given twice? Give each box's once",
+						      "%s:%zu and %s:%zu are the same statistics, and say no box: one box given twice? Give each box's once",
 						      d->src[j], d->line[j],
 						      d->src[i], d->line[i]);
 		for (j = 0; j < a->nr_workers && j < b->nr_workers; j++)
@@ -470,6 +482,8 @@ int rwctl_stats_sum_docs(const struct rwctl_stats_docs *d,
 	}
 	memcpy(sum->workers, d->doc[0].workers,
 	       sum->nr_workers * sizeof(*sum->workers));
+	sum->summed = d->nr;
+	sum->boxes.self = 0;
 	for (i = 1; i < d->nr; i++) {
 		err = rwctl_sum_fold(&sum->job, &d->doc[i].job,
 				     rwctl_sum_job_fields,

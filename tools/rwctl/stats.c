@@ -230,12 +230,27 @@ static void rwctl_stats_print_table(struct rwctl_printer *p,
 	rwctl_pr_arr_close(p);
 }
 
+/* Which box the figures are from, or how many boxes they are the sum of. */
+static void rwctl_stats_print_boxes(struct rwctl_printer *p,
+				    const struct rwctl_stats *s)
+{
+	if (!s->summed) {
+		rwctl_boxes_print_line(p, &s->boxes, "    ");
+		return;
+	}
+	rwctl_pr_u64(p, "boxes", "    sum over %" PRIu64, (uint64_t)s->summed);
+	rwctl_pr_text(p, " box%s", s->summed == 1 ? "" : "es");
+	if (s->boxes.nr)
+		rwctl_pr_u32(p, "set_epoch", " (set epoch %u)", s->boxes.epoch);
+	rwctl_pr_nl(p);
+}
+
 void rwctl_stats_print(struct rwctl_printer *p, const struct rwctl_stats *s)
 {
 	rwctl_pr_obj_open(p, NULL);
 	rwctl_pr_str(p, "name", "job %s:", s->name);
 	rwctl_stats_print_totals(p, &s->job);
-	rwctl_boxes_print_line(p, &s->boxes, "    ");
+	rwctl_stats_print_boxes(p, s);
 	rwctl_stats_print_table(p, s);
 	rwctl_pr_obj_close(p);
 }
@@ -399,8 +414,13 @@ static const struct rwctl_cmd rwctl_stats_cmds[] = {
 "    most of the boxes': epoch, parked, max_skew\n"
 "    per rank attached, live: yes if yes on every box\n"
 "  A figure some box lacks is left out. The documents must be one job's,\n"
-"  with the same ranks, each box's once: they hold no box id, so two\n"
-"  identical documents are refused as one box given twice.\n",
+"  with the same ranks, each box's once. Each says which box of the job's\n"
+"  set it is from (box_set): they must be of one set (its epoch and\n"
+"  boxes), each box once and none missing. Documents without a set (a job\n"
+"  without one, or an older rwctl's) can be told apart by content only:\n"
+"  two identical ones are refused as one box given twice. The sum says\n"
+"  over how many boxes: 'sum over N boxes (set epoch E)' (JSON: boxes,\n"
+"  set_epoch).\n",
 		.max_args = RWCTL_STATS_SUM_MAX,
 		.run = rwctl_stats_sum,
 	},
