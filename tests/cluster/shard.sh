@@ -21,6 +21,8 @@
 #   boxes from the worker host (each box's own chunks put together into
 #   one image); a new run over the boxes restores it and so does the job
 #   whole on box1, both ending with the straight run's bytes.
+# - rwctl stats sum over the boxes' stats show counts every chunk of every
+#   iteration once, and refuses two boxes of the three.
 # - Python: Worker(boxes=[...]) trains a small MLP on the digits over the
 #   three boxes (shard-digits.py).
 # cluster-roles: box1 box2 box3 worker
@@ -84,6 +86,7 @@ if [ "$RW_ROLE" != worker ]; then
 	t_ok "this box owns 1/3 of the bytes to 10 % ($share of a third; $mine of $total chunks)" \
 		/usr/bin/python3 -c "import sys; sys.exit(abs(float('$share') - 1) > 0.1)"
 	"$RWCTL" -j job show mom3 | jpy 'd["jobs"][0]["memory"]' >"$RW_OUT/mom3-memory"
+	"$RWCTL" -j stats show mom3 >"$RW_OUT/mom3-stats.json"
 	echo "$mine" >"$RW_OUT/mom3-chunks"
 	t_eq "it took its own chunks of every iteration from each rank" \
 		"$((mine * ITERS)) $((mine * ITERS))" \
@@ -95,6 +98,11 @@ if [ "$RW_ROLE" != worker ]; then
 		whole=$("$RWCTL" -j job show mom1 | jpy 'd["jobs"][0]["memory"]')
 		t_ok "each box's run is charged under half of the whole run's ($whole bytes): $(cat "$RW_CLUSTER"/box[123]/mom3-memory | tr '\n' ' ')" \
 			sh -c "for f in '$RW_CLUSTER'/box[123]/mom3-memory; do [ \$((\$(cat \$f) * 2)) -lt $whole ] || exit 1; done"
+		t_eq "stats sum over the three boxes: every chunk of every iteration from both ranks, once" \
+			"3 $((23 * ITERS * 2))" \
+			"$("$RWCTL" -j stats sum "$RW_CLUSTER"/box[123]/mom3-stats.json | jpy '"%d %d" % (d["boxes"], d["totals"]["chunks"])')"
+		t_fails "stats sum refuses two boxes of three" \
+			"$RWCTL" stats sum "$RW_CLUSTER"/box[12]/mom3-stats.json
 		t_eq "the three boxes own every chunk once" 23 \
 			"$(($(cat "$RW_CLUSTER/box1/mom3-chunks") + $(cat "$RW_CLUSTER/box2/mom3-chunks") + $(cat "$RW_CLUSTER/box3/mom3-chunks")))"
 		touch "$RW_OUT/mom1-checked"
