@@ -169,7 +169,7 @@ static void rw_shard_refused_test(struct kunit *test)
 	KUNIT_ASSERT_NE(test, mine, U32_MAX);
 	KUNIT_ASSERT_NE(test, other, U32_MAX);
 	p = kmap_local_page(hole);
-	KUNIT_EXPECT_EQ(test, memchr_inv(p, 0, PAGE_SIZE), NULL);
+	KUNIT_EXPECT_NULL(test, memchr_inv(p, 0, PAGE_SIZE));
 	kunmap_local(p);
 	KUNIT_EXPECT_PTR_NE(test, rw_engine_page(e, RW_BUF_PARAMS, 0,
 						 (u64)mine * 4096), hole);
