@@ -94,9 +94,12 @@ def job_row(d, job, boxes, iters, scale):
         "memory_sum": sum(p["memory"] for p in per_box),
         "chunks_pushed": pushed,
         # Every box took its own chunks of every iteration from both ranks,
-        # and no other: by its connections' count and by its stats.
+        # and no other: by its connections' count and by its stats, chunks
+        # and bytes.
         "pushes_as_owned": all(p["pushes"] == p["owned_chunks"] * iters * 2 and
-                               p["grad_chunks"] == p["pushes"] for p in per_box),
+                               p["grad_chunks"] == p["pushes"] and
+                               p["grad_bytes"] == p["owned_bytes"] * iters * 2
+                               for p in per_box),
         "control_messages": ctl,
         "control_messages_per_chunk": ctl / pushed if pushed else None,
         "train_seconds": secs,

@@ -23,7 +23,8 @@
 # and chunks pushed to it) and JOB-job.json (`job show`: memory charged).
 # The worker then prints "BENCH-JSON {...}", this N's row
 # (tests/bench/boxes-bench-json.py run), and checks that the boxes
-# counted no control message while the job trained.
+# counted no control message while the job trained and that each was
+# pushed exactly its own chunks, by its connections and its stats.
 RW_TEST_NAME=boxes-bench-$RW_ROLE
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -127,4 +128,6 @@ t_ok "this run's row" test -n "$row"
 echo "BENCH-JSON $row"
 t_eq "the boxes counted no control message while the job trained" 0 \
 	"$(printf '%s' "$row" | jpy 'd["control_messages"] + d.get("whole", {}).get("control_messages", 0)')"
+t_eq "each box was pushed its own chunks of every iteration by both ranks, and no other" true \
+	"$(printf '%s' "$row" | jpy 'd["pushes_as_owned"] and d.get("whole", {}).get("pushes_as_owned", True)')"
 t_done
