@@ -22,9 +22,9 @@ import re
 import sys
 
 CHUNK = 4096
-MOVED_NOTE = ("not built yet: adding or draining a box of a running job (the move "
-              "protocol) is not implemented; owner_moved_* are the owner function's "
-              "own figures")
+MOVED_NOTE = ("not built yet: adding or draining a box of a running job is planned "
+              "(docs/design.md, Many boxes), not implemented; owner_moved_* are the "
+              "owner function's own figures")
 
 
 def load(path):
@@ -39,6 +39,17 @@ def timed(path):
             if m:
                 return int(m.group(1)), int(m.group(2))
     raise ValueError("%s: no 'timed' line" % path)
+
+
+def rxe(path):
+    """soft-RoCE's counters from `rdma -j statistic show` (empty if absent);
+    cumulative since the device was added."""
+    try:
+        d = load(path)
+    except (OSError, ValueError):
+        return {}
+    d = d[0] if isinstance(d, list) and d else d
+    return {k: v for k, v in d.items() if isinstance(v, int)} if isinstance(d, dict) else {}
 
 
 def job_row(d, job, boxes, iters, scale):
@@ -77,6 +88,7 @@ def job_row(d, job, boxes, iters, scale):
             # anything beyond them is a request or an answer.
             "control_messages": sum(c["messages"] - 2 for c in conns),
             "memory": jobj["jobs"][0]["memory"],
+            "rxe": rxe(pre + "rxe.json"),
         })
     owned = [p["owned_bytes"] for p in per_box]
     ownc = [p["owned_chunks"] for p in per_box]
@@ -102,6 +114,7 @@ def job_row(d, job, boxes, iters, scale):
                                for p in per_box),
         "control_messages": ctl,
         "control_messages_per_chunk": ctl / pushed if pushed else None,
+        "worker_rxe": rxe(os.path.join(d, "worker", job + "-rxe.json")),
         "train_seconds": secs,
         "goodput_gbps": mbytes * iters * 2 * 8 / secs / 1e9 if secs > 0 else None,
         "moved_fraction_add": None, "moved_fraction_drain": None, "moved_note": MOVED_NOTE,

@@ -69,6 +69,9 @@ if [ "$RW_ROLE" != worker ]; then
 			*) "$RWCTL" -j $what show $job ;;
 			esac >"$RW_OUT/$job-$what.json" 2>&1
 		done
+		# soft-RoCE's own counters (retries, sequence errors: frames the
+		# segment lost), to tell the link's trouble from ours.
+		rdma -j statistic show link rxe0/1 >"$RW_OUT/$job-rxe.json" 2>&1
 		t_ok "$job: recorded this box's counters" sh -c \
 			"for w in topo listen stats job; do python3 -I -S -c 'import json, sys; json.load(open(sys.argv[1]))' '$RW_OUT/$job-'\$w.json || exit 1; done"
 		touch "$RW_OUT/recorded-$job"
@@ -111,6 +114,7 @@ train() {
 	done
 	touch "$RW_OUT/release-$job"
 	rw_wait_bounded 120 "${pids[@]}" || rc=1
+	rdma -j statistic show link rxe0/1 >"$RW_OUT/$job-rxe.json" 2>&1
 	for r in 0 1; do
 		grep -q "^trained $ITERS exact " "$RW_OUT/$job-r$r.log" ||
 			{ rc=1; sed 's/^/#   /' "$RW_OUT/$job-r$r.log" | tail -n 3; }
