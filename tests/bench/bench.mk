@@ -3,7 +3,8 @@
 # Benchmarks, included by the top Makefile after kmod/agg/agg.mk.
 #
 #   bench          every benchmark (scripts/bench): bench-agg, sim-staleness,
-#                  bench-path when present, bench-wire; build/bench/report.md
+#                  bench-path and bench-boxes when present, bench-wire;
+#                  build/bench/report.md
 #                  with tables and plots, each benchmark's JSON beside it.
 #                  QUICK=1: every benchmark in its quick form
 #

@@ -7,8 +7,11 @@
 # no benchmark run (scripts/check runs both modes, one TAP step each):
 #
 #   full     every benchmark ok: report.md names every section, has its
-#            tables and links the four plots, which are PNG files
-#   partial  bench-path absent, bench-wire failed, bench-agg's JSON lacking
+#            tables (bench-boxes': a row per box count, the whole job's,
+#            the owner function's movement) and links the four plots,
+#            which are PNG files
+#   partial  bench-path and bench-boxes absent (no status line and no
+#            JSON, for bench-boxes), bench-wire failed, bench-agg's JSON lacking
 #            a field: each gets its line in the report, sim-staleness still
 #            reports with its plot, and the exit status is 1 (only the
 #            malformed JSON counts: absent and failed are scripts/bench's
@@ -34,7 +37,8 @@ report() { /usr/bin/python3 "$top/scripts/bench-report" "$@"; }
 sections=("## Aggregation kernels (\`scripts/bench-agg\`)"
 	"## Local data path (\`scripts/bench-path\`)"
 	"## Staleness policies (\`scripts/sim-staleness\`)"
-	"## RDMA transport (\`scripts/bench-wire\`)")
+	"## RDMA transport (\`scripts/bench-wire\`)"
+	"## Many boxes (\`scripts/bench-boxes\`)")
 
 case ${1:-} in
 full)
@@ -51,6 +55,11 @@ full)
 	has "$md" "| adaptive3_15 |"
 	has "$md" "| \`pushpull_ratio_to_ib_write_bw_32k\` |"
 	grep -q '^| 8 | 32K | ' "$md" || fail "no W = 8, 32 KiB row in the agg table"
+	grep -q '^| 3 | [0-9]*/[0-9]*/[0-9]* | [0-9.]* | 0.00 | yes | ' "$md" ||
+		fail "no three-box row (shares, balance, no control message) in the boxes table"
+	has "$md" "| 1 (whole, no set) |"
+	has "$md" "\`max_control_messages_per_chunk\` = **0.00**"
+	has "$md" "| a 4th box added to 3 | "
 	;;
 partial)
 	mkdir -p "$tmp/in"
@@ -71,6 +80,7 @@ json.dump(d, open(sys.argv[2], "w"))' "$fix/agg.json" "$tmp/in/agg.json"
 	has "$md" "**scripts/bench-path absent**: scripts/bench-path does not exist"
 	has "$md" "**scripts/bench-wire failed**: exit 1"
 	has "$md" "**scripts/bench-agg: its JSON could not be reported**"
+	has "$md" "**scripts/bench-boxes absent**: no boxes.json"
 	png "$tmp/out/staleness-ttt.png"
 	for p in agg-ratio path-ratio path-breakdown; do
 		[ ! -e "$tmp/out/$p.png" ] || fail "$p.png drawn for a benchmark that did not report"

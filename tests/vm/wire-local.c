@@ -29,6 +29,12 @@
  *   WIRE_LOCAL_RESTORE=FILE the run continues from FILE: rank 0 restores
  *                        it, the others wait for it (rw_params_wait), and
  *                        everyone goes on from its step: "restored step S"
+ *   WIRE_LOCAL_SCALE=K   the model's largest tensor (key 13) K times as
+ *                        long (1 to 4096; 1, the default, is the wire
+ *                        tests' model); the exact result still holds
+ *   WIRE_LOCAL_TIMED=1   before the result, "timed START END": the
+ *                        CLOCK_MONOTONIC nanoseconds at the first
+ *                        iteration's start and after the last one's pull
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,7 +55,9 @@ static int fail(const char *what, int err)
 
 int main(int argc, char **argv)
 {
+	struct rw_tensor_desc desc[WM_NR_TENSORS];
 	struct rw_tensor_view v[WM_NR_TENSORS];
+	struct timespec t0, t1;
 	uint8_t token[RW_JOB_TOKEN_LEN];
 	uint32_t rank, workers, iters, i, t;
 	uint64_t k, bad = 0;
@@ -59,8 +67,8 @@ int main(int argc, char **argv)
 	uint32_t save_at = UINT32_MAX, start = 0;
 	struct rw_ckpt_head h;
 	char why[256];
-	uint32_t sleep_ms;
-	bool any;
+	uint32_t sleep_ms, scale = 1;
+	bool any, timed;
 	int ret;
 
 	if (argc != 6 && argc != 7) {
@@ -80,6 +88,18 @@ int main(int argc, char **argv)
 	hold = getenv("WIRE_LOCAL_HOLD");
 	sleep_ms = getenv("WIRE_LOCAL_SLEEP_MS") ?
 		   (uint32_t)atoi(getenv("WIRE_LOCAL_SLEEP_MS")) : 0;
+	timed = getenv("WIRE_LOCAL_TIMED") != NULL;
+	if (getenv("WIRE_LOCAL_SCALE"))
+		scale = (uint32_t)atoi(getenv("WIRE_LOCAL_SCALE"));
+	if (scale < 1 || scale > 4096) {
+		fprintf(stderr, "wire-local: WIRE_LOCAL_SCALE is 1 to 4096\n");
+		return 2;
+	}
+	for (t = 0; t < WM_NR_TENSORS; t++) {
+		desc[t] = wm_tensors[t];
+		if (desc[t].key == 13)
+			desc[t].nelems *= scale;
+	}
 	rank = (uint32_t)atoi(argv[3]);
 	workers = (uint32_t)atoi(argv[4]);
 	iters = (uint32_t)atoi(argv[5]);
@@ -98,7 +118,7 @@ int main(int argc, char **argv)
 		ret = rw_attach(ctx, argv[1], token, rank, 0);
 	if (ret)
 		return fail("attach", ret);
-	ret = rw_declare(ctx, wm_tensors, WM_NR_TENSORS, 0);
+	ret = rw_declare(ctx, desc, WM_NR_TENSORS, 0);
 	if (ret)
 		return fail("declare", ret);
 	ret = rw_map(ctx);
@@ -107,7 +127,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return fail("map", ret);
 	for (t = 0; t < WM_NR_TENSORS; t++) {
-		ret = rw_tensor(ctx, wm_tensors[t].key, &v[t]);
+		ret = rw_tensor(ctx, desc[t].key, &v[t]);
 		if (ret)
 			return fail("tensor", ret);
 	}
@@ -125,6 +145,7 @@ int main(int argc, char **argv)
 		start = (uint32_t)h.step;
 		printf("restored step %u\n", start);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = start; i < iters; i++) {
 		if (sleep_ms) {
 			struct timespec ts = {
@@ -158,6 +179,13 @@ int main(int argc, char **argv)
 		if (ret)
 			return fail("pushpull", ret);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (timed)
+		printf("timed %llu %llu\n",
+		       (unsigned long long)t0.tv_sec * 1000000000ULL +
+		       (unsigned long long)t0.tv_nsec,
+		       (unsigned long long)t1.tv_sec * 1000000000ULL +
+		       (unsigned long long)t1.tv_nsec);
 	for (t = 0; t < WM_NR_TENSORS; t++)
 		for (k = 0; k < v[t].nelems; k++)
 			bad += ((const float *)v[t].params)[k] !=

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest side of scripts/bench-boxes: one job spread over N boxes
+# (docs/design.md "Many boxes"), N box VMs and a worker VM on one
+# segment, as a tests/cluster script with the roles "box1 ... boxN
+# worker" runs (RW_ROLE, RW_CLUSTER, RW_CLUSTER_ROLES; rw_cluster_ip).
+#
+#   boxes-bench.sh ITERS SCALE
+#
+# Each box: soft-RoCE on its eth0, `rwctl job add bx workers 2 chunk-size
+# 4096 optim sgd lr 0.5 ... boxes 1@A1,...,N@AN self I` (a set of one box
+# when N is 1), and with N = 1 also the same job whole, without a set
+# (bxw); then it listens at its address.
+# The worker: two trainers (build/tests/vm/wire-local, ranks 0 and 1)
+# attached to every box, the wire tests' model with its largest tensor
+# SCALE times as long (WIRE_LOCAL_SCALE), ITERS iterations, timed by the
+# trainers themselves (WIRE_LOCAL_TIMED) and checked exact. While they
+# stay attached (WIRE_LOCAL_HOLD) each box writes into its out directory
+# what its own counters say: JOB-topo.json (`rwctl -j topo show`: its
+# share), JOB-listen.json (`listen show`: pushes, writes and control
+# messages per connection), JOB-stats.json (`stats show`: gradient bytes
+# and chunks pushed to it) and JOB-job.json (`job show`: memory charged).
+# The worker then prints "BENCH-JSON {...}", this N's row
+# (tests/bench/boxes-bench-json.py run), and checks that the boxes
+# counted no control message while the job trained and that each was
+# pushed exactly its own chunks, by its connections and its stats.
+RW_TEST_NAME=boxes-bench-$RW_ROLE
+. "$(dirname "$0")/../vm/lib.sh"
+
+ITERS=${1:?usage: boxes-bench.sh ITERS SCALE}
+SCALE=${2:?usage: boxes-bench.sh ITERS SCALE}
+TOKEN=$RW_CLUSTER/token
+ME=$(rw_cluster_ip "$RW_ROLE")
+BOXES=() SET= ALL=
+for r in $RW_CLUSTER_ROLES; do
+	case $r in
+	box*)
+		BOXES+=("$r")
+		SET=$SET${SET:+,}${r#box}@$(rw_cluster_ip "$r")
+		ALL=$ALL${ALL:+,}$(rw_cluster_ip "$r")
+		;;
+	esac
+done
+N=${#BOXES[@]}
+# The jobs of this run: the set, and with one box the whole job too (a
+# baseline without a set; it trains first).
+JOBS=bx
+[ "$N" = 1 ] && JOBS="bxw bx"
+
+rw_wire_up "$ME" --eth0
+
+if [ "$RW_ROLE" != worker ]; then
+	id=${RW_ROLE#box}
+	t_ok "job add bx: boxes $SET, this box $id" "$RWCTL" job add bx workers 2 \
+		chunk-size 4096 optim sgd lr 0.5 token-file "$TOKEN" boxes "$SET" self "$id"
+	if [ "$N" = 1 ]; then
+		t_ok "job add bxw: the same job whole, no set" "$RWCTL" job add bxw workers 2 \
+			chunk-size 4096 optim sgd lr 0.5 token-file "$TOKEN"
+	fi
+	t_ok "listen add $ME" "$RWCTL" listen add "$ME"
+	touch "$RW_OUT/ready"
+	for job in $JOBS; do
+		t_ok "$job: the worker's ranks have trained and hold" \
+			rw_await worker "holding-$job" 900
+		for what in topo listen stats job; do
+			case $what in
+			listen) "$RWCTL" -j listen show ;;
+			*) "$RWCTL" -j $what show $job ;;
+			esac >"$RW_OUT/$job-$what.json" 2>&1
+		done
+		# soft-RoCE's own counters (retries, sequence errors: frames the
+		# segment lost), to tell the link's trouble from ours.
+		rdma -j statistic show link rxe0/1 >"$RW_OUT/$job-rxe.json" 2>&1
+		t_ok "$job: recorded this box's counters" sh -c \
+			"for w in topo listen stats job; do python3 -I -S -c 'import json, sys; json.load(open(sys.argv[1]))' '$RW_OUT/$job-'\$w.json || exit 1; done"
+		touch "$RW_OUT/recorded-$job"
+	done
+	t_ok "the worker is done" rw_await worker done 900
+	for job in $JOBS; do
+		t_ok "job del $job" "$RWCTL" job del $job
+	done
+	t_ok "rmmod rackweave" rmmod rackweave
+	t_done
+fi
+
+for b in "${BOXES[@]}"; do
+	t_ok "$b listens" rw_await "$b" ready 300
+done
+
+# train JOB: ranks 0 and 1 of JOB, attached to every box (JOB bxw: the one
+# box, no set); once both have trained, each box records its counters
+# while they hold; then they are released. 0 if both end exact.
+train() {
+	local job=$1 r rc=0 n pids=() envs=()
+	[ "$job" = bxw ] || envs=(WIRE_LOCAL_BOXES=1)
+	rm -f "$RW_OUT/release-$job"
+	for r in 0 1; do
+		env "${envs[@]}" WIRE_LOCAL_SCALE="$SCALE" WIRE_LOCAL_TIMED=1 \
+			WIRE_LOCAL_TIMEOUT_MS=300000 WIRE_LOCAL_HOLD="$RW_OUT/release-$job" \
+			"$LOCAL" "$job" "$TOKEN" $r 2 "$ITERS" "$ALL" >"$RW_OUT/$job-r$r.log" 2>&1 &
+		pids+=($!)
+	done
+	# Both trained (or one ended: it failed).
+	while :; do
+		n=$(cat "$RW_OUT/$job"-r[01].log 2>/dev/null | grep -c '^trained')
+		[ "$n" = 2 ] && break
+		kill -0 "${pids[0]}" 2>/dev/null && kill -0 "${pids[1]}" 2>/dev/null || break
+		rw_nap 0.2
+	done
+	touch "$RW_OUT/holding-$job"
+	for b in "${BOXES[@]}"; do
+		rw_await "$b" "recorded-$job" 300 || rc=1
+	done
+	touch "$RW_OUT/release-$job"
+	rw_wait_bounded 120 "${pids[@]}" || rc=1
+	rdma -j statistic show link rxe0/1 >"$RW_OUT/$job-rxe.json" 2>&1
+	for r in 0 1; do
+		grep -q "^trained $ITERS exact " "$RW_OUT/$job-r$r.log" ||
+			{ rc=1; sed 's/^/#   /' "$RW_OUT/$job-r$r.log" | tail -n 3; }
+	done
+	return $rc
+}
+
+for job in $JOBS; do
+	t_ok "$job over $N box(es): both ranks trained $ITERS iterations, exact" train $job
+done
+touch "$RW_OUT/done"
+row=$(/usr/bin/python3 -I -S "$RW_TOP/tests/bench/boxes-bench-json.py" run "$RW_CLUSTER" \
+	"$RW_CLUSTER_ROLES" "$ITERS" "$SCALE") || row=
+t_ok "this run's row" test -n "$row"
+echo "BENCH-JSON $row"
+t_eq "the boxes counted no control message while the job trained" 0 \
+	"$(printf '%s' "$row" | jpy 'd["control_messages"] + d.get("whole", {}).get("control_messages", 0)')"
+t_eq "each box was pushed its own chunks of every iteration by both ranks, and no other" true \
+	"$(printf '%s' "$row" | jpy 'd["pushes_as_owned"] and d.get("whole", {}).get("pushes_as_owned", True)')"
+t_done
