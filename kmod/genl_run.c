@@ -155,16 +155,10 @@ static int rw_genl_topo_boxes(struct rw_job *job, const struct rw_engine_topo *t
 	lockdep_assert_held(&job->run_lock);
 	*sh = NULL;
 	*boxes = NULL;
-	/* A run's set is its engine's copy (and the job's, fixed meanwhile). */
-	if (job->engine && rw_engine_boxes(job->engine)) {
-		s = kmemdup(rw_engine_boxes(job->engine), sizeof(*s), GFP_KERNEL);
-		if (!s)
-			return -ENOMEM;
-	} else {
-		s = rw_job_boxes_copy(job);
-		if (IS_ERR(s))
-			return PTR_ERR(s);
-	}
+	/* Fixed while a run exists (run_lock): the run's own. */
+	s = rw_job_boxes_copy(job);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	*boxes = s;
 	if (!s || !job->engine)
 		return 0;

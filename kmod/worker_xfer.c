@@ -351,9 +351,9 @@ bool rw_worker_admitted(struct rw_worker *w)
 	return READ_ONCE(w->admitted);
 }
 
-bool rw_worker_owns(struct rw_worker *w, u32 chunk)
+const unsigned long *rw_worker_owned(struct rw_worker *w)
 {
-	return rw_engine_owns(w->engine, chunk);
+	return rw_engine_owned(w->engine);
 }
 
 const struct rw_boxset *rw_worker_boxes(struct rw_worker *w)

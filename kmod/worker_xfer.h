@@ -68,8 +68,8 @@ bool rw_worker_admitted(struct rw_worker *w);
  * again before @wqe goes (rw_worker_unwatch).
  */
 u32 rw_worker_chunk_len(struct rw_worker *w, u32 chunk);
-/* Whether @chunk is this box's (engine.h, rw_engine_owns()). */
-bool rw_worker_owns(struct rw_worker *w, u32 chunk);
+/* This box's chunks (engine.h, rw_engine_owned(); NULL: every chunk). */
+const unsigned long *rw_worker_owned(struct rw_worker *w);
 /* The run's box set (chunk/boxset.h), NULL if the job is whole here. */
 const struct rw_boxset *rw_worker_boxes(struct rw_worker *w);
 u64 rw_worker_chunk_version(struct rw_worker *w, u32 chunk);

@@ -55,21 +55,22 @@ static u32 rw_engine_bufs_per_chunk(u32 nr_state, u32 nr_workers)
 }
 
 /*
- * The chunks the box set gives this box: @owned (a bitmap of @nr_chunks,
- * allocated; NULL with @boxes NULL) and their count. -EINVAL if the set
- * does not name this box.
+ * The chunks the box set gives this box: their count, and, if @owned is
+ * not NULL, them (a bitmap of the chunks, allocated; NULL with @boxes
+ * NULL). -EINVAL if the set does not name this box.
  */
 static int rw_engine_owned_of(const struct rw_boxset *boxes, const char *job,
 			      const struct rw_layout_geom *g,
 			      unsigned long **owned, u32 *nr)
 {
-	u32 nr_chunks = g->nr_chunks, len;
-	u64 off;
+	u32 nr_chunks = g->nr_chunks, len, c;
+	u32 count[RW_OWNER_MAX_BOXES];
 	int self, ret;
 	u8 *owner;
-	u32 c;
+	u64 off;
 
-	*owned = NULL;
+	if (owned)
+		*owned = NULL;
 	*nr = nr_chunks;
 	if (!boxes)
 		return 0;
@@ -77,25 +78,21 @@ static int rw_engine_owned_of(const struct rw_boxset *boxes, const char *job,
 	if (self < 0)
 		return -EINVAL;
 	owner = kvmalloc(nr_chunks, GFP_KERNEL);
-	*owned = bitmap_zalloc(nr_chunks, RW_GFP_BIG);
-	ret = -ENOMEM;
-	if (!owner || !*owned)
-		goto out;
+	if (!owner)
+		return -ENOMEM;
 	rw_layout_chunk(g, nr_chunks - 1, &off, &len);
 	ret = rw_boxset_owners(boxes, job, nr_chunks, len < g->chunk_size,
-			       owner, NULL);
-	if (ret)
-		goto out;
-	for (c = 0; c < nr_chunks; c++)
-		if (owner[c] == self)
-			__set_bit(c, *owned);
-	*nr = bitmap_weight(*owned, nr_chunks);
-out:
-	kvfree(owner);
-	if (ret) {
-		bitmap_free(*owned);
-		*owned = NULL;
+			       owner, count);
+	if (!ret && owned) {
+		*owned = bitmap_zalloc(nr_chunks, RW_GFP_BIG);
+		ret = *owned ? 0 : -ENOMEM;
+		for (c = 0; !ret && c < nr_chunks; c++)
+			if (owner[c] == self)
+				__set_bit(c, *owned);
 	}
+	if (!ret)
+		*nr = count[self];
+	kvfree(owner);
 	return ret;
 }
 
@@ -438,7 +435,6 @@ int rw_engine_footprint(const struct rw_engine_config *cfg, u64 *bytes)
 {
 	u32 cs = cfg->chunk_size ? cfg->chunk_size : rw_params_chunk_size();
 	u64 nc, per_chunk, slots, pages, meta, total;
-	unsigned long *owned;
 	struct rw_layout_geom g;
 	u32 own;
 	int ret;
@@ -448,10 +444,9 @@ int rw_engine_footprint(const struct rw_engine_config *cfg, u64 *bytes)
 		return ret;
 	nc = g.nr_chunks;
 	/* A job over several boxes: memory for this box's chunks only. */
-	ret = rw_engine_owned_of(cfg->boxes, cfg->name, &g, &owned, &own);
+	ret = rw_engine_owned_of(cfg->boxes, cfg->name, &g, NULL, &own);
 	if (ret)
 		return ret;
-	bitmap_free(owned);
 	/* Parameters, optimizer state, one slot per worker (build_memory). */
 	per_chunk = (u64)cs *
 		    rw_engine_bufs_per_chunk(rw_engine_state_arrays(cfg->hp.optim),

@@ -208,8 +208,7 @@ static int rw_conn_agent_round(struct rw_conn *c)
 	 */
 	if (!c->params_seen && rw_worker_params_set(c->w)) {
 		for (chunk = 0; chunk < n; chunk++)
-			if (rw_conn_carries(c, chunk) &&
-			    rw_worker_owns(c->w, chunk))
+			if (rw_conn_carries(c, chunk))
 				__set_bit(chunk, c->resend);
 		c->params_seen = true;
 	}

@@ -89,6 +89,8 @@ struct rw_conn {
 	unsigned long observe_scan;	/* jiffies: its last look */
 	bool params_seen;		/* initial parameters set, resent */
 	const u8 *link_of;		/* the peer's, or NULL: all are ours */
+	/* This box's chunks of a job over several (NULL: every chunk). */
+	const unsigned long *owned;
 	u32 nr_own;			/* the chunks this connection carries */
 	struct rw_link ep;		/* send queue room, heartbeat */
 	atomic_t kick;			/* something for the agent to do */
@@ -154,10 +156,14 @@ int rw_conn_take_chunks(struct rw_conn *c, u32 nr_chunks);
  */
 void rw_conn_withdraw_ahead(struct rw_job *job);
 
-/* Whether @chunk is @c's to carry: pushes and parameter writes. */
+/*
+ * Whether @chunk is @c's to carry, pushes and parameter writes: its peer's
+ * table gives it to @c, and it is this box's (a job over several boxes).
+ */
 static inline bool rw_conn_carries(const struct rw_conn *c, u32 chunk)
 {
-	return !c->link_of || c->link_of[chunk] == c->nic;
+	return (!c->link_of || c->link_of[chunk] == c->nic) &&
+	       (!c->owned || test_bit(chunk, c->owned));
 }
 
 /* rdma/conn_ctl.c: requests, from the agent (rdma/data.c) */

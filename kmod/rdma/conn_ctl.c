@@ -448,9 +448,8 @@ static int rw_conn_do_init(struct rw_conn *c,
 		bitmap_set(sel, run.first, run.count);
 	}
 	/* A job over several boxes: this box's chunks only. */
-	for_each_set_bit(i, sel, c->nr_chunks)
-		if (!rw_worker_owns(c->w, i))
-			__clear_bit(i, sel);
+	if (c->owned)
+		bitmap_and(sel, sel, c->owned, c->nr_chunks);
 	c->init_req = req;
 	c->init_sel = sel;
 	ret = rw_worker_init_fill(c->w, sel, rw_conn_init_reads, c);

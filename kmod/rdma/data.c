@@ -196,7 +196,7 @@ static void rw_conn_push_done(struct rw_link *ep, struct ib_wc *wc)
 		return;
 	}
 	if (!rw_conn_carries(c, imm.chunk)) {
-		rw_conn_protocol_error(c, "a chunk of another connection");
+		rw_conn_protocol_error(c, "a chunk of another connection or box");
 		return;
 	}
 	if (wc->byte_len != rw_worker_chunk_len(c->w, imm.chunk)) {
@@ -393,8 +393,9 @@ static int rw_conn_setup(struct rw_conn *c)
 	 * This connection's chunks only: its siblings carry the others, and
 	 * other boxes of the job's set theirs.
 	 */
+	c->owned = rw_worker_owned(c->w);
 	for (i = 0; i < s.nr_chunks; i++)
-		if (rw_conn_carries(c, i) && rw_worker_owns(c->w, i))
+		if (rw_conn_carries(c, i))
 			__set_bit(i, c->to_send);
 	c->nr_own = bitmap_weight(c->to_send, s.nr_chunks);
 

@@ -389,9 +389,9 @@ static int rw_remote_connect(struct rw_remote_link *lk, const u8 *token)
 
 	ri.rank = r->rank;
 	ri.observer = r->observer;
-	if (r->nr_links > 1 && !r->boxes) {
+	if (rw_remote_nr_nics(r)) {
 		ri.nic = lk->nic;
-		ri.nr_nics = r->nr_links;
+		ri.nr_nics = rw_remote_nr_nics(r);
 		ri.session = r->session;
 	}
 	rw_auth_job_tag(token, r->job, ri.job_tag);
@@ -506,7 +506,7 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	r->observer = observer;
 	r->boxes = boxes;
 	r->nr_links = nr;
-	if (nr > 1 && !boxes)
+	if (rw_remote_nr_nics(r))
 		r->session = get_random_u32_below(U16_MAX) + 1;
 	for (i = 0; i < nr; i++) {
 		r->links[i].r = r;

@@ -147,6 +147,16 @@ static inline struct rw_remote_link *rw_remote_link_ep(struct rw_link *ep)
 }
 
 /*
+ * The link count the wire names (uapi): 0 for an attachment of one
+ * connection, and for one to the boxes of a set (each link is its box's
+ * only connection); else the NICs of one box it connects to.
+ */
+static inline u32 rw_remote_nr_nics(const struct rw_remote *r)
+{
+	return r->nr_links > 1 && !r->boxes ? r->nr_links : 0;
+}
+
+/*
  * Whether @lk takes requests (an inbox at setup): link 0, or each link to
  * a box of several.
  */

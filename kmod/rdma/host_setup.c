@@ -35,12 +35,6 @@
 
 /* ---- the attachment's state ---- */
 
-/* The link count the wire names: 0 for an attachment of one (uapi). */
-static u32 rw_remote_nr_nics(const struct rw_remote *r)
-{
-	return r->nr_links > 1 && !r->boxes ? r->nr_links : 0;
-}
-
 void rw_remote_break(struct rw_remote *r, struct rw_remote_link *lk,
 		     const char *why)
 {

@@ -458,7 +458,8 @@ EXPORT_SYMBOL_IF_KUNIT(rw_wire_reply_pack);
 /* The box-set fields of a reply from a box of a set (nr_boxes > 0). */
 static bool rw_wire_box_ok(const struct rw_wire_reply_info *r)
 {
-	return r->box_id && r->box_id <= 65535 && r->nr_boxes <= 64 &&
+	return r->box_id && r->box_id <= RW_BOX_MAX_ID &&
+	       r->nr_boxes <= RW_JOB_MAX_BOXES &&
 	       r->box_epoch && !r->nr_nics;
 }
 
