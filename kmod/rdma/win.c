@@ -17,14 +17,26 @@
 
 #include "rdma/win.h"
 
+/*
+ * A segment's region is allocated one page larger than the pages it maps.
+ * Soft-RoCE (6.1's rxe_mr_copy) steps to the next block of its page table
+ * after the last byte a transfer touches, and reads one pointer past the
+ * table when a transfer ends at the end of a region whose page count fills
+ * its blocks exactly (256 pages on 4 KiB pages). The spare page gives that
+ * read a block to land in; it is never mapped nor addressed. So a segment
+ * holds at most one page fewer than the device's list length.
+ */
+#define RW_WIN_SPARE_PAGES	1U
+
 u32 rw_win_seg_shift(struct ib_device *dev, u32 chunk_size)
 {
 	u32 pages = dev->attrs.max_fast_reg_page_list_len;
 	u32 shift;
 
-	if (!pages)
+	if (pages <= RW_WIN_SPARE_PAGES)
 		return 0;
-	shift = min_t(u32, ilog2(pages) + PAGE_SHIFT, RW_WIRE_SEG_SHIFT_MAX);
+	shift = min_t(u32, ilog2(pages - RW_WIN_SPARE_PAGES) + PAGE_SHIFT,
+		      RW_WIRE_SEG_SHIFT_MAX);
 	return (1ULL << shift) >= chunk_size ? shift : 0;
 }
 
@@ -52,7 +64,7 @@ static int rw_win_seg_map(struct rw_win *win, struct ib_pd *pd,
 	s->mapped = ib_dma_map_sg(win->dev, s->sgt.sgl, n, DMA_BIDIRECTIONAL);
 	if (!s->mapped)
 		return -ENOMEM;
-	s->mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, n);
+	s->mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, n + RW_WIN_SPARE_PAGES);
 	if (IS_ERR(s->mr)) {
 		ret = PTR_ERR(s->mr);
 		s->mr = NULL;

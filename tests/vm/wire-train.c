@@ -90,7 +90,7 @@ struct tr {
 	u64 offs[WM_NR_TENSORS];
 	u32 by_key[WM_NR_TENSORS];
 	struct rw_wire_reply_info rep;
-	struct rw_wire_seg segs[64];	/* the box's gradient window */
+	struct rw_wire_seg segs[256];	/* the box's gradient window */
 	int got_reply;
 	uint32_t params_seen;		/* parameter writes received */
 	uint8_t *awaiting;		/* [nr_chunks] */
@@ -357,11 +357,18 @@ static int await_disconnect(struct tr *t)
 
 struct ibv_mr *wire_reg(struct ibv_pd *pd, void **buf, size_t len, int acc)
 {
-	*buf = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+	/*
+	 * A spare page past the registration, as the module's windows have
+	 * (soft-RoCE reads past a page table a region fills exactly, when a
+	 * transfer ends at the region's end: kmod/rdma/win.c).
+	 */
+	size_t reg = ((len + 4095) & ~(size_t)4095) + 4096;
+
+	*buf = aligned_alloc(4096, reg);
 	if (!*buf)
 		return NULL;
-	memset(*buf, 0, len);
-	return ibv_reg_mr(pd, *buf, len, acc);
+	memset(*buf, 0, reg);
+	return ibv_reg_mr(pd, *buf, reg, acc);
 }
 
 /*
