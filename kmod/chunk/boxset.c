@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A job's box set (boxset.h): checks, digest, seed and owners. Pure.
+ * A job's box set (boxset.h): checks, digest, seed, owners and what a
+ * move to another set does. Pure.
  */
 #include "compat.h"
 #include "boxset.h"
@@ -137,3 +138,37 @@ int rw_boxset_owners(const struct rw_boxset *s, const char *name,
 				     nr_chunks, last_short, owner, count);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_boxset_owners);
+
+int rw_boxset_move_check(const struct rw_boxset *from,
+			 const struct rw_boxset *to, const char **msg)
+{
+	int ret = rw_boxset_check(to, false, msg);
+
+	if (ret)
+		return ret;
+	if (from->epoch != U32_MAX && to->epoch == from->epoch + 1)
+		return 0;
+	if (msg)
+		*msg = "a move's set has the epoch after the job's";
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_boxset_move_check);
+
+void rw_boxset_moves(const struct rw_boxset *from, const u8 *a,
+		     const struct rw_boxset *to, const u8 *b, u32 nr,
+		     u32 self, struct rw_boxset_moves *m)
+{
+	u32 c;
+
+	memset(m, 0, sizeof(*m));
+	for (c = 0; c < nr; c++) {
+		if (!rw_boxset_chunk_moves(from, a, to, b, c))
+			continue;
+		m->moved++;
+		if (self && from->box[a[c]].id == self)
+			m->sent++;
+		if (self && to->box[b[c]].id == self)
+			m->taken++;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_boxset_moves);

@@ -67,4 +67,37 @@ u64 rw_boxset_seed(const char *name);
 int rw_boxset_owners(const struct rw_boxset *s, const char *name,
 		     u32 nr_chunks, bool last_short, u8 *owner, u32 *count);
 
+/*
+ * Whether @to may follow @from, the job's current set, in a move
+ * (docs/design.md "Many boxes"): @to a good set (rw_boxset_check(), its
+ * own @self unread) at the epoch after @from's (the same boxes again
+ * may give one a new address). 0, or -EINVAL and *@msg (may be NULL) as rw_boxset_check() says it.
+ */
+int rw_boxset_move_check(const struct rw_boxset *from,
+			 const struct rw_boxset *to, const char **msg);
+
+/* What a move does to a job's chunks, from the two owner tables. */
+struct rw_boxset_moves {
+	u32 moved;			/* chunks whose owner changes */
+	u32 sent;			/* of them, those box @self gives */
+	u32 taken;			/* of them, those box @self takes */
+};
+
+/*
+ * Whether chunk @c changes owner: @a and @b are the owner tables of
+ * @from and @to (rw_boxset_owners()); a box is its id in both sets.
+ */
+static inline bool rw_boxset_chunk_moves(const struct rw_boxset *from,
+					 const u8 *a,
+					 const struct rw_boxset *to,
+					 const u8 *b, u32 c)
+{
+	return from->box[a[c]].id != to->box[b[c]].id;
+}
+
+/* The moves of @nr chunks from @from (table @a) to @to (table @b). */
+void rw_boxset_moves(const struct rw_boxset *from, const u8 *a,
+		     const struct rw_boxset *to, const u8 *b, u32 nr,
+		     u32 self, struct rw_boxset_moves *m);
+
 #endif /* _RW_CHUNK_BOXSET_H */

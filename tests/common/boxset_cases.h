@@ -254,4 +254,127 @@ static const char *rw_bc_known(u64 *digest, u64 *seed)
 	return *seed == RW_BC_KNOWN_SEED ? NULL : "known: another seed";
 }
 
+static u8 rw_bc_owner2[4096];
+
+/*
+ * A move's set: the epoch after the job's and a good set, or refused with
+ * a message; the same boxes again (an address changed) may follow.
+ */
+static const char *rw_bc_move_check(void)
+{
+	struct rw_boxset *s = &rw_bc_s, *t = &rw_bc_t;
+	const char *msg = NULL;
+
+	rw_bc_fill(s, 3);
+	rw_bc_fill(t, 4);
+	t->epoch = s->epoch + 1;
+	if (rw_boxset_move_check(s, t, &msg) || msg)
+		return "move check: a box added refused";
+	/* A box drained: the set it leaves holds no self of its. */
+	rw_bc_fill(t, 2);
+	t->epoch = s->epoch + 1;
+	t->self = 0;
+	if (rw_boxset_move_check(s, t, NULL))
+		return "move check: a drained box's set refused";
+	*t = *s;
+	t->epoch++;
+	t->box[1].addr[3] = 9;
+	if (rw_boxset_move_check(s, t, NULL))
+		return "move check: a new address refused";
+	t->epoch = s->epoch;
+	if (rw_boxset_move_check(s, t, &msg) != -EINVAL || !msg ||
+	    !strstr(msg, "epoch after"))
+		return "move check: the job's own epoch accepted";
+	t->epoch = s->epoch + 2;
+	if (rw_boxset_move_check(s, t, NULL) != -EINVAL)
+		return "move check: an epoch skipped accepted";
+	s->epoch = U32_MAX;
+	t->epoch = 0;
+	if (rw_boxset_move_check(s, t, NULL) != -EINVAL)
+		return "move check: an epoch wrapped accepted";
+	rw_bc_fill(s, 3);
+	*t = *s;
+	t->epoch++;
+	t->box[2].id = t->box[0].id;
+	msg = NULL;
+	if (rw_boxset_move_check(s, t, &msg) != -EINVAL || !msg ||
+	    !strstr(msg, "twice"))
+		return "move check: a bad set accepted";
+	return NULL;
+}
+
+/*
+ * @n boxes to @m (the first min(n, m) kept, ids and addresses as
+ * rw_bc_fill() gives them for the larger): the moves of 4096 chunks of
+ * job "resnet50", box @self's view. Each chunk that moves is counted
+ * once, given by one box and taken by one; a box that leaves gives every
+ * chunk it had, one that joins takes every chunk it gets.
+ */
+static const char *rw_bc_move(u32 n, u32 m, struct rw_boxset_moves *all)
+{
+	struct rw_boxset *s = &rw_bc_s, *t = &rw_bc_t;
+	u32 big = n > m ? n : m, nr = 4096, i, c, sent = 0, taken = 0;
+	u32 count[RW_OWNER_MAX_BOXES], count2[RW_OWNER_MAX_BOXES];
+	struct rw_boxset_moves mv;
+
+	rw_bc_fill(s, big);
+	*t = *s;
+	s->nr = n;
+	t->nr = m;
+	t->epoch++;
+	if (rw_boxset_owners(s, "resnet50", nr, true, rw_bc_owner, count) ||
+	    rw_boxset_owners(t, "resnet50", nr, true, rw_bc_owner2, count2))
+		return "move: owners refused";
+	rw_boxset_moves(s, rw_bc_owner, t, rw_bc_owner2, nr, 0, all);
+	if (all->sent || all->taken)
+		return "move: a set's view gave or took";
+	for (i = 0; i < big; i++) {
+		rw_boxset_moves(s, rw_bc_owner, t, rw_bc_owner2, nr,
+				s->box[i].id, &mv);
+		if (mv.moved != all->moved)
+			return "move: boxes disagree on what moves";
+		/* Leaving: every chunk of its own; joining: every one it gets. */
+		if (i >= m && mv.sent != count[i])
+			return "move: a drained box kept a chunk";
+		if (i >= n && mv.taken != count2[i])
+			return "move: a new box was given a chunk it did not take";
+		sent += mv.sent;
+		taken += mv.taken;
+	}
+	if (sent != all->moved || taken != all->moved)
+		return "move: a moved chunk not given and taken once";
+	for (c = 0, i = 0; c < nr; c++)
+		i += s->box[rw_bc_owner[c]].id != t->box[rw_bc_owner2[c]].id;
+	return i == all->moved ? NULL : "move: the count is not the chunks'";
+}
+
+/*
+ * Minimal movement: a fourth box joining three takes about a quarter of
+ * the chunks, and moves little else; draining one of four moves its
+ * quarter, and little else; a new address alone moves nothing.
+ */
+static const char *rw_bc_moves(u32 *added, u32 *drained)
+{
+	struct rw_boxset_moves all;
+	const char *fail;
+
+	fail = rw_bc_move(3, 4, &all);
+	if (fail)
+		return fail;
+	*added = all.moved;
+	/* 1024 ideal: the bounded loads move a few more. */
+	if (all.moved < 1024 || all.moved > 1024 + 1024 / 8)
+		return "move: a box added moved far from a quarter";
+	fail = rw_bc_move(4, 3, &all);
+	if (fail)
+		return fail;
+	*drained = all.moved;
+	if (all.moved < 1024 || all.moved > 1024 + 1024 / 8)
+		return "move: a box drained moved far from its quarter";
+	fail = rw_bc_move(3, 3, &all);
+	if (fail)
+		return fail;
+	return all.moved ? "move: the same boxes moved a chunk" : NULL;
+}
+
 #endif /* _RW_TESTS_BOXSET_CASES_H */

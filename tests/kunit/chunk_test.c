@@ -472,6 +472,19 @@ static void rw_chunk_boxset_test(struct kunit *test)
 			      fail, digest, seed);
 }
 
+/* A move's set and what it moves: the cases cmocka runs too. */
+static void rw_chunk_boxset_move_test(struct kunit *test)
+{
+	u32 added = 0, drained = 0;
+	const char *fail;
+
+	fail = rw_bc_move_check();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
+	fail = rw_bc_moves(&added, &drained);
+	KUNIT_EXPECT_NULL_MSG(test, fail, "%s: %u moved adding, %u draining",
+			      fail, added, drained);
+}
+
 /* Chunk c of the share test: 4096 bytes, less 100 for each step of c % 7. */
 static u32 rw_chunk_share_len(const void *arg, u32 c)
 {
@@ -541,6 +554,7 @@ static struct kunit_case rw_chunk_test_cases[] = {
 	KUNIT_CASE(rw_chunk_rebal_bad_test),
 	KUNIT_CASE(rw_chunk_owner_test),
 	KUNIT_CASE(rw_chunk_boxset_test),
+	KUNIT_CASE(rw_chunk_boxset_move_test),
 	KUNIT_CASE(rw_chunk_share_test),
 	{}
 };

@@ -44,6 +44,24 @@ static void boxset_known(void **state)
 	assert_null(fail);
 }
 
+static void boxset_move_check(void **state)
+{
+	(void)state;
+	assert_null(rw_bc_move_check());
+}
+
+static void boxset_moves(void **state)
+{
+	u32 added = 0, drained = 0;
+	const char *fail;
+
+	(void)state;
+	fail = rw_bc_moves(&added, &drained);
+	print_message("# 4096 chunks moved: %u when a fourth box joined three, %u when one of four left\n",
+		      added, drained);
+	assert_null(fail);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -51,6 +69,8 @@ int main(void)
 		cmocka_unit_test(boxset_digest),
 		cmocka_unit_test(boxset_owners),
 		cmocka_unit_test(boxset_known),
+		cmocka_unit_test(boxset_move_check),
+		cmocka_unit_test(boxset_moves),
 	};
 
 	return cmocka_run_group_tests_name("chunk-boxset", tests, NULL, NULL);
