@@ -250,12 +250,25 @@ bad:
 	return ret;
 }
 
+/* RW_JOB_A_MOVE: the set a job moves to, as RW_JOB_A_BOXES has one. */
+static int rw_genl_put_move(struct sk_buff *skb, const struct rw_boxset *s)
+{
+	struct nlattr *e = nla_nest_start(skb, RW_JOB_A_MOVE);
+
+	if (!e || rw_genl_put_boxes(skb, s, NULL, NULL))
+		return -EMSGSIZE;
+	nla_nest_end(skb, e);
+	return 0;
+}
+
 /*
- * @boxes is @job's set: job->boxes read under the registry lock (a dump)
- * or a copy of it (rw_job_boxes_copy()), as the set may be replaced.
+ * @boxes is @job's set and @move the set it moves to: job->boxes and
+ * job->move read under the registry lock (a dump) or copies of them
+ * (rw_job_boxes_copy()), as either may be replaced.
  */
 static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
-		       const struct rw_boxset *boxes, u32 portid, u32 seq,
+		       const struct rw_boxset *boxes,
+		       const struct rw_boxset *move, u32 portid, u32 seq,
 		       int flags, const u8 *token)
 {
 	const struct rw_job_config *c = &job->cfg;
@@ -300,7 +313,8 @@ static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
 	      nla_put_u64_64bit(skb, RW_JOB_A_MODEL_BYTES,
 				READ_ONCE(job->run_bytes), RW_JOB_A_UNSPEC))) ||
 	    (token && nla_put(skb, RW_JOB_A_TOKEN, RW_JOB_TOKEN_LEN, token)) ||
-	    (boxes && rw_genl_put_boxes(skb, boxes, NULL, NULL))) {
+	    (boxes && rw_genl_put_boxes(skb, boxes, NULL, NULL)) ||
+	    (move && rw_genl_put_move(skb, move))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -314,19 +328,25 @@ static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
 static int rw_job_reply(struct genl_info *info, struct rw_job *job,
 			const u8 *token)
 {
-	struct rw_boxset *boxes = rw_job_boxes_copy(job);
+	struct rw_boxset *boxes = rw_job_boxes_copy(job, false);
+	struct rw_boxset *move = NULL;
 	struct sk_buff *skb;
 	int ret = -ENOMEM;
 
 	if (IS_ERR(boxes))
 		return PTR_ERR(boxes);
+	move = rw_job_boxes_copy(job, true);
+	if (IS_ERR(move)) {
+		move = NULL;
+		goto out;
+	}
 	skb = genlmsg_new(NLMSG_GOODSIZE +
-			  (boxes ? boxes->nr * RW_GENL_BOX_SIZE : 0),
-			  GFP_KERNEL);
+			  ((boxes ? boxes->nr : 0) + (move ? move->nr : 0)) *
+			  RW_GENL_BOX_SIZE, GFP_KERNEL);
 	if (!skb)
 		goto out;
-	ret = rw_job_fill(skb, job, boxes, info->snd_portid, info->snd_seq, 0,
-			  token);
+	ret = rw_job_fill(skb, job, boxes, move, info->snd_portid,
+			  info->snd_seq, 0, token);
 	if (ret) {
 		nlmsg_free(skb);
 		goto out;
@@ -334,6 +354,7 @@ static int rw_job_reply(struct genl_info *info, struct rw_job *job,
 	ret = genlmsg_reply(skb, info);
 out:
 	kfree(boxes);
+	kfree(move);
 	return ret;
 }
 
@@ -548,8 +569,8 @@ static int rw_job_dump_one(struct rw_job *job, void *arg)
 {
 	struct rw_job_dump *d = arg;
 
-	/* rw_job_walk() holds the registry lock: job->boxes holds still. */
-	return rw_job_fill(d->skb, job, job->boxes,
+	/* rw_job_walk() holds the registry lock: the sets hold still. */
+	return rw_job_fill(d->skb, job, job->boxes, job->move,
 			   NETLINK_CB(d->cb->skb).portid,
 			   d->cb->nlh->nlmsg_seq, NLM_F_MULTI, NULL);
 }

@@ -156,7 +156,7 @@ static int rw_genl_topo_boxes(struct rw_job *job, const struct rw_engine_topo *t
 	*sh = NULL;
 	*boxes = NULL;
 	/* Fixed while a run exists (run_lock): the run's own. */
-	s = rw_job_boxes_copy(job);
+	s = rw_job_boxes_copy(job, false);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	*boxes = s;

@@ -22,6 +22,7 @@
 
 #include "rw.h"
 #include "job.h"
+#include "job_move.h"
 #include "mem.h"
 #include "chunk/boxset.h"
 #include "engine/engine.h"
@@ -148,6 +149,10 @@ static void rw_job_release(struct kref *ref)
 	kvfree(job->wc);
 	kvfree(job->ranks);
 	kfree(job->boxes);
+	kfree(job->move);
+	rw_job_carry_free(job);
+	if (job->move_charge)
+		rw_mem_uncharge(&job->mem_held, job->move_charge);
 	kfree(job);
 }
 
@@ -364,6 +369,7 @@ int rw_job_del(const char *name, u32 flags)
 	rw_job_put(job);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_job_del);
 
 /*
  * @s is to replace @job's box set: an epoch of 0 becomes the old set's + 1
@@ -389,7 +395,8 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 	struct rw_gate_config gc;
 	struct rw_job_config c;
 	struct rw_job *job;
-	bool live;
+	bool live, moving;
+	u64 charge = 0;
 	int ret;
 
 	*msg = NULL;
@@ -433,24 +440,34 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 	if (c.quorum == c.workers)
 		c.quorum = 0;
 	live = job->users || job->engine;
+	/* A set given while a run is active is the run's move. */
+	moving = live && (mask & RW_JOB_SET_BOXES);
 	if (job->deleted) {
 		ret = -ENOENT;
-	} else if (live && (mask & RW_JOB_SET_BOXES)) {
-		*msg = "the box set cannot change while a run is active";
-		ret = -EBUSY;
 	} else if (live && mask & ~(RW_JOB_SET_SYNC | RW_JOB_SET_EVICT |
-				    RW_JOB_SET_MEMORY)) {
+				    RW_JOB_SET_MEMORY | RW_JOB_SET_BOXES)) {
 		*msg = "a run exists: workers, chunk size and optimizer change between runs";
 		ret = -EBUSY;
 	} else {
 		/* Everything is checked before anything changes. */
 		ret = rw_job_check_config(&c, msg);
-		if (!ret && boxes)
+		if (!ret && moving)
+			ret = rw_job_check_move(job, boxes, msg);
+		else if (!ret && boxes)
 			ret = rw_job_check_boxes(job, boxes, msg);
 		if (!ret && c.workers != job->cfg.workers)
 			ret = rw_job_alloc_ranks(job, c.workers);
 		/* Replaced whole, never changed in place (no run reads it). */
-		if (!ret && (mask & RW_JOB_SET_BOXES)) {
+		if (!ret && moving) {
+			ret = rw_job_move_reserve(job, boxes, &charge);
+			if (ret)
+				*msg = "no memory left for what the run's end keeps for the move";
+		}
+		if (!ret && moving) {
+			job->move = boxes;
+			job->move_charge = charge;
+			boxes = NULL;
+		} else if (!ret && (mask & RW_JOB_SET_BOXES)) {
 			old = job->boxes;
 			job->boxes = boxes;
 			boxes = NULL;
@@ -485,19 +502,21 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_set_policy);
 
-struct rw_boxset *rw_job_boxes_copy(struct rw_job *job)
+struct rw_boxset *rw_job_boxes_copy(struct rw_job *job, bool move)
 {
-	struct rw_boxset *s = NULL;
+	struct rw_boxset *s = NULL, *from;
 
 	mutex_lock(&rw_jobs_lock);
-	if (job->boxes) {
-		s = kmemdup(job->boxes, sizeof(*s), GFP_KERNEL);
+	from = move ? job->move : job->boxes;
+	if (from) {
+		s = kmemdup(from, sizeof(*s), GFP_KERNEL);
 		if (!s)
 			s = ERR_PTR(-ENOMEM);
 	}
 	mutex_unlock(&rw_jobs_lock);
 	return s;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_job_boxes_copy);
 
 int rw_job_take_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
 		     bool observer)
@@ -523,6 +542,7 @@ int rw_job_take_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
 	mutex_unlock(&rw_jobs_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_job_take_rank);
 
 bool rw_job_drop_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
 		      bool observer)
@@ -577,6 +597,8 @@ static void rw_job_keep_counts(struct rw_job *job, struct rw_engine *e,
 
 void rw_job_release_user(struct rw_job *job)
 {
+	struct rw_boxset *moved = NULL;
+	u64 carry = 0;
 	struct rw_engine *e = NULL;
 	struct rw_sync *s = NULL;
 	u64 charge = 0;
@@ -587,6 +609,14 @@ void rw_job_release_user(struct rw_job *job)
 		e = job->engine;
 		s = job->sync;
 		charge = job->run_charge;
+		/* The run ends: a move's set is the job's from now on. */
+		if (job->move) {
+			moved = job->boxes;
+			job->boxes = job->move;
+			job->move = NULL;
+			carry = job->move_charge;
+			job->move_charge = 0;
+		}
 		job->engine = NULL;
 		job->sync = NULL;
 		job->run_charge = 0;
@@ -595,6 +625,9 @@ void rw_job_release_user(struct rw_job *job)
 		WRITE_ONCE(job->run_bytes, 0);
 	}
 	mutex_unlock(&rw_jobs_lock);
+	kfree(moved);
+	/* No worker is left: the engine is quiet, its state whole. */
+	rw_job_carry_take(job, e, carry);
 	rw_job_keep_counts(job, e, s);
 	mutex_unlock(&job->run_lock);
 	/* Nobody else can reach them now: the last user is gone. */
@@ -604,7 +637,7 @@ void rw_job_release_user(struct rw_job *job)
 	if (charge)
 		rw_mem_uncharge(&job->mem_held, charge);
 }
-EXPORT_SYMBOL_IF_KUNIT(rw_job_del);
+EXPORT_SYMBOL_IF_KUNIT(rw_job_release_user);
 
 int rw_job_walk(unsigned long *cursor, int (*fn)(struct rw_job *job, void *arg),
 		void *arg)

@@ -15,6 +15,7 @@
 #include "rdma/replay.h"
 
 struct rw_boxset;
+struct rw_job_carry;
 
 /* What a job is asked to be, as validated by rw_job_new(). */
 struct rw_job_config {
@@ -161,6 +162,19 @@ struct rw_job {
 	 * between runs (under run_lock too); a run's engine keeps its copy.
 	 */
 	struct rw_boxset *boxes;
+	/*
+	 * The set the job moves to (docs/design.md "Many boxes"), given
+	 * while a run is active and taken when it ends; its self is 0 when
+	 * this box leaves the job. [J], under run_lock too.
+	 */
+	struct rw_boxset *move;
+	u64 move_charge;		/* [J] reserved for the carry */
+	/*
+	 * This box's chunks of the run that ended with a move, for the next
+	 * run to start from (job_move.c), and what they are charged. [R]
+	 */
+	struct rw_job_carry *carry;
+	u64 carry_charge;
 
 	/*
 	 * Connect nonces seen (rdma/replay.c): replay_nr + 1 tables, one per
@@ -226,18 +240,21 @@ int rw_job_token_check(const struct rw_job *job, const u8 *token);
 #define RW_JOB_SET_OPTIM	BIT(4)	/* optimizer and hyper-parameters */
 #define RW_JOB_SET_MEMORY	BIT(5)	/* max_memory: from the next run */
 /*
- * The box set: cfg->boxes replaces it (NULL removes it), between runs
- * only (-EBUSY); its epoch 0 means the old set's + 1, or 1 if none.
+ * The box set: cfg->boxes replaces it (NULL removes it) between runs; its
+ * epoch 0 means the old set's + 1, or 1 if none. While a run is active a
+ * set is the job's move instead, taken when the run ends (-EBUSY while
+ * one is pending, or for a job without a set, or to remove it).
  */
 #define RW_JOB_SET_BOXES	BIT(6)
 int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 		      u32 mask, const char **msg);
 
 /*
- * A copy of @job's box set (kfree() it), NULL if it has none, or
- * ERR_PTR(-ENOMEM): the set may be replaced once the registry lock goes.
+ * A copy of @job's box set, or with @move of the set it moves to (kfree()
+ * it), NULL if it has none, or ERR_PTR(-ENOMEM): the set may be replaced
+ * once the registry lock goes.
  */
-struct rw_boxset *rw_job_boxes_copy(struct rw_job *job);
+struct rw_boxset *rw_job_boxes_copy(struct rw_job *job, bool move);
 
 /* Worker slots: rank @rank of @job is taken by @w (see worker.c). */
 int rw_job_take_rank(struct rw_job *job, u32 rank, struct rw_worker *w,

@@ -27,6 +27,7 @@
 #include "engine/query.h"
 #include "genl.h"
 #include "job.h"
+#include "job_move.h"
 #include "worker.h"
 #include "worker_priv.h"
 #include "chunk/boxset.h"
@@ -260,7 +261,9 @@ static int rw_worker_start_run(struct rw_job *job,
 		rw_mem_uncharge(&job->mem_held, bytes);
 		return PTR_ERR(e);
 	}
-	s = rw_sync_create(&gc);
+	/* A run after a move starts where the last one ended. */
+	ret = rw_job_carry_apply(job, e);
+	s = ret ? ERR_PTR(ret) : rw_sync_create(&gc);
 	if (IS_ERR(s)) {
 		rw_engine_destroy(e);
 		rw_mem_uncharge(&job->mem_held, bytes);
@@ -322,6 +325,12 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 	if (job->boxes && !w->peer) {
 		pr_info_ratelimited("job %s is spread over %u boxes: a trainer attaches to all of them (rw_attach_remote), not to this box's file\n",
 				    job->cfg.name, job->boxes->nr);
+		goto unlock;
+	}
+	/* A box that left the job's set by a move serves it no more. */
+	if (job->boxes && !job->boxes->self) {
+		pr_info_ratelimited("job %s: this box left its set at epoch %u: attach to the set's boxes\n",
+				    job->cfg.name, job->boxes->epoch);
 		goto unlock;
 	}
 	if (!job->engine) {

@@ -305,7 +305,9 @@
  *   RW_JOB_A_MEMORY (bytes charged now) and, once a layout is
  *   declared, RW_JOB_A_TENSORS, RW_JOB_A_CHUNKS and RW_JOB_A_MODEL_BYTES.
  *   A job with a box set: RW_JOB_A_BOXES (each entry RW_BOX_A_ID, _ADDR,
- *   _PORT), RW_JOB_A_BOX_SELF and RW_JOB_A_BOX_EPOCH. Never the token.
+ *   _PORT), RW_JOB_A_BOX_SELF and RW_JOB_A_BOX_EPOCH; one moving to
+ *   another set: RW_JOB_A_MOVE, a nest of those three for the set it moves
+ *   to (_BOX_SELF 0: this box leaves the job). Never the token.
  *
  * RW_CMD_POLICY_SET (doit; CAP_NET_ADMIN): RW_JOB_A_NAME and any of the
  *   settings RW_CMD_JOB_NEW takes except the token; the others keep their
@@ -323,9 +325,18 @@
  *   an extended ack. RW_JOB_A_BOXES with RW_JOB_A_BOX_SELF replaces the
  *   job's box set, whole: its epoch is RW_JOB_A_BOX_EPOCH if given, else
  *   the old set's plus one (1 if the job had none); an empty
- *   RW_JOB_A_BOXES (without _SELF or _EPOCH) removes the set. The set
- *   changes between runs only, like the workers (EBUSY and an extended
- *   ack while a run exists). A refused request changes nothing. Every
+ *   RW_JOB_A_BOXES (without _SELF or _EPOCH) removes the set. While a run
+ *   exists, a set given this way is the job's move (docs/design.md "Many
+ *   boxes"), taken when the run ends: it must follow the job's set (its
+ *   epoch the next, which is the default), RW_JOB_A_BOX_SELF is this
+ *   box's id in the job's set (a box that leaves is not in the new one),
+ *   and one move is pending at a time; a first set, or removing one, waits
+ *   for the run's end (each refused with EBUSY and an extended ack). A
+ *   move that changes a chunk's owner under the run's layout is refused
+ *   with EBUSY for now. When the run ends, this box keeps its chunks
+ *   of it (charged to the job from the order on: EDQUOT, ENOSPC) and the
+ *   next run starts from them, as from a restored checkpoint. A refused
+ *   request changes nothing. Every
  *   change is announced as RW_EVENT_POLICY. Reply: the job, as
  *   RW_CMD_JOB_GET.
  *
@@ -1051,6 +1062,7 @@ enum rw_job_attr {
 	RW_JOB_A_BOXES,		/* nest of RW_JOB_A_BOX entries, each RW_BOX_A_* */
 	RW_JOB_A_BOX_SELF,	/* u32: this box's id in the job's set */
 	RW_JOB_A_BOX_EPOCH,	/* u32: the set's epoch, >= 1 */
+	RW_JOB_A_MOVE,		/* nest: the set moved to (_BOXES, _SELF, _EPOCH) */
 	__RW_JOB_A_MAX
 };
 #define RW_JOB_A_MAX (__RW_JOB_A_MAX - 1)

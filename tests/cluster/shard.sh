@@ -25,6 +25,13 @@
 #   iteration once, and refuses two boxes of the three.
 # - Python: Worker(boxes=[...]) trains a small MLP on the digits over the
 #   three boxes (shard-digits.py).
+# - A move ordered during a run (policy set ... boxes): refused for an
+#   epoch skipped, another id for this box, removing the set, one that
+#   changes owners (a fourth box, a box leaving: not built yet), or while
+#   one is pending; shown pending by job show; the job's set once the run
+#   ends. A momentum run of three iterations ends with a move ordered (the
+#   same boxes, epoch 2): each box keeps its chunks, and the next run goes
+#   on from step 3 and ends as the straight six-iteration run.
 # cluster-roles: box1 box2 box3 worker
 # vm-timeout: 900
 RW_TEST_NAME=cluster-shard-$RW_ROLE
@@ -49,7 +56,7 @@ if [ "$RW_ROLE" != worker ]; then
 		local j
 		for j in "sgd3 2 optim sgd lr 0.5" "mom3 2 optim momentum lr 0.5 momentum 0.5" \
 			"ssp3 2 sync ssp 1 optim sgd lr 0.5" "ada3 2 sync adaptive 1 3 optim sgd lr 0.5" \
-			"dig3 1 optim sgd lr 0.2"; do
+			"dig3 1 optim sgd lr 0.2" "mv3 2 optim momentum lr 0.5 momentum 0.5"; do
 			set -- $j
 			local name=$1 w=$2
 			shift 2
@@ -77,6 +84,48 @@ if [ "$RW_ROLE" != worker ]; then
 		"$("$LOCAL" sgd3 "$TOKEN" 0 2 1 2>&1 | cut -d'(' -f1 | cut -d: -f1-3)"
 	t_ok "listen add $ME" "$RWCTL" listen add "$ME"
 	touch "$RW_OUT/ready"
+
+	# While ada3 runs (its last run), a move of its set: box 1 adds a
+	# fourth box, box 2 leaves (each its own order: nothing runs on ada3
+	# after). Refused first: an epoch skipped, another id for this box,
+	# removing the set; then the order, shown pending, and a second one
+	# refused while it is. The run's end takes it.
+	move_to() {
+		"$RWCTL" -j job show ada3 | jpy '"%d %d %s" % (d["jobs"][0]["move_to"]["epoch"], d["jobs"][0]["move_to"]["self"], [b["id"] for b in d["jobs"][0]["move_to"]["boxes"]])'
+	}
+	move_order() {
+		local msg
+		case $id in
+		1)
+			msg=$("$RWCTL" policy set ada3 boxes "$SET" self 1 epoch 3 2>&1)
+			t_ok "a move skipping an epoch: refused ($msg)" \
+				grep -qF "a move's set has the epoch after the job's" <<<"$msg"
+			msg=$("$RWCTL" policy set ada3 boxes "$SET" self 2 2>&1)
+			t_ok "a move naming this box by another id: refused ($msg)" \
+				grep -qF "in a move, this box's id is its id in the job's set" <<<"$msg"
+			msg=$("$RWCTL" policy set ada3 boxes none 2>&1)
+			t_ok "removing the set during a run: refused ($msg)" \
+				grep -qF "a job's box set is removed between runs" <<<"$msg"
+			msg=$("$RWCTL" policy set ada3 boxes "$SET,4@10.88.0.44" self 1 2>&1)
+			t_ok "a fourth box during the run: refused, owners would change ($msg)" \
+				grep -qF "job 'ada3' is busy: this move changes owners, which a run cannot do yet" <<<"$msg"
+			t_eq "... none of them is pending" false \
+				"$("$RWCTL" -j job show ada3 | jpy '"move_to" in d["jobs"][0]')" ;;
+		2)
+			msg=$("$RWCTL" policy set ada3 boxes "1@$B1,3@$B3" self 2 2>&1)
+			t_ok "this box leaving during the run: refused, owners would change ($msg)" \
+				grep -qF "job 'ada3' is busy: this move changes owners, which a run cannot do yet" <<<"$msg" ;;
+		esac
+		t_ok "policy set during the run: the same boxes at epoch 2, pending" \
+			"$RWCTL" policy set ada3 boxes "$SET" self "$id"
+		t_eq "job show: the move to epoch 2, this box $id" "2 $id [1, 2, 3]" "$(move_to)"
+		t_ok "job show in text: the move" sh -c \
+			"'$RWCTL' job show ada3 | grep -qF 'moving (when the run ends) to box set epoch 2, 3 boxes, this box is $id:'"
+		msg=$("$RWCTL" policy set ada3 boxes "$SET" self "$id" 2>&1)
+		t_ok "a second move while one is pending: refused ($msg)" \
+			grep -qF "the job is moving to another box set already" <<<"$msg"
+		t_eq "... the first still pending" "2 $id [1, 2, 3]" "$(move_to)"
+	}
 
 	t_ok "the worker's momentum ranks hold" rw_await worker mom3-holding 300
 	topo=$("$RWCTL" -j topo show mom3)
@@ -115,11 +164,24 @@ if [ "$RW_ROLE" != worker ]; then
 		skew=$("$RWCTL" -j stats show $j | grep -o '"max_skew": *[0-9]*' | head -n 1 | grep -o '[0-9]*$')
 		t_ok "$j: this box's gate kept the skew within $bound (max_skew ${skew:-none})" \
 			test "${skew:-99}" -le $bound
+		[ $j = ada3 ] && move_order
 		touch "$RW_OUT/$j-checked"
 	done
+	t_ok "the worker's mv3 ranks hold, three iterations in" rw_await worker mv3a-holding 300
+	t_ok "mv3: a move to the same boxes at epoch 2, ordered during the run" \
+		"$RWCTL" policy set mv3 boxes "$SET" self "$id"
+	touch "$RW_OUT/mv3-ordered"
 	t_ok "the worker is done" rw_await worker done 600
+	for j in ada3 mv3; do
+		t_eq "$j: the run's end took the move" "False 2 $id [1, 2, 3]" \
+			"$("$RWCTL" -j job show $j | jpy '"%s %d %d %s" % ("move_to" in d["jobs"][0], d["jobs"][0]["box_set"]["epoch"], d["jobs"][0]["box_set"]["self"], [b["id"] for b in d["jobs"][0]["box_set"]["boxes"]])')"
+	done
+	t_ok "mv3: the first run's end kept this box's chunks for the move" sh -c \
+		"dmesg | grep -q 'job mv3: kept [0-9]* chunks of its run for the move to epoch 2'"
+	t_eq "mv3: the next run took them: nothing kept now" "0" \
+		"$("$RWCTL" -j job show mv3 | jpy 'd["jobs"][0]["memory"]')"
 	t_ok "job del every job" sh -c \
-		"for j in sgd3 mom3 ssp3 ada3 dig3 skew3 \$( [ $id = 1 ] && echo mom1); do '$RWCTL' job del \$j || exit 1; done"
+		"for j in sgd3 mom3 ssp3 ada3 dig3 skew3 mv3 \$( [ $id = 1 ] && echo mom1); do '$RWCTL' job del \$j || exit 1; done"
 	t_ok "rmmod rackweave" rmmod rackweave
 else
 	for b in box1 box2 box3; do
@@ -233,6 +295,20 @@ else
 		release $j
 		t_eq "$j over three boxes, rank 1 slow: trained" 0 $?
 	done
+
+	# A run ends with a move ordered (the same boxes, epoch 2): each box
+	# keeps its chunks of it, and the next run goes on from them.
+	ITERS=3 held mv3a mv3 "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1
+	for b in box1 box2 box3; do
+		rw_await $b mv3-ordered 300
+	done
+	release mv3a
+	t_eq "mv3: three iterations of momentum, then a move ordered: trained" 0 $?
+	t_ok "a run after the move goes on from the boxes' state" \
+		pair mvc mv3 "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 WIRE_LOCAL_CONTINUE=1
+	t_eq "... both from step 3, ending as the straight run" \
+		"continued step 3 continued step 3 $straight $straight" \
+		"$(cat "$RW_OUT/mvc-0.log" "$RW_OUT/mvc-1.log" | grep '^continued' | tr '\n' ' ')$(hash_of mvc-0) $(hash_of mvc-1)"
 
 	t_ok "Python: Worker(boxes=[...]) trains the digits over three boxes" \
 		/usr/bin/python3 "$RW_TOP/tests/cluster/shard-digits.py" "$TOKEN" "$ALL" "$RW_OUT"

@@ -8,6 +8,7 @@
 
 #include "rw.h"
 #include "job.h"
+#include "chunk/boxset.h"
 
 #define RW_JT_LR	0x3c23d70aU	/* 0.01 */
 #define RW_JT_HALF	0x3f000000U	/* 0.5 */
@@ -214,9 +215,105 @@ static void rw_job_registry_test(struct kunit *test)
 	rw_job_put(b);
 }
 
+/* Boxes 1..@n at 10.0.0.id, epoch @epoch, this box @self. */
+static void rw_jt_set(struct rw_boxset *s, u32 n, u32 epoch, u32 self)
+{
+	u32 i;
+
+	memset(s, 0, sizeof(*s));
+	s->nr = n;
+	s->epoch = epoch;
+	s->self = self;
+	for (i = 0; i < n; i++) {
+		s->box[i].id = i + 1;
+		s->box[i].family = RW_BOX_AF_INET;
+		s->box[i].addr[0] = 10;
+		s->box[i].addr[3] = i + 1;
+	}
+}
+
+/* policy set of a set: 0 or the errno; *@msg its words. */
+static int rw_jt_move(const char *name, struct rw_boxset *s,
+		      const char **msg)
+{
+	struct rw_job_config c = { .boxes = s };
+
+	return rw_job_set_policy(name, &c, RW_JOB_SET_BOXES, msg);
+}
+
+/*
+ * A set given while a run is active is the job's move, checked against
+ * the job's set, one at a time, taken when the run ends; a box that leaves
+ * keeps the set without itself.
+ */
+static void rw_job_move_test(struct kunit *test)
+{
+	struct rw_boxset *set, *to, *got;
+	struct rw_job_config c;
+	const char *msg = NULL;
+	u8 token[RW_JOB_TOKEN_LEN];
+	struct rw_job *job;
+
+	set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	to = kunit_kzalloc(test, sizeof(*to), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	KUNIT_ASSERT_NOT_NULL(test, to);
+	rw_jt_set(set, 3, 4, 2);
+	rw_jt_config(&c, "kunit-move");
+	c.boxes = set;
+	KUNIT_ASSERT_EQ(test, rw_job_new(&c, &msg, token, &job), 0);
+	/* A run: an observer holds it (no rank). */
+	KUNIT_ASSERT_EQ(test, rw_job_take_rank(job, 0, NULL, true), 0);
+
+	rw_jt_set(to, 4, 6, 2);
+	KUNIT_EXPECT_EQ(test, rw_jt_move("kunit-move", to, &msg), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg, "a move's set has the epoch after the job's");
+	rw_jt_set(to, 4, 0, 1);
+	KUNIT_EXPECT_EQ(test, rw_jt_move("kunit-move", to, &msg), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg, "in a move, this box's id is its id in the job's set");
+	KUNIT_EXPECT_EQ(test, rw_jt_move("kunit-move", NULL, &msg), -EBUSY);
+	KUNIT_EXPECT_STREQ(test, msg, "a job's box set is removed between runs");
+	got = rw_job_boxes_copy(job, true);
+	KUNIT_EXPECT_NULL(test, got);
+
+	/* Box 2 leaves: its epoch the next by default, its self 0. */
+	rw_jt_set(to, 4, 0, 2);
+	to->box[1].id = 9;
+	KUNIT_EXPECT_EQ(test, rw_jt_move("kunit-move", to, &msg), 0);
+	got = rw_job_boxes_copy(job, true);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, got);
+	KUNIT_EXPECT_EQ(test, got->epoch, 5U);
+	KUNIT_EXPECT_EQ(test, got->self, 0U);
+	KUNIT_EXPECT_EQ(test, got->nr, 4U);
+	kfree(got);
+	rw_jt_set(to, 3, 0, 2);
+	KUNIT_EXPECT_EQ(test, rw_jt_move("kunit-move", to, &msg), -EBUSY);
+	KUNIT_EXPECT_STREQ(test, msg, "the job is moving to another box set already");
+	/* The job's set holds until the run ends. */
+	got = rw_job_boxes_copy(job, false);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, got);
+	KUNIT_EXPECT_EQ(test, got->epoch, 4U);
+	kfree(got);
+
+	rw_job_release_user(job);
+	got = rw_job_boxes_copy(job, false);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, got);
+	KUNIT_EXPECT_EQ(test, got->epoch, 5U);
+	KUNIT_EXPECT_EQ(test, got->self, 0U);
+	KUNIT_EXPECT_EQ(test, got->box[1].id, 9U);
+	kfree(got);
+	KUNIT_EXPECT_NULL(test, rw_job_boxes_copy(job, true));
+	/* Between runs a set must hold this box again. */
+	rw_jt_set(to, 3, 0, 7);
+	KUNIT_EXPECT_EQ(test, rw_jt_move("kunit-move", to, &msg), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-move", 0), 0);
+	rw_job_put(job);
+}
+
 static struct kunit_case rw_job_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_job_config_test, rw_jt_gen_params),
 	KUNIT_CASE(rw_job_registry_test),
+	KUNIT_CASE(rw_job_move_test),
 	{}
 };
 

@@ -50,7 +50,10 @@ static struct {
 	const char *extack;
 	struct rwctl_job_add last;
 	bool topo_shares;		/* the topology has a layout */
+	bool moving;			/* policy set: a run exists */
 } rw_be;
+
+static void rw_set3(struct rwctl_boxes *b);
 
 /* @b as the module keeps it: epoch 1 unless given, default ports named. */
 static void rw_be_store(struct rwctl_boxes *out, const struct rwctl_boxes *b)
@@ -107,6 +110,20 @@ static int rw_be_policy(const struct rwctl_job_add *a, struct rwctl_job *out,
 		return rw_be.policy_err;
 	}
 	rw_fill_job(out, a->name);
+	if (a->has_boxes && rw_be.moving) {
+		/* The job keeps its set (epoch 5); the given one is pending. */
+		size_t i;
+		bool in = false;
+
+		rw_set3(&out->boxes);
+		rw_be_store(&out->move, &a->boxes);
+		out->move.epoch = out->boxes.epoch + 1;
+		for (i = 0; i < out->move.nr; i++)
+			in |= out->move.box[i].id == out->move.self;
+		if (!in)
+			out->move.self = 0;
+		return 0;
+	}
 	if (a->has_boxes)
 		rw_be_store(&out->boxes, &a->boxes);
 	if (a->has_boxes && out->boxes.nr && !a->boxes.epoch)
@@ -462,15 +479,46 @@ static void rw_test_policy(void **state)
 	assert_int_equal(rw_be.get_calls, 0);
 }
 
+/*
+ * A set given while the job runs: rwctl lets this box name itself outside
+ * it (it leaves), and prints the pending move under the job's own set.
+ */
+static void rw_test_policy_move(void **state)
+{
+	(void)state;
+	rw_be.moving = true;
+	RUN("policy", "set", "train1", "boxes", "1@10.0.0.1,4@10.0.0.4",
+	    "self", "2");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_int_equal(rw_be.policy_calls, 1);
+	assert_int_equal(rw_be.last.boxes.self, 2);
+	assert_non_null(strstr(rw_last.out,
+			       "    box set epoch 5, 3 boxes, this box is 2:\n"));
+	assert_non_null(strstr(rw_last.out,
+			       "    moving (when the run ends) to box set epoch 6, 2 boxes, without this box:\n"
+			       "        box 1  10.0.0.1:18515\n"
+			       "        box 4  10.0.0.4:18515\n"));
+	RUN("-j", "policy", "set", "train1", "boxes", "1@10.0.0.1,2@10.0.0.2",
+	    "self", "2");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	rw_assert_json(rw_last.out);
+	assert_non_null(strstr(rw_last.out, "\"move_to\":{\"epoch\":6,\"self\":2,"));
+	/* job add still wants this box in its set. */
+	RUN("job", "add", "train1", "workers", "2", "boxes",
+	    "1@10.0.0.1,4@10.0.0.4", "self", "2");
+	rw_assert_usage_of(&rw_last, "job", "self 2 is not one of the set's box ids");
+	assert_int_equal(rw_be.add_calls, 0);
+}
+
 static void rw_test_policy_refused(void **state)
 {
 	(void)state;
 	rw_be.kernel = true;
 	rw_be.policy_err = -EBUSY;
-	rw_be.extack = "the box set cannot change while a run is active";
+	rw_be.extack = "a job's first box set is given between runs";
 	RUN("policy", "set", "train1", "boxes", RW_SET3, "self", "1");
 	rw_assert_exit(&rw_last, RWCTL_EXIT_ERR,
-		       "rwctl: policy set: job 'train1' is busy: the box set cannot change while a run is active\n");
+		       "rwctl: policy set: job 'train1' is busy: a job's first box set is given between runs\n");
 
 	/* A module that says no more: rwctl names the rule. */
 	rw_be.extack = NULL;
@@ -762,6 +810,63 @@ static void rw_test_parse_job(void **state)
 	}
 }
 
+/*
+ * A job of three boxes moving to boxes 1 and 3 (epoch 7), this box's id
+ * @self in the move (0: it leaves), or a move without its boxes.
+ */
+static struct nl_msg *rw_job_move_msg(uint32_t self, bool no_boxes)
+{
+	struct nl_msg *m = rw_job_msg(3, RW_BAD_NONE, false);
+	struct nlattr *move = nla_nest_start(m, RW_JOB_A_MOVE), *list;
+
+	assert_non_null(move);
+	if (!no_boxes) {
+		list = nla_nest_start(m, RW_JOB_A_BOXES);
+		assert_non_null(list);
+		rw_put_box(m, 1, RW_BAD_NONE, false);
+		rw_put_box(m, 3, RW_BAD_NONE, false);
+		assert_int_equal(nla_nest_end(m, list), 0);
+	}
+	assert_int_equal(nla_put_u32(m, RW_JOB_A_BOX_SELF, self), 0);
+	assert_int_equal(nla_put_u32(m, RW_JOB_A_BOX_EPOCH, 7), 0);
+	assert_int_equal(nla_nest_end(m, move), 0);
+	return m;
+}
+
+/* The set a job moves to: this box in it or leaving it; broken ones. */
+static void rw_test_parse_move(void **state)
+{
+	struct rwctl_job j;
+	char why[512];
+	int err;
+
+	(void)state;
+	assert_int_equal(rw_parse_job(rw_job_move_msg(3, false), &j, why,
+				      sizeof(why)), 0);
+	assert_int_equal(j.boxes.epoch, 6);
+	assert_int_equal(j.move.nr, 2);
+	assert_int_equal(j.move.epoch, 7);
+	assert_int_equal(j.move.self, 3);
+	assert_int_equal(j.move.box[1].id, 3);
+	assert_int_equal(rw_parse_job(rw_job_move_msg(0, false), &j, why,
+				      sizeof(why)), 0);
+	assert_int_equal(j.move.nr, 2);
+	assert_int_equal(j.move.self, 0);
+	/* Without a move: none. */
+	assert_int_equal(rw_parse_job(rw_job_msg(3, RW_BAD_NONE, false), &j,
+				      why, sizeof(why)), 0);
+	assert_int_equal(j.move.nr, 0);
+
+	err = rw_parse_job(rw_job_move_msg(2, false), &j, why, sizeof(why));
+	rw_assert_malformed_why(err, why,
+				"malformed job reply from the rackweave module: box set: ",
+				"this box's id 2 is not in it");
+	err = rw_parse_job(rw_job_move_msg(0, true), &j, why, sizeof(why));
+	rw_assert_malformed_why(err, why,
+				"malformed job reply from the rackweave module: box set: ",
+				"it moves to no set");
+}
+
 static int rw_parse_topo(struct nl_msg *m, struct rwctl_topo *t, char *why,
 			 size_t len)
 {
@@ -857,10 +962,12 @@ int main(void)
 		RW_T(rw_test_many_boxes),
 		RW_T(rw_test_add),
 		RW_T(rw_test_policy),
+		RW_T(rw_test_policy_move),
 		RW_T(rw_test_policy_refused),
 		RW_T(rw_test_topo),
 		RW_T(rw_test_request),
 		RW_T(rw_test_parse_job),
+		RW_T(rw_test_parse_move),
 		RW_T(rw_test_parse_topo),
 		RW_T(rw_test_help),
 	};

@@ -29,6 +29,10 @@
  *   WIRE_LOCAL_RESTORE=FILE the run continues from FILE: rank 0 restores
  *                        it, the others wait for it (rw_params_wait), and
  *                        everyone goes on from its step: "restored step S"
+ *   WIRE_LOCAL_CONTINUE=1 the run goes on from the boxes' own state (a
+ *                        run after a move): everyone waits for the run's
+ *                        parameters and goes on from its step: "continued
+ *                        step S"
  *   WIRE_LOCAL_SCALE=K   the model's largest tensor (key 13) K times as
  *                        long (1 to 4096; 1, the default, is the wire
  *                        tests' model); the exact result still holds
@@ -68,7 +72,7 @@ int main(int argc, char **argv)
 	struct rw_ckpt_head h;
 	char why[256];
 	uint32_t sleep_ms, scale = 1;
-	bool any, timed;
+	bool any, timed, cont;
 	int ret;
 
 	if (argc != 6 && argc != 7) {
@@ -77,6 +81,7 @@ int main(int argc, char **argv)
 	}
 	any = getenv("WIRE_LOCAL_ANY") != NULL;
 	restore = getenv("WIRE_LOCAL_RESTORE");
+	cont = getenv("WIRE_LOCAL_CONTINUE") != NULL;
 	if (getenv("WIRE_LOCAL_SAVE")) {
 		save_at = (uint32_t)atoi(getenv("WIRE_LOCAL_SAVE"));
 		save = strchr(getenv("WIRE_LOCAL_SAVE"), ':');
@@ -134,16 +139,16 @@ int main(int argc, char **argv)
 	/* WIRE_LOCAL_TIMEOUT_MS=0: wait as long as the box lets us. */
 	rw_set_timeout(ctx, getenv("WIRE_LOCAL_TIMEOUT_MS") ?
 		       (uint32_t)atoi(getenv("WIRE_LOCAL_TIMEOUT_MS")) : 60000);
-	if (restore) {
-		ret = rank ? rw_params_wait(ctx, 120000) :
+	if (restore || cont) {
+		ret = rank || cont ? rw_params_wait(ctx, 120000) :
 		      rw_checkpoint_restore(ctx, restore, why, sizeof(why));
 		if (ret)
-			return fail(rank ? "params wait" : why, ret);
+			return fail(rank || cont ? "params wait" : why, ret);
 		ret = rw_job_head(ctx, &h);
 		if (ret)
 			return fail("head", ret);
 		start = (uint32_t)h.step;
-		printf("restored step %u\n", start);
+		printf("%s step %u\n", cont ? "continued" : "restored", start);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = start; i < iters; i++) {

@@ -191,8 +191,8 @@ int rwctl_boxes_parse(const char *list, struct rwctl_boxes *b, char *msg,
 	}
 }
 
-int rwctl_boxes_check(bool given, const struct rwctl_boxes *b, char *msg,
-		      size_t msglen)
+int rwctl_boxes_check(bool given, bool leaving, const struct rwctl_boxes *b,
+		      char *msg, size_t msglen)
 {
 	size_t i;
 
@@ -217,6 +217,8 @@ int rwctl_boxes_check(bool given, const struct rwctl_boxes *b, char *msg,
 	for (i = 0; i < b->nr; i++)
 		if (b->box[i].id == b->self)
 			return 0;
+	if (leaving)
+		return 0;
 	snprintf(msg, msglen, "self %u is not one of the set's box ids",
 		 b->self);
 	return -EINVAL;
@@ -281,7 +283,8 @@ static void rwctl_box_print_share(struct rwctl_printer *p,
  */
 static void rwctl_boxes_print_set(struct rwctl_printer *p,
 				  const struct rwctl_boxes *b,
-				  const char *indent, bool lines)
+				  const char *indent, bool lines,
+				  const char *key, const char *title)
 {
 	char where[RWCTL_BOX_WHERE_LEN], addr[INET6_ADDRSTRLEN], fmt[32];
 	struct rwctl_box_widths w;
@@ -293,13 +296,17 @@ static void rwctl_boxes_print_set(struct rwctl_printer *p,
 	rwctl_box_widths(b, &w);
 	for (i = 0; i < b->nr; i++)
 		model += b->box[i].bytes;
-	rwctl_pr_obj_open(p, "box_set");
+	rwctl_pr_obj_open(p, key);
 	rwctl_pr_u32(p, "epoch", NULL, b->epoch);
 	rwctl_pr_u32(p, "self", NULL, b->self);
-	if (lines)
-		rwctl_pr_text(p, "%sbox set epoch %u, %zu box%s, this box is %u:\n",
-			      indent, b->epoch, b->nr, b->nr == 1 ? "" : "es",
-			      b->self);
+	if (lines && b->self)
+		rwctl_pr_text(p, "%s%s epoch %u, %zu box%s, this box is %u:\n",
+			      indent, title, b->epoch, b->nr,
+			      b->nr == 1 ? "" : "es", b->self);
+	else if (lines)
+		rwctl_pr_text(p, "%s%s epoch %u, %zu box%s, without this box:\n",
+			      indent, title, b->epoch, b->nr,
+			      b->nr == 1 ? "" : "es");
 	else
 		rwctl_pr_text(p, "%sbox %u of %zu (set epoch %u)\n", indent,
 			      b->self, b->nr, b->epoch);
@@ -337,11 +344,18 @@ static void rwctl_boxes_print_set(struct rwctl_printer *p,
 void rwctl_boxes_print(struct rwctl_printer *p, const struct rwctl_boxes *b,
 		       const char *indent)
 {
-	rwctl_boxes_print_set(p, b, indent, true);
+	rwctl_boxes_print_set(p, b, indent, true, "box_set", "box set");
+}
+
+void rwctl_boxes_print_move(struct rwctl_printer *p,
+			    const struct rwctl_boxes *b, const char *indent)
+{
+	rwctl_boxes_print_set(p, b, indent, true, "move_to",
+			      "moving (when the run ends) to box set");
 }
 
 void rwctl_boxes_print_line(struct rwctl_printer *p,
 			    const struct rwctl_boxes *b, const char *indent)
 {
-	rwctl_boxes_print_set(p, b, indent, false);
+	rwctl_boxes_print_set(p, b, indent, false, "box_set", "box set");
 }

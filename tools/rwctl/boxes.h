@@ -17,6 +17,7 @@
 
 struct nl_msg;
 struct nlattr;
+struct nla_policy;
 struct rwctl_printer;
 
 struct rwctl_box {
@@ -51,11 +52,13 @@ int rwctl_boxes_parse(const char *list, struct rwctl_boxes *b, char *msg,
 
 /*
  * The words of a set checked together: @given says "boxes" was given;
- * "self" goes with a set and must be one of its ids, "epoch" goes with
- * one, and "boxes none" takes neither. 0, or -EINVAL with a sentence.
+ * "self" goes with a set and must be one of its ids (or, with @leaving,
+ * a set a running job moves to, may be this box's id in the job's set
+ * when it leaves), "epoch" goes with one, and "boxes none" takes
+ * neither. 0, or -EINVAL with a sentence.
  */
-int rwctl_boxes_check(bool given, const struct rwctl_boxes *b, char *msg,
-		      size_t msglen);
+int rwctl_boxes_check(bool given, bool leaving, const struct rwctl_boxes *b,
+		      char *msg, size_t msglen);
 
 /*
  * The set @b as part of a job's or a topology's object: nothing without
@@ -66,6 +69,14 @@ int rwctl_boxes_check(bool given, const struct rwctl_boxes *b, char *msg,
  */
 void rwctl_boxes_print(struct rwctl_printer *p, const struct rwctl_boxes *b,
 		       const char *indent);
+
+/*
+ * The set a job moves to, as above under the key "move_to"; in text
+ * "moving (when the run ends) to box set epoch E, N boxes, ..." and its
+ * boxes, "without this box" when this box leaves the job.
+ */
+void rwctl_boxes_print_move(struct rwctl_printer *p,
+			    const struct rwctl_boxes *b, const char *indent);
 
 /*
  * The same JSON; in text the one line "box S of N (set epoch E)" after
@@ -82,12 +93,23 @@ int rwctl_boxes_put(struct nl_msg *m, const struct rwctl_boxes *b);
  * The set of a job or topology reply from its attributes @tb (indexed by
  * RW_JOB_A_*) into @b (zeroed first): all three attributes or none, every
  * box with its id, address and port, a share whole or not at all (and
- * only if @shares), at most RW_JOB_MAX_BOXES boxes, the self one of them.
+ * only if @shares), at most RW_JOB_MAX_BOXES boxes, the self one of them
+ * or 0 (this box left the set by a move).
  * Entries and attributes newer than this rwctl are ignored. 0, or -EPROTO
  * with "malformed @kind reply ..." in @msg.
  */
 int rwctl_boxes_parse_reply(struct nlattr **tb, struct rwctl_boxes *b,
 			    bool shares, const char *kind, char *msg,
 			    size_t msglen);
+
+/*
+ * RW_JOB_A_MOVE (@move, may be NULL: none) of a job reply into @b (zeroed
+ * first): the set the job moves to, checked as above, whose self is 0
+ * when this box leaves the job. @policy (@maxtype) is the job reply's.
+ */
+int rwctl_boxes_parse_move(struct nlattr *move,
+			   const struct nla_policy *policy,
+			   int maxtype, struct rwctl_boxes *b,
+			   const char *kind, char *msg, size_t msglen);
 
 #endif /* RWCTL_BOXES_H */

@@ -390,7 +390,7 @@ static int rwctl_job_parse_settings(int argc, char **argv,
 		if (err)
 			return err;
 	}
-	return rwctl_boxes_check(a->has_boxes, &a->boxes, msg, msglen);
+	return rwctl_boxes_check(a->has_boxes, !add, &a->boxes, msg, msglen);
 }
 
 int rwctl_job_parse_add(int argc, char **argv, struct rwctl_job_add *a,

@@ -65,6 +65,7 @@ static const struct nla_policy rwctl_job_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_BOXES]	= { .type = NLA_NESTED },
 	[RW_JOB_A_BOX_SELF]	= RWCTL_JOB_U32,
 	[RW_JOB_A_BOX_EPOCH]	= RWCTL_JOB_U32,
+	[RW_JOB_A_MOVE]		= { .type = NLA_NESTED },
 };
 
 /* Attribute of each enum rwctl_job_hp. */
@@ -196,8 +197,13 @@ int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 		       RW_JOB_TOKEN_LEN);
 		job->has_token = true;
 	}
-	return rwctl_boxes_parse_reply(tb, &job->boxes, false, "job", msg,
-				       msglen);
+	err = rwctl_boxes_parse_reply(tb, &job->boxes, false, "job", msg,
+				      msglen);
+	if (err)
+		return err;
+	return rwctl_boxes_parse_move(tb[RW_JOB_A_MOVE], rwctl_job_policy,
+				      RW_JOB_A_MAX, &job->move, "job", msg,
+				      msglen);
 }
 
 static int rwctl_job_put_float(struct nl_msg *m, int type, float f)

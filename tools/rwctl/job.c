@@ -194,6 +194,7 @@ static void rwctl_job_print_one(struct rwctl_printer *p,
 		rwctl_pr_nl(p);
 	}
 	rwctl_boxes_print(p, &j->boxes, "    ");
+	rwctl_boxes_print_move(p, &j->move, "    ");
 
 	if (j->has_token) {
 		rwctl_job_format_token(token, j->token);

@@ -179,8 +179,11 @@ RWCTL_JOB_SETTINGS_HELP
 "  max-memory may change at any time and limits the job's next run (the\n"
 "  running one keeps what it was charged). workers, chunk-size, optim and\n"
 "  the hyper-parameters are refused while a run exists (workers attached or\n"
-"  buffers mapped), as is a new box set (boxes): its epoch is the one\n"
-"  given, else the job's old epoch + 1; 'boxes none' drops the set. A\n"
+"  buffers mapped). A box set (boxes) has the epoch given, else the job's\n"
+"  old epoch + 1; 'boxes none' drops the set. While a run exists a set is\n"
+"  the job's move, taken when the run ends, whose state the box keeps for\n"
+"  the next run: self is this box's id in the job's set (not in the new\n"
+"  one if this box leaves), one move at a time, no chunk changing owner. A\n"
 "  quorum is checked against the job's workers, read first unless workers\n"
 "  and sync are given. The job is printed as by 'job show'.\n",
 		.max_args = 64,

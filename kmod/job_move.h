@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A job's move to another box set and the run state it carries (job_move.c;
+ * docs/design.md "Many boxes"). Every call holds the job's run_lock.
+ */
+#ifndef _RW_JOB_MOVE_H
+#define _RW_JOB_MOVE_H
+
+#include <linux/types.h>
+
+struct rw_boxset;
+struct rw_engine;
+struct rw_job;
+
+/*
+ * @s is to be the move of @job, whose run is active: the job has a set
+ * and no move pending, @s names this box by its id in the job's set (self
+ * 0 from here on if this box leaves), follows the job's set (an epoch of
+ * 0 becomes the next) and, if the run has a layout, changes no chunk's
+ * owner. 0, or -EBUSY, -EINVAL (or -ENOMEM) and *@msg.
+ * rw_jobs_lock held too.
+ */
+int rw_job_check_move(struct rw_job *job, struct rw_boxset *s,
+		      const char **msg);
+
+/*
+ * Charge @job for what its run's end will keep of the run for a move to
+ * @s (nothing without a layout, or if this box leaves): *@charge bytes.
+ * 0, or -EDQUOT / -ENOSPC as rw_mem_charge().
+ */
+int rw_job_move_reserve(struct rw_job *job, const struct rw_boxset *s,
+			u64 *charge);
+
+/*
+ * The run of @e ends with a move taken: keep this box's chunks of it as
+ * the job's carry, charged @charge bytes (0: nothing to keep), which the
+ * carry holds from here on (given back if it cannot be kept).
+ */
+void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge);
+
+/*
+ * A new run's engine @e starts from the job's carry, if any (then freed):
+ * 0, -EEXIST for another model or share than the carried one, or the
+ * errno of setting it.
+ */
+int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e);
+
+/* Drop the job's carry and its charge. */
+void rw_job_carry_free(struct rw_job *job);
+
+#endif /* _RW_JOB_MOVE_H */
