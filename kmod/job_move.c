@@ -16,6 +16,7 @@
 
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "rw.h"
 #include "job.h"
@@ -131,6 +132,7 @@ int rw_job_move_reserve(struct rw_job *job, const struct rw_boxset *s,
 		*charge = 0;
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_job_move_reserve);
 
 void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge)
 {
@@ -190,6 +192,7 @@ fail:
 	kfree(k);
 	rw_mem_uncharge(&job->mem_held, charge);
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_take);
 
 void rw_job_carry_free(struct rw_job *job)
 {
@@ -203,6 +206,7 @@ void rw_job_carry_free(struct rw_job *job)
 	rw_mem_uncharge(&job->mem_held, job->carry_charge);
 	job->carry_charge = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_free);
 
 int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e)
 {
@@ -247,3 +251,4 @@ int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e)
 		rw_job_carry_free(job);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_apply);

@@ -10,10 +10,13 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "rw.h"
 #include "chunk/boxset.h"
 #include "engine/engine.h"
+#include "job.h"
+#include "job_move.h"
 #include "engine_kunit.h"
 
 #define RW_S_WORKERS	2
@@ -232,11 +235,96 @@ static void rw_shard_same_bits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, same, n);
 }
 
+/*
+ * A run's state over a move (job_move.c): this box's chunks, kept at the
+ * run's end, come back whole in the next run's engine, its image the same
+ * bytes; a next run of another model is refused and leaves them kept; the
+ * job's charge goes back with them.
+ */
+static void rw_shard_carry_test(struct kunit *test)
+{
+	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	struct rw_engine_config cfg, other;
+	struct rw_engine *e1, *e2, *e3;
+	u8 token[RW_JOB_TOKEN_LEN], *pat, *img1, *img2;
+	struct rw_job_config jc = {};
+	const char *msg = NULL;
+	struct rw_job *job;
+	u64 len, charge = 0, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	rw_s_set(set, rw_s_ids[1]);
+	strscpy(jc.name, "kunit-carry", sizeof(jc.name));
+	jc.workers = RW_S_WORKERS;
+	jc.sync = RW_SYNC_BSP;
+	jc.optim = RW_OPTIM_MOMENTUM;
+	jc.lr = 0x3c23d70a;
+	jc.momentum = 0x3f666666;
+	jc.beta1 = 0x3f000000;
+	jc.beta2 = 0x3f000000;
+	jc.eps = 0x3c23d70a;
+	jc.boxes = set;
+	KUNIT_ASSERT_EQ_MSG(test, rw_job_new(&jc, &msg, token, &job), 0, "%s",
+			    msg);
+
+	rw_s_config(&cfg, set);
+	e1 = rw_kt_engine(test, &cfg);
+	len = rw_engine_image_len(e1);
+	pat = vmalloc(len);
+	img1 = vmalloc(len);
+	img2 = vmalloc(len);
+	KUNIT_ASSERT_TRUE(test, pat && img1 && img2);
+	for (i = 0; i < len; i++)
+		pat[i] = (u8)(i * 7 + 1);
+	KUNIT_ASSERT_EQ(test, rw_engine_init_begin(e1), 0);
+	KUNIT_EXPECT_EQ(test, rw_engine_image_put(e1, 0, len, pat), 0);
+	rw_engine_init_end(e1, true);
+	KUNIT_ASSERT_EQ(test, rw_engine_image_get(e1, 0, len, img1), 0);
+
+	mutex_lock(&job->run_lock);
+	/* The move's order reserves the carry of the run's engine. */
+	job->engine = e1;
+	KUNIT_EXPECT_EQ(test, rw_job_move_reserve(job, set, &charge), 0);
+	job->engine = NULL;
+	rw_job_carry_take(job, e1, charge);
+	mutex_unlock(&job->run_lock);
+	KUNIT_EXPECT_GT(test, charge, 0ULL);
+	KUNIT_EXPECT_NOT_NULL(test, job->carry);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(job->mem_held), charge);
+
+	/* Another model: refused, the carry kept. */
+	other = cfg;
+	other.nr_tensors = 2;
+	e3 = rw_kt_engine(test, &other);
+	mutex_lock(&job->run_lock);
+	KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, e3), -EEXIST);
+	KUNIT_EXPECT_NOT_NULL(test, job->carry);
+	KUNIT_EXPECT_FALSE(test, rw_engine_params_set(e3));
+	/* The same model: back whole, the charge gone with it. */
+	e2 = rw_kt_engine(test, &cfg);
+	KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, e2), 0);
+	mutex_unlock(&job->run_lock);
+	KUNIT_EXPECT_NULL(test, job->carry);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(job->mem_held), 0ULL);
+	KUNIT_EXPECT_TRUE(test, rw_engine_params_set(e2));
+	KUNIT_ASSERT_EQ(test, rw_engine_image_get(e2, 0, len, img2), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(img1, img2, len), 0);
+	/* Not nothing: the pattern's bytes of this box's chunks. */
+	KUNIT_EXPECT_NOT_NULL(test, memchr_inv(img2, 0, len));
+
+	vfree(pat);
+	vfree(img1);
+	vfree(img2);
+	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-carry", 0), 0);
+	rw_job_put(job);
+}
+
 static struct kunit_case rw_shard_test_cases[] = {
 	KUNIT_CASE(rw_shard_owned_test),
 	KUNIT_CASE(rw_shard_footprint_test),
 	KUNIT_CASE(rw_shard_refused_test),
 	KUNIT_CASE(rw_shard_same_bits_test),
+	KUNIT_CASE(rw_shard_carry_test),
 	{}
 };
 
