@@ -466,6 +466,7 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 		if (!ret && moving) {
 			job->move = boxes;
 			job->move_charge = charge;
+			WRITE_ONCE(job->move_epoch, boxes->epoch);
 			boxes = NULL;
 		} else if (!ret && (mask & RW_JOB_SET_BOXES)) {
 			old = job->boxes;
@@ -614,6 +615,7 @@ void rw_job_release_user(struct rw_job *job)
 			moved = job->boxes;
 			job->boxes = job->move;
 			job->move = NULL;
+			WRITE_ONCE(job->move_epoch, 0);
 			carry = job->move_charge;
 			job->move_charge = 0;
 		}

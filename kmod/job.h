@@ -169,6 +169,7 @@ struct rw_job {
 	 */
 	struct rw_boxset *move;
 	u64 move_charge;		/* [J] reserved for the carry */
+	u32 move_epoch;			/* @move's, 0: none; read unlocked */
 	/*
 	 * This box's chunks of the run that ended with a move, for the next
 	 * run to start from (job_move.c), and what they are charged. [R]

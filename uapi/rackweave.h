@@ -560,6 +560,9 @@
  *     with the head. Before it holds the gate, the box takes back the
  *     next iteration it admitted for each remote worker of the job with
  *     its answers, where that worker has pushed nothing of it yet.
+ *   - RW_OP_STOP_AT: a move's boundary, @at the first iteration no box
+ *     of the old set is to sum (uapi "Notices"; docs/design.md "Many
+ *     boxes"); no window, runs or timeout. Answered EOPNOTSUPP for now.
  *   A malformed request ends the connection. Once initial parameters
  *   are set (by an init, or a checkpoint's restore on the box), the box
  *   writes every chunk a connection carries again, WITH IMMEDIATE
@@ -1172,7 +1175,7 @@ enum rw_event_kind {
 /* RDMA wire: see "RDMA wire" above. */
 #define RW_WIRE_PORT		18515
 #define RW_WIRE_MAGIC		0x31575752U	/* "RWW1" little-endian */
-#define RW_WIRE_VERSION		4	/* 4: box sets in the setup reply */
+#define RW_WIRE_VERSION		5	/* 5: move notices and RW_OP_STOP_AT */
 #define RW_WIRE_TAG_LEN		8
 #define RW_WIRE_AUTH_LEN	16
 #define RW_WIRE_MAX_SKEW_S	300	/* |time_s - the box's clock| at most */
@@ -1224,6 +1227,7 @@ enum rw_wire_msg_type {
 	RW_MSG_SETUP_REPLY = 2,	/* box -> worker */
 	RW_MSG_REQUEST = 3,	/* worker -> box's inbox */
 	RW_MSG_ANSWER = 4,	/* box -> worker's inbox */
+	RW_MSG_NOTICE = 5,	/* box -> worker's inbox, at RW_WIRE_NOTICE_OFF */
 	__RW_MSG_TYPE_MAX
 };
 
@@ -1297,6 +1301,7 @@ enum rw_wire_op {
 	RW_OP_HEAD = 3,		/* the run's checkpoint head */
 	RW_OP_RESTORE = 4,	/* a checkpoint: the box reads it */
 	RW_OP_SAVE = 5,		/* a checkpoint: the box writes it */
+	RW_OP_STOP_AT = 6,	/* a move's boundary: sum no iteration from @at */
 	__RW_OP_MAX
 };
 
@@ -1313,7 +1318,7 @@ struct rw_wire_request {
 	__le32 nr_runs;		/* RW_OP_INIT: >= 1 */
 	__le32 seg_shift;	/* RW_OP_INIT, _RESTORE, _SAVE: the window */
 	__le32 nr_segs;
-	__le64 reserved;
+	__le64 at;		/* RW_OP_STOP_AT: the iteration, >= 1; else 0 */
 	/* then struct rw_wire_seg[nr_segs], struct rw_wire_run[nr_runs] */
 };
 
@@ -1342,7 +1347,49 @@ struct rw_wire_answer {
 #define RW_WIRE_RUN_SIZE	8
 #define RW_WIRE_REQUEST_SIZE	48
 #define RW_WIRE_ANSWER_SIZE	32
+#define RW_WIRE_NOTICE_SIZE	48
+#define RW_WIRE_BOX_SIZE	24
 #define RW_WIRE_INBOX_LEN	RW_WIRE_MSG_MAX
+/* Where in a worker's inbox notices land: answers keep the first half. */
+#define RW_WIRE_NOTICE_OFF	(RW_WIRE_INBOX_LEN / 2)
+
+/*
+ * Notices (docs/design.md "Many boxes", a move): a box writes one into a
+ * worker's inbox at RW_WIRE_NOTICE_OFF WITH IMMEDIATE RW_IMM(RW_IMM_NOTICE,
+ * seq, 0), @seq counting the connection's notices. RW_NOTICE_MOVE: the job
+ * moves to the set that follows (@epoch, @digest as struct rw_boxset
+ * digests it, @nr_boxes boxes, @stop_before 0), written once per move on
+ * each connection that has an inbox, soon after the move is ordered; the
+ * worker host checks the set against its digest (a bad notice ends the
+ * connection) and logs it. RW_NOTICE_STOP: the move's boundary,
+ * @stop_before, the first iteration no box of the old set sums (no boxes,
+ * @epoch and @digest the move's); not sent yet, as RW_OP_STOP_AT is
+ * answered EOPNOTSUPP for now.
+ */
+enum rw_wire_notice_kind {
+	RW_NOTICE_MOVE = 1,
+	RW_NOTICE_STOP = 2,
+	__RW_NOTICE_MAX
+};
+
+struct rw_wire_box {
+	__le32 id;		/* 1..RW_BOX_MAX_ID */
+	__le16 family;		/* 2 (IPv4) or 10 (IPv6), as Linux numbers them */
+	__le16 port;
+	__u8 addr[16];		/* IPv4: the first 4 bytes, the rest 0 */
+};
+
+struct rw_wire_notice {
+	struct rw_wire_msg msg;	/* RW_MSG_NOTICE, status 0 */
+	__le32 kind;		/* enum rw_wire_notice_kind */
+	__le32 seq;
+	__le32 epoch;		/* the set moved to */
+	__le32 stop_before;	/* RW_NOTICE_STOP: >= 1; else 0 */
+	__le64 digest;		/* the set moved to */
+	__le32 nr_boxes;	/* RW_NOTICE_MOVE: 1..RW_JOB_MAX_BOXES; else 0 */
+	__le32 reserved;
+	/* then struct rw_wire_box[nr_boxes] */
+};
 
 enum rw_imm_type {
 	RW_IMM_PUSH = 1,	/* a worker's gradient for the chunk */
@@ -1350,6 +1397,7 @@ enum rw_imm_type {
 	RW_IMM_REQUEST = 3,	/* a request in the box's inbox (chunk 0) */
 	RW_IMM_ANSWER = 4,	/* an answer in the worker's inbox (chunk 0) */
 	RW_IMM_RESEND = 5,	/* the chunk's parameters set anew: no answer */
+	RW_IMM_NOTICE = 6,	/* a notice in the worker's inbox (chunk 0) */
 	__RW_IMM_TYPE_MAX
 };
 

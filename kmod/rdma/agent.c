@@ -160,6 +160,11 @@ static int rw_conn_agent_round(struct rw_conn *c)
 	if (ret < 0)
 		return ret;
 	did = ret;
+	/* The job moves to another set: tell the peer once. */
+	ret = rw_conn_notice_round(c);
+	if (ret < 0)
+		return ret;
+	did |= ret;
 
 	for_each_set_bit(chunk, c->arrived, n) {
 		/* From here on, another push of it comes before its answer. */

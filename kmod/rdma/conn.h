@@ -106,7 +106,9 @@ struct rw_conn {
 	struct rw_win inbox, outbox;
 	struct rw_wire_seg peer_inbox_seg;	/* where answers go ... */
 	struct rw_wire_win peer_inbox;	/* ... or nr_segs 0: no requests */
-	struct rw_link_cqe read_cqe, answer_cqe;
+	struct rw_link_cqe read_cqe, answer_cqe, notice_cqe;
+	u32 noticed;			/* the move's epoch last told, or 0 */
+	u32 notice_seq;
 	atomic_t request_in;		/* a request waits in the inbox */
 	bool wait_pending;		/* an RW_OP_INIT_WAIT not yet answered */
 	bool ans_pending;		/* @ans waits for the re-sends */
@@ -180,6 +182,11 @@ void rw_conn_ctl_describe(struct rw_conn *c, struct rw_wire_seg_info *inbox);
 const char *rw_conn_ctl_arrived(struct rw_conn *c, u32 byte_len);
 /* One round of the agent's: > 0 if it did something, 0, or -errno. */
 int rw_conn_ctl_round(struct rw_conn *c);
+/*
+ * The job's move told to the peer (uapi "Notices") once per move, in its
+ * inbox past the answers: > 0 if written now, 0, or -errno.
+ */
+int rw_conn_notice_round(struct rw_conn *c);
 /* The answer out, once @resent (nothing left to re-send): as above. */
 int rw_conn_ctl_flush(struct rw_conn *c, bool resent);
 /* How long the agent may sleep with a wait pending (jiffies). */

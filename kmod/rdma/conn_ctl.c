@@ -47,6 +47,7 @@
 #include "worker_ckpt.h"
 #include "worker_xfer.h"
 #include "rdma/conn.h"
+#include "chunk/boxset.h"
 #include "rdma/wire.h"
 #include "rdma/wire_priv.h"
 
@@ -80,12 +81,24 @@ static void rw_conn_answer_done(struct rw_link *ep, struct ib_wc *wc)
 	wake_up(&c->wq);
 }
 
+/* A notice's write is done: its send slot back. */
+static void rw_conn_notice_done(struct rw_link *ep, struct ib_wc *wc)
+{
+	struct rw_conn *c = rw_conn_of_ep(ep);
+
+	atomic_inc(&ep->sq_room);
+	atomic64_inc(&c->messages);
+	wake_up(&c->wq);
+}
+
 void rw_conn_ctl_init(struct rw_conn *c)
 {
 	rw_link_cqe_init(&c->read_cqe, &c->ep, "parameter read",
 			 rw_conn_read_done);
 	rw_link_cqe_init(&c->answer_cqe, &c->ep, "answer",
 			 rw_conn_answer_done);
+	rw_link_cqe_init(&c->notice_cqe, &c->ep, "notice",
+			 rw_conn_notice_done);
 }
 
 int rw_conn_ctl_setup(struct rw_conn *c, const struct rw_wire_seg_info *peer,
@@ -558,6 +571,10 @@ int rw_conn_ctl_round(struct rw_conn *c)
 		a.status = ret < 0 ? -ret : 0;
 		a.has_head = !ret;
 		break;
+	case RW_OP_STOP_AT:
+		/* A move's boundary: not served yet (docs/design.md). */
+		a.status = EOPNOTSUPP;
+		break;
 	}
 	/* Registrations no transfer followed: the answer returns them. */
 	c->ans_regs = c->piece_regs;
@@ -566,6 +583,38 @@ int rw_conn_ctl_round(struct rw_conn *c)
 	/* Pending before the inbox is free (rw_conn_ctl_arrived()). */
 	smp_mb__before_atomic();
 	atomic_set(&c->request_in, 0);
+	return 1;
+}
+
+int rw_conn_notice_round(struct rw_conn *c)
+{
+	struct rw_wire_notice_info in = { .kind = RW_NOTICE_MOVE };
+	u32 epoch = rw_worker_move_epoch(c->w);
+	struct rw_boxset *set;
+	int n;
+
+	/* Told already, no move, or no inbox to tell it in. */
+	if (!epoch || epoch == c->noticed || !c->peer_inbox.nr_segs ||
+	    atomic_read(&c->ep.sq_room) <= 0)
+		return 0;
+	set = rw_worker_move_copy(c->w);
+	if (IS_ERR_OR_NULL(set))
+		return set ? PTR_ERR(set) : 0;
+	in.seq = ++c->notice_seq;
+	in.epoch = set->epoch;
+	in.digest = rw_boxset_digest(set);
+	in.set = set;
+	n = rw_wire_notice_pack((u8 *)c->outbox_buf + RW_WIRE_NOTICE_OFF,
+				RW_WIRE_INBOX_LEN - RW_WIRE_NOTICE_OFF, &in);
+	kfree(set);
+	if (n < 0)
+		return n;
+	n = rw_link_write_imm(&c->notice_cqe, c->id->qp, &c->outbox,
+			      &c->peer_inbox, RW_WIRE_NOTICE_OFF, n,
+			      RW_IMM(RW_IMM_NOTICE, in.seq, 0));
+	if (n)
+		return n;
+	c->noticed = in.epoch;
 	return 1;
 }
 

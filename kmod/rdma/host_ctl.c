@@ -32,6 +32,7 @@
 #include <linux/wait.h>
 
 #include "rw.h"
+#include "chunk/boxset.h"
 #include "chunk/layout.h"
 #include "rdma/host.h"
 #include "rdma/host_priv.h"
@@ -71,10 +72,41 @@ int rw_remote_ctl_setup(struct rw_remote_link *lk, u32 *regs)
 	if (!ret)
 		ret = rw_win_vbuf(&lk->outbox, &lk->outbox_buf, lk->pd,
 				  RW_WIRE_INBOX_LEN, RW_REMOTE_INBOX_SHIFT);
+	/* A notice's set is decoded here, in a completion handler. */
+	if (!ret && !lk->notice_set) {
+		lk->notice_set = kzalloc(sizeof(*lk->notice_set), GFP_KERNEL);
+		ret = lk->notice_set ? 0 : -ENOMEM;
+	}
 	if (ret)
 		return ret;
 	*regs += lk->inbox.nr_segs + lk->outbox.nr_segs;
 	return 0;
+}
+
+bool rw_remote_notice_in(struct rw_remote_link *lk, u32 byte_len, u32 seq)
+{
+	struct rw_remote *r = lk->r;
+	struct rw_wire_notice_info n;
+	const char *why = "";
+
+	if (!lk->notice_set ||
+	    byte_len > RW_WIRE_INBOX_LEN - RW_WIRE_NOTICE_OFF ||
+	    rw_wire_notice_parse((u8 *)lk->inbox_buf + RW_WIRE_NOTICE_OFF,
+				 byte_len, lk->notice_set, &n, &why) ||
+	    (n.seq & RW_IMM_CLOCK_MASK) != (seq & RW_IMM_CLOCK_MASK))
+		return false;
+	/* Only moves so far; a move names a good set, its digest its own. */
+	if (n.kind != RW_NOTICE_MOVE ||
+	    rw_boxset_check(lk->notice_set, false, &why) ||
+	    rw_boxset_digest(lk->notice_set) != n.digest)
+		return false;
+	rw_beat_heard(&lk->ep.beat);
+	if (n.epoch == READ_ONCE(lk->noticed))
+		return true;
+	WRITE_ONCE(lk->noticed, n.epoch);
+	pr_info("job %s rank %u: box %u says the job moves to box set epoch %u (%u boxes)\n",
+		r->job, r->rank, lk->rep.box_id, n.epoch, lk->notice_set->nr);
+	return true;
 }
 
 int rw_remote_ctl_post_reg(struct rw_remote_link *lk)
@@ -129,6 +161,8 @@ bool rw_remote_answer_in(struct rw_remote_link *lk, u32 byte_len, u32 seq)
 
 void rw_remote_ctl_free(struct rw_remote_link *lk)
 {
+	kfree(lk->notice_set);
+	lk->notice_set = NULL;
 	rw_win_vbuf_free(&lk->inbox, &lk->inbox_buf);
 	rw_win_vbuf_free(&lk->outbox, &lk->outbox_buf);
 }

@@ -29,6 +29,7 @@
 #define RW_REMOTE_RESOLVE_MS	5000
 #define RW_REMOTE_CONNECT_MS	20000
 
+struct rw_boxset;
 struct rw_remote;
 
 /* One connection of an attachment, to one of the box's addresses. */
@@ -71,6 +72,10 @@ struct rw_remote_link {
 	struct rw_wire_win box_inbox;	/* nr_segs 0: the box takes none */
 	struct rw_link_cqe req_cqe;
 	u32 req_regs;			/* registrations posted before it */
+
+	/* Notices (uapi "Notices"), on links that ask. */
+	struct rw_boxset *notice_set;	/* the last move's set, decoded */
+	u32 noticed;			/* its epoch, or 0 */
 };
 
 /*
@@ -199,6 +204,8 @@ void rw_remote_ctl_describe(struct rw_remote_link *lk,
 void rw_remote_ctl_reply(struct rw_remote_link *lk);
 /* An answer came (@byte_len bytes, immediate clock @seq): false breaks. */
 bool rw_remote_answer_in(struct rw_remote_link *lk, u32 byte_len, u32 seq);
+/* A notice came (likewise): recorded and logged; false breaks. */
+bool rw_remote_notice_in(struct rw_remote_link *lk, u32 byte_len, u32 seq);
 void rw_remote_ctl_init(struct rw_remote_link *lk);
 void rw_remote_ctl_free(struct rw_remote_link *lk);
 

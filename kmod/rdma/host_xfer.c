@@ -93,6 +93,14 @@ void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
 			rw_remote_break(r, lk, "cannot post a receive");
 		return;
 	}
+	/* A notice of the job's move (host_ctl.c). */
+	if (imm.type == RW_IMM_NOTICE) {
+		if (!rw_remote_notice_in(lk, wc->byte_len, imm.clock))
+			rw_remote_break(r, lk, "a bad notice from the box");
+		else if (rw_remote_post_data_recv(lk))
+			rw_remote_break(r, lk, "cannot post a receive");
+		return;
+	}
 	if ((imm.type != RW_IMM_PARAMS && imm.type != RW_IMM_RESEND) ||
 	    !rw_remote_link_takes(r, lk, imm.chunk)) {
 		rw_remote_break(r, lk, "a bad write from the box");

@@ -11,7 +11,7 @@
 RW_RDMA_SRC	:= $(TOP)/kmod/rdma
 RW_RDMA_OBJ	:= $(RW_UT_OBJ)/rdma
 RW_RDMA_PURE	:= $(RW_RDMA_OBJ)/wire.o $(RW_RDMA_OBJ)/wire_ctl.o \
-		   $(RW_RDMA_OBJ)/replay.o
+		   $(RW_RDMA_OBJ)/wire_move.o $(RW_RDMA_OBJ)/replay.o
 RW_RDMA_NAMES	:= test-rdma-wire test-rdma-replay
 RW_RDMA_BINS	:= $(addprefix $(RW_UT_OUT)/,$(RW_RDMA_NAMES))
 RW_RDMA_TOBJS	:= $(patsubst %,$(RW_RDMA_OBJ)/%.o,$(RW_RDMA_NAMES))

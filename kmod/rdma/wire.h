@@ -201,6 +201,7 @@ struct rw_wire_request_info {
 	u32 nr_runs;
 	const struct rw_wire_run *runs;	/* in the message */
 	struct rw_wire_win win;		/* RW_OP_INIT's, else empty */
+	u64 at;				/* RW_OP_STOP_AT's, else 0 */
 };
 
 /* One run of chunks: [@first, @first + @count). */
@@ -244,5 +245,34 @@ int rw_wire_answer_pack(void *buf, size_t len,
 /* Check and decode an answer of @len bytes: 0, or -EPROTO with *@why. */
 int rw_wire_answer_parse(const void *data, size_t len,
 			 struct rw_wire_answer_info *out, const char **why);
+
+/*
+ * Notices (uapi "Notices"; rdma/wire_move.c). A move's notice carries the
+ * set moved to, decoded into a set of the caller's (self 0).
+ */
+struct rw_boxset;
+
+struct rw_wire_notice_info {
+	u32 kind;			/* enum rw_wire_notice_kind */
+	u32 seq;
+	u32 epoch;
+	u32 stop_before;		/* RW_NOTICE_STOP's */
+	u64 digest;
+	struct rw_boxset *set;		/* RW_NOTICE_MOVE's; NULL otherwise */
+};
+
+/* Bytes of a notice with @nr_boxes boxes. */
+size_t rw_wire_notice_size(u32 nr_boxes);
+/* Pack into @buf (@len bytes): the size, or -EMSGSIZE (-EINVAL: no set). */
+int rw_wire_notice_pack(void *buf, size_t len,
+			const struct rw_wire_notice_info *in);
+/*
+ * Check and decode a notice of @len bytes: 0, or -EPROTO with *@why. A
+ * move's boxes go into *@set (the caller's; out->set points to it): their
+ * ids, families and addresses as the wire says them, which the caller
+ * checks as a set (rw_boxset_check(), rw_boxset_digest()).
+ */
+int rw_wire_notice_parse(const void *data, size_t len, struct rw_boxset *set,
+			 struct rw_wire_notice_info *out, const char **why);
 
 #endif /* _RW_RDMA_WIRE_H */

@@ -47,6 +47,7 @@ int rw_wire_request_pack(void *buf, size_t len,
 	h.nr_runs = cpu_to_le32(in->nr_runs);
 	h.seg_shift = cpu_to_le32(in->win.seg_shift);
 	h.nr_segs = cpu_to_le32(in->win.nr_segs);
+	h.at = cpu_to_le64(in->at);
 	memcpy(p, &h, sizeof(h));
 	p += sizeof(h);
 	rw_wire_segs_pack(p, segs, in->win.nr_segs);
@@ -112,8 +113,14 @@ int rw_wire_request_parse(const void *data, size_t len, u32 nr_chunks,
 	out->nr_runs = le32_to_cpu(h.nr_runs);
 	out->win.seg_shift = le32_to_cpu(h.seg_shift);
 	out->win.nr_segs = le32_to_cpu(h.nr_segs);
-	if (h.msg.status || h.reserved || !out->op || out->op >= __RW_OP_MAX) {
-		*why = "unknown op, a status or reserved bytes in a request";
+	out->at = le64_to_cpu(h.at);
+	if (h.msg.status || !out->op || out->op >= __RW_OP_MAX) {
+		*why = "unknown op or a status in a request";
+		return -EPROTO;
+	}
+	/* An iteration for a move's boundary, and for nothing else. */
+	if (out->op == RW_OP_STOP_AT ? !out->at : !!out->at) {
+		*why = "an iteration on a request that is not a move's stop";
 		return -EPROTO;
 	}
 	n = rw_wire_request_size(out->win.nr_segs, out->nr_runs);

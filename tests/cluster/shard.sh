@@ -30,8 +30,9 @@
 #   changes owners (a fourth box, a box leaving: not built yet), or while
 #   one is pending; shown pending by job show; the job's set once the run
 #   ends. A momentum run of three iterations ends with a move ordered (the
-#   same boxes, epoch 2): each box keeps its chunks, and the next run goes
-#   on from step 3 and ends as the straight six-iteration run.
+#   same boxes, epoch 2): each box tells both ranks' hosts of it (a MOVE
+#   notice each), keeps its chunks, and the next run goes on from step 3
+#   and ends as the straight six-iteration run.
 # cluster-roles: box1 box2 box3 worker
 # vm-timeout: 900
 RW_TEST_NAME=cluster-shard-$RW_ROLE
@@ -302,6 +303,8 @@ else
 	for b in box1 box2 box3; do
 		rw_await $b mv3-ordered 300
 	done
+	t_ok "each box told both ranks' hosts of the move: six notices, each logged" sh -c \
+		'for _ in $(seq 100); do [ "$(dmesg | grep -c "job mv3 rank [01]: box [123] says the job moves to box set epoch 2 (3 boxes)")" = 6 ] && exit 0; sleep 0.1; done; exit 1'
 	release mv3a
 	t_eq "mv3: three iterations of momentum, then a move ordered: trained" 0 $?
 	t_ok "a run after the move goes on from the boxes' state" \

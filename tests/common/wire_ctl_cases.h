@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Requests and answers on the RDMA wire (kmod/rdma/wire_ctl.c), packed,
+ * Requests, answers and notices on the RDMA wire (kmod/rdma/wire_ctl.c,
+ * wire_move.c), packed,
  * read back and broken byte by byte: each break must be refused. Run by
  * tests/user/test-rdma-wire.c (cmocka) and tests/kunit/wire_test.c
  * (KUnit), after wire_cases.h, whose buffers and breaks it shares.
@@ -9,6 +10,7 @@
 #define _RW_TESTS_WIRE_CTL_CASES_H
 
 #include "wire_cases.h"
+#include "chunk/boxset.h"
 
 /* Requests (uapi "Requests"): an INIT of two runs through a window. */
 static const struct rw_wire_run_info rw_wc_runs[2] = {
@@ -21,7 +23,7 @@ static const struct rw_wc_break rw_wc_request_breaks[] = {
 	{ "op 0", 16, RW_OP_INIT }, { "unknown op", 16, 0x70 },
 	{ "a timeout on INIT", 24, 1 }, { "run count", 28, 1 },
 	{ "segment shift", 32, 0x10 }, { "segment count", 36, 1 },
-	{ "reserved", 40, 1 }, { "segment reserved", 48 + 12, 1 },
+	{ "an iteration on INIT", 40, 1 }, { "segment reserved", 48 + 12, 1 },
 	{ "an empty run", 64 + 8 + 4, 3 }, { "runs out of order", 64 + 8, 4 },
 	{ "a run past the chunks", 64 + 8 + 4, 8 },
 	{ "a run touching the one before", 64 + 8, 2 ^ 5 },
@@ -131,6 +133,117 @@ static const char *rw_wc_request_run(void)
 	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
 	    -EPROTO)
 		return "request: a save without a window";
+	/* A move's stop: an iteration, nothing else; without one, refused. */
+	memset(&in, 0, sizeof(in));
+	in.op = RW_OP_STOP_AT;
+	in.at = 1ULL << 33;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (n != RW_WIRE_REQUEST_SIZE ||
+	    rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) ||
+	    out.op != RW_OP_STOP_AT || out.at != 1ULL << 33)
+		return "request: a move's stop";
+	in.at = 0;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) !=
+	    -EPROTO)
+		return "request: a move's stop without its iteration";
+	in.at = 7;
+	in.timeout_ms = 5;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) !=
+	    -EPROTO)
+		return "request: a move's stop with a timeout";
+	return NULL;
+}
+
+/* Notices (uapi "Notices"): a move to a set of three, one of them IPv6. */
+static struct rw_boxset rw_wc_set, rw_wc_set_back;
+
+static void rw_wc_set_fill(void)
+{
+	u32 i;
+
+	memset(&rw_wc_set, 0, sizeof(rw_wc_set));
+	rw_wc_set.epoch = 4;
+	rw_wc_set.nr = 3;
+	for (i = 0; i < 3; i++) {
+		rw_wc_set.box[i].id = 10 + i;
+		rw_wc_set.box[i].family = i == 2 ? RW_BOX_AF_INET6 :
+						   RW_BOX_AF_INET;
+		rw_wc_set.box[i].port = (u16)(18515 + i);
+		rw_wc_set.box[i].addr[0] = i == 2 ? 0xfd : 10;
+		rw_wc_set.box[i].addr[3] = (u8)(i + 1);
+	}
+}
+
+/* Offsets: header 48 bytes, then boxes of 24 (id 4, family 2, port 2). */
+static const struct rw_wc_break rw_wc_notice_breaks[] = {
+	{ "magic", 0, 1 }, { "type", 5, 1 }, { "status", 6, 1 },
+	{ "length", 8, 24 }, { "kind 0", 16, RW_NOTICE_MOVE },
+	{ "unknown kind", 16, 0x40 }, { "epoch 0", 24, 4 },
+	{ "a boundary on a move", 28, 3 }, { "box count", 40, 1 },
+	{ "no boxes", 40, 3 }, { "reserved", 44, 1 },
+	{ "bytes past an IPv4 address", 48 + 8 + 9, 1 },
+	{ "truncated", 48 + 3 * 24 - 1, 0 }, { "header only", 48, 0 },
+};
+
+static const char *rw_wc_notice_run(void)
+{
+	struct rw_wire_notice_info in = {
+		.kind = RW_NOTICE_MOVE, .seq = 2, .epoch = 4,
+		.digest = 0x1122334455667788ULL, .set = &rw_wc_set,
+	}, out;
+	const char *why = NULL;
+	int n, i;
+
+	rw_wc_set_fill();
+	n = rw_wire_notice_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in);
+	if (n != RW_WIRE_NOTICE_SIZE + 3 * RW_WIRE_BOX_SIZE)
+		return "notice: packed size";
+	if (rw_wire_notice_pack(rw_wc_msg_buf, (size_t)n - 1, &in) != -EMSGSIZE)
+		return "notice: a short buffer is not refused";
+	if (rw_wire_notice_parse(rw_wc_msg_buf, (size_t)n, &rw_wc_set_back,
+				 &out, &why) ||
+	    out.kind != RW_NOTICE_MOVE || out.seq != 2 || out.epoch != 4 ||
+	    out.stop_before || out.digest != in.digest ||
+	    out.set != &rw_wc_set_back || rw_wc_set_back.nr != 3 ||
+	    rw_wc_set_back.epoch != 4 || rw_wc_set_back.self ||
+	    memcmp(rw_wc_set_back.box, rw_wc_set.box,
+		   3 * sizeof(rw_wc_set.box[0])))
+		return "notice: a move, parsed back";
+	for (i = 0; i < (int)ARRAY_SIZE(rw_wc_notice_breaks); i++) {
+		const struct rw_wc_break *b = &rw_wc_notice_breaks[i];
+		size_t len = b->xor ? (size_t)n : b->off;
+
+		memcpy(rw_wc_msg_bad, rw_wc_msg_buf, (size_t)n);
+		rw_wc_msg_bad[b->off] ^= b->xor;
+		why = NULL;
+		if (rw_wire_notice_parse(rw_wc_msg_bad, len, &rw_wc_set_back,
+					 &out, &why) != -EPROTO || !why)
+			return b->name;
+	}
+	/* A move without its set is not packed. */
+	in.set = NULL;
+	if (rw_wire_notice_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in) !=
+	    -EINVAL)
+		return "notice: a move without a set packed";
+	/* A stop: its boundary, no boxes; without a boundary, refused. */
+	in.kind = RW_NOTICE_STOP;
+	in.stop_before = 12;
+	n = rw_wire_notice_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in);
+	if (n != RW_WIRE_NOTICE_SIZE ||
+	    rw_wire_notice_parse(rw_wc_msg_buf, (size_t)n, &rw_wc_set_back,
+				 &out, &why) ||
+	    out.kind != RW_NOTICE_STOP || out.stop_before != 12 || out.set)
+		return "notice: a stop, parsed back";
+	in.stop_before = 0;
+	n = rw_wire_notice_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in);
+	if (rw_wire_notice_parse(rw_wc_msg_buf, (size_t)n, &rw_wc_set_back,
+				 &out, &why) != -EPROTO)
+		return "notice: a stop without its boundary";
 	return NULL;
 }
 

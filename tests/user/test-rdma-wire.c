@@ -55,6 +55,9 @@ static void wire_msgs(void **state)
 	fail = rw_wc_answer_run();
 	if (fail)
 		fail_msg("%s", fail);
+	fail = rw_wc_notice_run();
+	if (fail)
+		fail_msg("notice broken by %s: not refused", fail);
 }
 
 static void wire_assign(void **state)
