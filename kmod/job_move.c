@@ -82,6 +82,11 @@ out:
 	return ret;
 }
 
+u32 rw_job_move_epoch(const struct rw_job *job)
+{
+	return READ_ONCE(job->move_epoch);
+}
+
 int rw_job_check_move(struct rw_job *job, struct rw_boxset *s,
 		      const char **msg)
 {

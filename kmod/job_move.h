@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A job's move to another box set and the run state it carries (job_move.c;
- * docs/design.md "Many boxes"). Every call holds the job's run_lock.
+ * docs/design.md "Many boxes"). Every call but rw_job_move_epoch() holds
+ * the job's run_lock.
  */
 #ifndef _RW_JOB_MOVE_H
 #define _RW_JOB_MOVE_H
@@ -11,6 +12,9 @@
 struct rw_boxset;
 struct rw_engine;
 struct rw_job;
+
+/* The epoch of the set @job moves to, 0 if none (read without a lock). */
+u32 rw_job_move_epoch(const struct rw_job *job);
 
 /*
  * @s is to be the move of @job, whose run is active: the job has a set

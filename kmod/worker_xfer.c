@@ -361,16 +361,6 @@ const struct rw_boxset *rw_worker_boxes(struct rw_worker *w)
 	return rw_engine_boxes(w->engine);
 }
 
-u32 rw_worker_move_epoch(struct rw_worker *w)
-{
-	return READ_ONCE(w->job->move_epoch);
-}
-
-struct rw_boxset *rw_worker_move_copy(struct rw_worker *w)
-{
-	return rw_job_boxes_copy(w->job, true);
-}
-
 u32 rw_worker_chunk_len(struct rw_worker *w, u32 chunk)
 {
 	return rw_engine_chunk_len(w->engine, chunk);

@@ -72,10 +72,6 @@ u32 rw_worker_chunk_len(struct rw_worker *w, u32 chunk);
 const unsigned long *rw_worker_owned(struct rw_worker *w);
 /* The run's box set (chunk/boxset.h), NULL if the job is whole here. */
 const struct rw_boxset *rw_worker_boxes(struct rw_worker *w);
-/* The epoch of the set the job moves to, 0 if none (read unlocked). */
-u32 rw_worker_move_epoch(struct rw_worker *w);
-/* A copy of that set (kfree() it), NULL, or ERR_PTR(-ENOMEM). */
-struct rw_boxset *rw_worker_move_copy(struct rw_worker *w);
 u64 rw_worker_chunk_version(struct rw_worker *w, u32 chunk);
 int rw_worker_chunk_nodes(struct rw_worker *w, int *nodes, u32 n);
 void rw_worker_watch(struct rw_worker *w, struct wait_queue_entry *wqe);

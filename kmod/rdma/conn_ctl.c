@@ -46,6 +46,8 @@
 #include "worker.h"
 #include "worker_ckpt.h"
 #include "worker_xfer.h"
+#include "job.h"
+#include "job_move.h"
 #include "rdma/conn.h"
 #include "chunk/boxset.h"
 #include "rdma/wire.h"
@@ -589,7 +591,8 @@ int rw_conn_ctl_round(struct rw_conn *c)
 int rw_conn_notice_round(struct rw_conn *c)
 {
 	struct rw_wire_notice_info in = { .kind = RW_NOTICE_MOVE };
-	u32 epoch = rw_worker_move_epoch(c->w);
+	struct rw_job *job = rw_worker_job(c->w);
+	u32 epoch = rw_job_move_epoch(job);
 	struct rw_boxset *set;
 	int n;
 
@@ -597,7 +600,7 @@ int rw_conn_notice_round(struct rw_conn *c)
 	if (!epoch || epoch == c->noticed || !c->peer_inbox.nr_segs ||
 	    atomic_read(&c->ep.sq_room) <= 0)
 		return 0;
-	set = rw_worker_move_copy(c->w);
+	set = rw_job_boxes_copy(job, true);
 	if (IS_ERR_OR_NULL(set))
 		return set ? PTR_ERR(set) : 0;
 	in.seq = ++c->notice_seq;

@@ -20,7 +20,21 @@ import sys
 import time
 
 MAGIC = 0x31575752
-VERSION = 4
+
+
+def wire_version():
+    """RW_WIRE_VERSION as uapi/rackweave.h defines it (it is signed)."""
+    uapi = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "..", "..", "uapi", "rackweave.h")
+    with open(uapi) as f:
+        for line in f:
+            words = line.split()
+            if words[:2] == ["#define", "RW_WIRE_VERSION"]:
+                return int(words[2])
+    sys.exit("wire-req.py: no RW_WIRE_VERSION in " + uapi)
+
+
+VERSION = wire_version()
 
 
 def mac(key, label, data):
