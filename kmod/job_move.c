@@ -39,14 +39,36 @@ struct rw_job_carry {
 /* The bytes a carry of @e takes: per owned chunk, its arrays and version. */
 static u64 rw_job_carry_bytes(const struct rw_engine *e)
 {
-	const struct rw_layout_geom *g = &rw_engine_layout(e)->geom;
-	u32 owned = 0, c;
-
-	for (c = 0; c < g->nr_chunks; c++)
-		owned += rw_engine_owns(e, c);
 	return sizeof(struct rw_job_carry) +
-	       (u64)owned * ((1 + (u64)rw_engine_nr_state(e)) * g->chunk_size +
-			     sizeof(u64));
+	       (u64)rw_engine_nr_owned(e) *
+	       ((1 + (u64)rw_engine_nr_state(e)) *
+		rw_engine_layout(e)->geom.chunk_size + sizeof(u64));
+}
+
+/*
+ * Each chunk @e owns, in order, between @buf and @e's image (uapi
+ * RW_IOC_CHECKPOINT: every array, then the versions): into @buf, or with
+ * @put out of it into @e (its init_lock held). 0 or the image's errno.
+ */
+static int rw_job_carry_copy(struct rw_engine *e, u8 *buf, bool put)
+{
+	u64 blen = rw_engine_buf_len(e, RW_BUF_PARAMS), off;
+	u32 cs = rw_engine_layout(e)->geom.chunk_size;
+	u32 arrays = 1 + rw_engine_nr_state(e), c, a, len;
+	int ret = 0;
+
+	for (c = 0; !ret && c < rw_engine_nr_chunks(e); c++) {
+		if (!rw_engine_owns(e, c))
+			continue;
+		/* Array a's chunk; past the arrays, the chunk's version. */
+		for (a = 0; !ret && a <= arrays; a++, buf += len) {
+			len = a < arrays ? cs : sizeof(u64);
+			off = (u64)a * blen + (u64)c * len;
+			ret = put ? rw_engine_image_put(e, off, len, buf) :
+				    rw_engine_image_get(e, off, len, buf);
+		}
+	}
+	return ret;
 }
 
 /* Whether any chunk of @e's layout has another owner under @to. */
@@ -142,9 +164,6 @@ EXPORT_SYMBOL_IF_KUNIT(rw_job_move_reserve);
 void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge)
 {
 	struct rw_job_carry *k;
-	u64 blen, at;
-	u32 n, c, a, cs;
-	u8 *p;
 	int ret = -ENOMEM;
 
 	lockdep_assert_held(&job->run_lock);
@@ -157,29 +176,15 @@ void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge)
 	k = kzalloc(sizeof(*k), GFP_KERNEL);
 	if (!k)
 		goto fail;
-	n = rw_engine_nr_chunks(e);
-	cs = rw_engine_layout(e)->geom.chunk_size;
-	blen = rw_engine_buf_len(e, RW_BUF_PARAMS);
 	k->layout_hash = rw_engine_layout_hash(e);
-	k->nr_chunks = n;
+	k->nr_chunks = rw_engine_nr_chunks(e);
 	k->nr_state = rw_engine_nr_state(e);
-	k->chunk_size = cs;
+	k->chunk_size = rw_engine_layout(e)->geom.chunk_size;
+	k->nr_owned = rw_engine_nr_owned(e);
 	k->buf = kvmalloc(charge - sizeof(*k), GFP_KERNEL);
 	if (!k->buf)
 		goto fail;
-	p = k->buf;
-	for (c = 0, ret = 0; !ret && c < n; c++) {
-		if (!rw_engine_owns(e, c))
-			continue;
-		for (a = 0; !ret && a <= k->nr_state; a++, p += cs)
-			ret = rw_engine_image_get(e, (u64)a * blen +
-						  (u64)c * cs, cs, p);
-		at = (1 + (u64)k->nr_state) * blen + (u64)c * sizeof(u64);
-		if (!ret)
-			ret = rw_engine_image_get(e, at, sizeof(u64), p);
-		p += sizeof(u64);
-		k->nr_owned++;
-	}
+	ret = rw_job_carry_copy(e, k->buf, false);
 	if (ret)
 		goto fail;
 	job->carry = k;
@@ -215,23 +220,18 @@ EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_free);
 
 int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e)
 {
-	u64 blen = rw_engine_buf_len(e, RW_BUF_PARAMS), at;
 	struct rw_job_carry *k = job->carry;
-	u32 c, a, cs, owned = 0;
-	const u8 *p;
 	int ret;
 
 	lockdep_assert_held(&job->run_lock);
 	if (!k)
 		return 0;
-	cs = rw_engine_layout(e)->geom.chunk_size;
-	for (c = 0; c < rw_engine_nr_chunks(e); c++)
-		owned += rw_engine_owns(e, c);
 	/* Another model, or other chunks here: not this run's state. */
 	if (k->layout_hash != rw_engine_layout_hash(e) ||
 	    k->nr_chunks != rw_engine_nr_chunks(e) ||
-	    k->nr_state != rw_engine_nr_state(e) || k->chunk_size != cs ||
-	    k->nr_owned != owned) {
+	    k->nr_state != rw_engine_nr_state(e) ||
+	    k->chunk_size != rw_engine_layout(e)->geom.chunk_size ||
+	    k->nr_owned != rw_engine_nr_owned(e)) {
 		pr_info_ratelimited("job %s: a run of another model or share than the one its move carried: refused (job del drops the carried state)\n",
 				    job->cfg.name);
 		return -EEXIST;
@@ -239,18 +239,7 @@ int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e)
 	ret = rw_engine_init_begin(e);
 	if (ret)
 		return ret;
-	p = k->buf;
-	for (c = 0; !ret && c < k->nr_chunks; c++) {
-		if (!rw_engine_owns(e, c))
-			continue;
-		for (a = 0; !ret && a <= k->nr_state; a++, p += cs)
-			ret = rw_engine_image_put(e, (u64)a * blen +
-						  (u64)c * cs, cs, p);
-		at = (1 + (u64)k->nr_state) * blen + (u64)c * sizeof(u64);
-		if (!ret)
-			ret = rw_engine_image_put(e, at, sizeof(u64), p);
-		p += sizeof(u64);
-	}
+	ret = rw_job_carry_copy(e, k->buf, true);
 	rw_engine_init_end(e, !ret);
 	if (!ret)
 		rw_job_carry_free(job);

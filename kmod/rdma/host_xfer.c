@@ -85,18 +85,14 @@ void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
 		rw_remote_break(r, lk, "a bad write from the box");
 		return;
 	}
-	/* An answer to a request (host_ctl.c). */
-	if (imm.type == RW_IMM_ANSWER) {
-		if (!rw_remote_answer_in(lk, wc->byte_len, imm.clock))
-			rw_remote_break(r, lk, "an answer nobody asked for");
-		else if (rw_remote_post_data_recv(lk))
-			rw_remote_break(r, lk, "cannot post a receive");
-		return;
-	}
-	/* A notice of the job's move (host_ctl.c). */
-	if (imm.type == RW_IMM_NOTICE) {
-		if (!rw_remote_notice_in(lk, wc->byte_len, imm.clock))
-			rw_remote_break(r, lk, "a bad notice from the box");
+	/* An answer to a request, or a notice of the move (host_ctl.c). */
+	if (imm.type == RW_IMM_ANSWER || imm.type == RW_IMM_NOTICE) {
+		if (imm.type == RW_IMM_ANSWER ?
+		    !rw_remote_answer_in(lk, wc->byte_len, imm.clock) :
+		    !rw_remote_notice_in(lk, wc->byte_len, imm.clock))
+			rw_remote_break(r, lk, imm.type == RW_IMM_ANSWER ?
+					"an answer nobody asked for" :
+					"a bad notice from the box");
 		else if (rw_remote_post_data_recv(lk))
 			rw_remote_break(r, lk, "cannot post a receive");
 		return;

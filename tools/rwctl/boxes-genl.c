@@ -106,9 +106,9 @@ static int rwctl_box_parse_entry(struct nlattr *entry, struct rwctl_box *x,
 	return 0;
 }
 
-static int rwctl_boxes_parse_set(struct nlattr **tb, struct rwctl_boxes *b,
-				 bool shares, bool leaving, const char *kind,
-				 char *msg, size_t msglen)
+int rwctl_boxes_parse_reply(struct nlattr **tb, struct rwctl_boxes *b,
+			    bool shares, const char *kind, char *msg,
+			    size_t msglen)
 {
 	struct nlattr *list = tb[RW_JOB_A_BOXES], *entry;
 	size_t i, k;
@@ -142,7 +142,8 @@ static int rwctl_boxes_parse_set(struct nlattr **tb, struct rwctl_boxes *b,
 	for (i = 0, k = b->nr; i < b->nr; i++)
 		if (b->box[i].id == b->self)
 			k = i;
-	if (k == b->nr && !(leaving && !b->self))
+	/* Self 0: this box left the job's set by a move. */
+	if (k == b->nr && b->self)
 		return rwctl_boxes_bad(msg, msglen, kind,
 				       "this box's id %u is not in it", b->self);
 	/* A share for one box is a share for all. */
@@ -151,14 +152,6 @@ static int rwctl_boxes_parse_set(struct nlattr **tb, struct rwctl_boxes *b,
 			return rwctl_boxes_bad(msg, msglen, kind,
 					       "a share for some boxes only");
 	return 0;
-}
-
-int rwctl_boxes_parse_reply(struct nlattr **tb, struct rwctl_boxes *b,
-			    bool shares, const char *kind, char *msg,
-			    size_t msglen)
-{
-	/* Self 0: this box left the job's set by a move. */
-	return rwctl_boxes_parse_set(tb, b, shares, true, kind, msg, msglen);
 }
 
 int rwctl_boxes_parse_move(struct nlattr *move,
@@ -178,5 +171,5 @@ int rwctl_boxes_parse_move(struct nlattr *move,
 	if (!tb[RW_JOB_A_BOXES])
 		return rwctl_boxes_bad(msg, msglen, kind,
 				       "it moves to no set");
-	return rwctl_boxes_parse_set(tb, b, false, true, kind, msg, msglen);
+	return rwctl_boxes_parse_reply(tb, b, false, kind, msg, msglen);
 }
