@@ -28,6 +28,8 @@
 
 #define RW_REMOTE_RESOLVE_MS	5000
 #define RW_REMOTE_CONNECT_MS	20000
+/* How long a reply may trail the box's hang-up that followed it. */
+#define RW_REMOTE_REPLY_LATE_MS	1000
 
 struct rw_boxset;
 struct rw_remote;

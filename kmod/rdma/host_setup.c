@@ -254,18 +254,22 @@ static int rw_remote_send_setups(struct rw_remote *r,
 	return ret;
 }
 
-/* The box answered every link's setup, or the connection broke. */
-static bool rw_remote_answered(struct rw_remote *r, void *arg)
+/* Every link's setup has its reply. */
+static bool rw_remote_all_replied(struct rw_remote *r)
 {
 	u32 i;
 
-	if (READ_ONCE(r->error))
-		return true;
 	for (i = 0; i < r->nr_links; i++)
 		/* Pairs with the release in rw_remote_ctl_done(). */
 		if (!smp_load_acquire(&r->links[i].got_reply))
 			return false;
 	return true;
+}
+
+/* The box answered every link's setup, or the connection broke. */
+static bool rw_remote_answered(struct rw_remote *r, void *arg)
+{
+	return READ_ONCE(r->error) || rw_remote_all_replied(r);
 }
 
 /* The first refusal among the links' replies, as a positive errno. */
@@ -421,7 +425,16 @@ static int rw_remote_declare_locked(struct rw_remote *r,
 		return -ERESTARTSYS;
 	if (!left)
 		return -ETIMEDOUT;
-	/* A refusal is the answer, though the box hangs up after it. */
+	/*
+	 * A refusal is the answer, though the box hangs up after it. The
+	 * box hangs up once the reply is delivered, but the hang-up's event
+	 * and the reply's completion come by different paths: a broken
+	 * attachment gives a reply still due a moment to come.
+	 */
+	if (READ_ONCE(r->error))
+		wait_event_timeout(r->wq, rw_remote_refusal(r) ||
+				   rw_remote_all_replied(r),
+				   msecs_to_jiffies(RW_REMOTE_REPLY_LATE_MS));
 	refusal = rw_remote_refusal(r);
 	if (refusal)
 		return -(int)refusal;

@@ -164,7 +164,11 @@ else
 	rw_wait_bounded 120 $obs
 	rc=$?
 	cat "$RW_OUT/observe.tap"
-	[ $rc = 0 ] || sed 's/^/#   /' "$RW_OUT/observe.err"
+	if [ $rc != 0 ]; then
+		sed 's/^/#   /' "$RW_OUT/observe.err"
+		# What this host's module said of the job's links.
+		dmesg | grep 'job msv' | tail -n 12 | sed 's/^/#   /'
+	fi
 	t_eq "observe-remote passed" 0 $rc
 	st=$(saved msv)
 	t_ok "m: the checkpoint is of a boundary at or after step 10 (${st:-none})" \
