@@ -22,6 +22,7 @@
 
 #include "rw.h"
 #include "job.h"
+#include "job_carry.h"
 #include "job_move.h"
 #include "mem.h"
 #include "chunk/boxset.h"

@@ -15,7 +15,7 @@
 #include "rdma/replay.h"
 
 struct rw_boxset;
-struct rw_job_carry;
+struct rw_carry;
 
 /* What a job is asked to be, as validated by rw_job_new(). */
 struct rw_job_config {
@@ -171,11 +171,12 @@ struct rw_job {
 	u64 move_charge;		/* [J] reserved for the carry */
 	u32 move_epoch;			/* @move's, 0: none; read unlocked */
 	/*
-	 * This box's chunks of the run that ended with a move, for the next
-	 * run to start from (job_move.c), and what they are charged. [R]
+	 * This box's chunks of the run that ended with a move: for the next
+	 * run to start from, and for the boxes that own them now
+	 * (job_carry.c), each holding its charge. [R]
 	 */
-	struct rw_job_carry *carry;
-	u64 carry_charge;
+	struct rw_carry *carry;
+	struct rw_carry *gift;
 
 	/*
 	 * Connect nonces seen (rdma/replay.c): replay_nr + 1 tables, one per

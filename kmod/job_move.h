@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A job's move to another box set and the run state it carries (job_move.c;
- * docs/design.md "Many boxes"). Every call but rw_job_move_epoch() holds
- * the job's run_lock.
+ * A job's move to another box set (job_move.c; docs/design.md "Many
+ * boxes"). Every call but rw_job_move_epoch() holds the job's run_lock.
  */
 #ifndef _RW_JOB_MOVE_H
 #define _RW_JOB_MOVE_H
@@ -29,27 +28,10 @@ int rw_job_check_move(struct rw_job *job, struct rw_boxset *s,
 
 /*
  * Charge @job for what its run's end will keep of the run for a move to
- * @s (nothing without a layout, or if this box leaves): *@charge bytes.
- * 0, or -EDQUOT / -ENOSPC as rw_mem_charge().
+ * @s (job_carry.h; nothing without a layout): *@charge bytes. 0, or
+ * -EDQUOT / -ENOSPC as rw_mem_charge().
  */
 int rw_job_move_reserve(struct rw_job *job, const struct rw_boxset *s,
 			u64 *charge);
-
-/*
- * The run of @e ends with a move taken: keep this box's chunks of it as
- * the job's carry, charged @charge bytes (0: nothing to keep), which the
- * carry holds from here on (given back if it cannot be kept).
- */
-void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge);
-
-/*
- * A new run's engine @e starts from the job's carry, if any (then freed):
- * 0, -EEXIST for another model or share than the carried one, or the
- * errno of setting it.
- */
-int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e);
-
-/* Drop the job's carry and its charge. */
-void rw_job_carry_free(struct rw_job *job);
 
 #endif /* _RW_JOB_MOVE_H */

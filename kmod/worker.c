@@ -27,6 +27,7 @@
 #include "engine/query.h"
 #include "genl.h"
 #include "job.h"
+#include "job_carry.h"
 #include "job_move.h"
 #include "worker.h"
 #include "worker_priv.h"

@@ -16,6 +16,7 @@
 #include "chunk/boxset.h"
 #include "engine/engine.h"
 #include "job.h"
+#include "job_carry.h"
 #include "job_move.h"
 #include "engine_kunit.h"
 
@@ -235,26 +236,26 @@ static void rw_shard_same_bits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, same, n);
 }
 
-/*
- * A run's state over a move (job_move.c): this box's chunks, kept at the
- * run's end, come back whole in the next run's engine, its image the same
- * bytes; a next run of another model is refused and leaves them kept; the
- * job's charge goes back with them.
- */
-static void rw_shard_carry_test(struct kunit *test)
+/* The set after a fourth box, id 12, joins rw_s_set()'s: epoch 2. */
+static void rw_s_set4(struct rw_boxset *s, u32 self)
 {
-	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
-	struct rw_engine_config cfg, other;
-	struct rw_engine *e1, *e2, *e3;
-	u8 token[RW_JOB_TOKEN_LEN], *pat, *img1, *img2;
+	rw_s_set(s, self);
+	s->epoch = 2;
+	s->box[RW_S_BOXES].id = 12;
+	s->box[RW_S_BOXES].family = RW_BOX_AF_INET;
+	s->box[RW_S_BOXES].addr[0] = 10;
+	s->box[RW_S_BOXES].addr[3] = RW_S_BOXES + 1;
+	s->nr = RW_S_BOXES + 1;
+}
+
+static struct rw_job *rw_s_job(struct kunit *test, struct rw_boxset *set)
+{
+	u8 token[RW_JOB_TOKEN_LEN];
 	struct rw_job_config jc = {};
 	const char *msg = NULL;
 	struct rw_job *job;
-	u64 len, charge = 0, i;
 
-	KUNIT_ASSERT_NOT_NULL(test, set);
-	rw_s_set(set, rw_s_ids[1]);
-	strscpy(jc.name, "kunit-carry", sizeof(jc.name));
+	strscpy(jc.name, "shard", sizeof(jc.name));
 	jc.workers = RW_S_WORKERS;
 	jc.sync = RW_SYNC_BSP;
 	jc.optim = RW_OPTIM_MOMENTUM;
@@ -266,6 +267,45 @@ static void rw_shard_carry_test(struct kunit *test)
 	jc.boxes = set;
 	KUNIT_ASSERT_EQ_MSG(test, rw_job_new(&jc, &msg, token, &job), 0, "%s",
 			    msg);
+	return job;
+}
+
+/* An engine of @set's box, with @pat's bytes on its chunks if not NULL. */
+static struct rw_engine *rw_s_patterned(struct kunit *test,
+					const struct rw_boxset *set,
+					const u8 *pat, u64 len)
+{
+	struct rw_engine_config cfg;
+	struct rw_engine *e;
+
+	rw_s_config(&cfg, set);
+	e = rw_kt_engine(test, &cfg);
+	if (!pat)
+		return e;
+	KUNIT_ASSERT_EQ(test, rw_engine_init_begin(e), 0);
+	KUNIT_EXPECT_EQ(test, rw_engine_image_put(e, 0, len, pat), 0);
+	rw_engine_init_end(e, true);
+	return e;
+}
+
+/*
+ * A run's state over a move (job_carry.c): this box's chunks, kept at the
+ * run's end, come back whole in the next run's engine, its image the same
+ * bytes; a next run of another model is refused and leaves them kept; the
+ * job's charge goes back with them.
+ */
+static void rw_shard_carry_test(struct kunit *test)
+{
+	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	struct rw_engine_config cfg, other;
+	struct rw_engine *e1, *e2, *e3;
+	u8 *pat, *img1, *img2;
+	struct rw_job *job;
+	u64 len, charge = 0, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	rw_s_set(set, rw_s_ids[1]);
+	job = rw_s_job(test, set);
 
 	rw_s_config(&cfg, set);
 	e1 = rw_kt_engine(test, &cfg);
@@ -315,8 +355,181 @@ static void rw_shard_carry_test(struct kunit *test)
 	vfree(pat);
 	vfree(img1);
 	vfree(img2);
-	KUNIT_EXPECT_EQ(test, rw_job_del("kunit-carry", 0), 0);
+	KUNIT_EXPECT_EQ(test, rw_job_del("shard", 0), 0);
 	rw_job_put(job);
+}
+
+/* @e's image is @want's: the same chunks, the same bytes. */
+static void rw_s_same_image(struct kunit *test, struct rw_engine *e,
+			    struct rw_engine *want, u64 len)
+{
+	u8 *a = vmalloc(len), *b = vmalloc(len);
+
+	KUNIT_ASSERT_TRUE(test, a && b);
+	KUNIT_EXPECT_EQ(test, rw_engine_image_get(e, 0, len, a), 0);
+	KUNIT_EXPECT_EQ(test, rw_engine_image_get(want, 0, len, b), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(a, b, len), 0);
+	KUNIT_EXPECT_NOT_NULL(test, memchr_inv(a, 0, len));
+	vfree(a);
+	vfree(b);
+}
+
+/*
+ * Old box @id's run of the pattern @pat ends with the move from rw_s_set()
+ * to rw_s_set4(): its job "shard", its carry and gift taken (run_lock held).
+ */
+static struct rw_job *rw_s_run_ends(struct kunit *test, u32 id, const u8 *pat,
+				    u64 len)
+{
+	struct rw_boxset *from = kunit_kzalloc(test, sizeof(*from), GFP_KERNEL);
+	struct rw_boxset *to = kzalloc(sizeof(*to), GFP_KERNEL);
+	struct rw_carry_plan p;
+	struct rw_engine *e;
+	struct rw_job *job;
+	u64 charge = 0;
+
+	KUNIT_ASSERT_TRUE(test, from && to);
+	rw_s_set(from, id);
+	rw_s_set4(to, id);
+	job = rw_s_job(test, from);
+	e = rw_s_patterned(test, from, pat, len);
+	mutex_lock(&job->run_lock);
+	job->engine = e;
+	KUNIT_EXPECT_EQ(test, rw_job_move_reserve(job, to, &charge), 0);
+	KUNIT_EXPECT_EQ(test, rw_carry_plan(job, e, to, &p), 0);
+	job->engine = NULL;
+	KUNIT_EXPECT_EQ(test, p.bytes, charge);
+	KUNIT_EXPECT_EQ(test, p.kept + p.given, rw_engine_nr_owned(e));
+	KUNIT_EXPECT_LE(test, p.kept, p.owned);
+	/* The run ends: the set is taken, the chunks kept. */
+	kfree(job->boxes);
+	job->boxes = to;
+	rw_job_carry_take(job, e, charge);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(job->mem_held), charge);
+	return job;
+}
+
+static void rw_s_job_done(struct kunit *test, struct rw_job *job)
+{
+	KUNIT_EXPECT_EQ(test, rw_job_del("shard", 0), 0);
+	rw_job_put(job);
+}
+
+/*
+ * A fourth box joins three at a run's end (job_carry.c): each old box
+ * keeps the chunks it still owns and gives the others; each box's next run
+ * waits for every chunk it gains and then starts from the bytes the old
+ * runs ended with, as one engine of its share in the new set holding the
+ * pattern does. Only the chunks whose owner changes move (about a quarter:
+ * to the box that joins, and the few that the bytes' balance shifts).
+ */
+static void rw_shard_handover_test(struct kunit *test)
+{
+	struct rw_boxset *from = kunit_kzalloc(test, sizeof(*from), GFP_KERNEL);
+	struct rw_boxset *to = kunit_kzalloc(test, sizeof(*to), GFP_KERNEL);
+	u32 b, c, n, given = 0, moved = 0, wanted, owned;
+	struct rw_engine *e, *want, *next;
+	struct rw_carry_desc d, other;
+	unsigned long *have;
+	u8 *pat, *gifts, *slot, *a, *o;
+	struct rw_job *job;
+	const char *msg;
+	u64 len, rec, i;
+
+	KUNIT_ASSERT_TRUE(test, from && to);
+	rw_s_set(from, rw_s_ids[0]);
+	rw_s_set4(to, 12);
+	e = rw_s_patterned(test, from, NULL, 0);
+	len = rw_engine_image_len(e);
+	rw_carry_desc_of(e, &d);
+	n = d.nr_chunks;
+	rec = rw_carry_rec_len(&d);
+	pat = vmalloc(len);
+	gifts = vmalloc(rec * n);
+	have = kunit_kzalloc(test, BITS_TO_LONGS(n) * sizeof(long), GFP_KERNEL);
+	a = kunit_kzalloc(test, n, GFP_KERNEL);
+	o = kunit_kzalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, pat && gifts && have && a && o);
+	for (i = 0; i < len; i++)
+		pat[i] = (u8)(i * 7 + 1);
+	KUNIT_ASSERT_EQ(test, rw_boxset_owners(from, "shard", n, d.last_short,
+					       a, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rw_boxset_owners(to, "shard", n, d.last_short,
+					       o, NULL), 0);
+	for (c = 0; c < n; c++)
+		moved += rw_boxset_chunk_moves(from, a, to, o, c);
+
+	/* The old boxes' runs end: what each gives, once each. */
+	for (b = 0; b < RW_S_BOXES; b++) {
+		job = rw_s_run_ends(test, rw_s_ids[b], pat, len);
+		for (c = 0; c < n; c++) {
+			const u8 *g = rw_job_gift_rec(job, c);
+
+			if (!g)
+				continue;
+			KUNIT_EXPECT_FALSE(test, test_and_set_bit(c, have));
+			memcpy(gifts + c * rec, g, rec);
+			given++;
+			rw_job_gift_out(job, c);
+			KUNIT_EXPECT_NULL(test, rw_job_gift_rec(job, c));
+		}
+		KUNIT_EXPECT_NULL(test, job->gift);
+		mutex_unlock(&job->run_lock);
+		rw_s_job_done(test, job);
+	}
+	KUNIT_EXPECT_EQ(test, given, moved);
+	KUNIT_EXPECT_GE(test, moved, n / 8);
+	KUNIT_EXPECT_LE(test, moved, n / 2);
+
+	/* Every box of the new set: its run waits, then has the bytes. */
+	for (b = 0; b <= RW_S_BOXES; b++) {
+		rw_s_set4(to, to->box[b].id);
+		if (b < RW_S_BOXES) {
+			job = rw_s_run_ends(test, to->self, pat, len);
+		} else {
+			/* The box that joins: nothing of its own. */
+			job = rw_s_job(test, to);
+			mutex_lock(&job->run_lock);
+			KUNIT_EXPECT_EQ(test, rw_job_carry_expect(job, &d, &msg),
+					0);
+			KUNIT_EXPECT_GT(test, READ_ONCE(job->mem_held), 0ULL);
+			other = d;
+			other.layout_hash ^= 1;
+			KUNIT_EXPECT_EQ(test,
+					rw_job_carry_expect(job, &other, &msg),
+					-EEXIST);
+		}
+		next = rw_s_patterned(test, to, NULL, 0);
+		want = rw_s_patterned(test, to, pat, len);
+		for (wanted = 0, owned = 0, c = 0; c < n; c++) {
+			bool gains = o[c] == b && (b == RW_S_BOXES || a[c] != b);
+
+			owned += o[c] == b;
+			slot = rw_job_carry_want(job, c);
+			/* Wanted: exactly the chunks it gains. */
+			KUNIT_EXPECT_EQ(test, !!slot, gains);
+			if (!slot)
+				continue;
+			KUNIT_EXPECT_TRUE(test, test_bit(c, have));
+			if (!wanted++)
+				KUNIT_EXPECT_EQ(test,
+						rw_job_carry_apply(job, next),
+						-EAGAIN);
+			memcpy(slot, gifts + c * rec, rec);
+			rw_job_carry_in(job, c);
+			KUNIT_EXPECT_NULL(test, rw_job_carry_want(job, c));
+		}
+		KUNIT_EXPECT_EQ(test, rw_engine_nr_owned(next), owned);
+		if (b == RW_S_BOXES)
+			KUNIT_EXPECT_EQ(test, wanted, owned);
+		KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, next), 0);
+		KUNIT_EXPECT_NULL(test, job->carry);
+		mutex_unlock(&job->run_lock);
+		rw_s_same_image(test, next, want, len);
+		rw_s_job_done(test, job);
+	}
+	vfree(pat);
+	vfree(gifts);
 }
 
 static struct kunit_case rw_shard_test_cases[] = {
@@ -325,6 +538,7 @@ static struct kunit_case rw_shard_test_cases[] = {
 	KUNIT_CASE(rw_shard_refused_test),
 	KUNIT_CASE(rw_shard_same_bits_test),
 	KUNIT_CASE(rw_shard_carry_test),
+	KUNIT_CASE(rw_shard_handover_test),
 	{}
 };
 

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A run's state carried over a move of its job's box set (docs/design.md
+ * "Many boxes", steps 3 and 4). When the run ends with a move taken, the
+ * box keeps every chunk it owned, each with every array and its version
+ * as a checkpoint holds them: those it owns in the new set too in the
+ * job's carry, the next run's start; those another box owns now in the
+ * job's gift, until that box has taken them. A box that gains chunks has
+ * room for them in its carry, and its next run starts only once all of
+ * them have come. The carry and the gift are charged to the job when the
+ * move is ordered (rw_carry_plan()), so the run's end never lacks memory;
+ * a box that joins is charged when its first chunks come.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "rw.h"
+#include "job.h"
+#include "job_carry.h"
+#include "mem.h"
+#include "chunk/boxset.h"
+#include "chunk/layout.h"
+#include "engine/engine.h"
+
+#define RW_CARRY_NONE	U32_MAX
+
+/* Chunks of one run, each a record (rw_carry_rec_len()), in chunk order. */
+struct rw_carry {
+	struct rw_carry_desc d;
+	u32 nr;			/* the chunks it has room for */
+	u32 nr_in;		/* of them, those it holds */
+	u32 *slot;		/* by chunk: its record, or RW_CARRY_NONE */
+	unsigned long *in;	/* by chunk: its record holds it */
+	u8 *buf;
+	u64 charge;
+};
+
+/* What a store of @nr chunks of @d takes. */
+static u64 rw_carry_bytes(const struct rw_carry_desc *d, u32 nr)
+{
+	return sizeof(struct rw_carry) + (u64)d->nr_chunks * sizeof(u32) +
+	       BITS_TO_LONGS(d->nr_chunks) * sizeof(long) +
+	       (u64)nr * rw_carry_rec_len(d);
+}
+
+void rw_carry_desc_of(const struct rw_engine *e, struct rw_carry_desc *d)
+{
+	const struct rw_layout_geom *g = &rw_engine_layout(e)->geom;
+
+	d->layout_hash = rw_engine_layout_hash(e);
+	d->nr_chunks = g->nr_chunks;
+	d->nr_state = rw_engine_nr_state(e);
+	d->chunk_size = g->chunk_size;
+	d->last_short = g->total_bytes & (g->chunk_size - 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_carry_desc_of);
+
+static bool rw_carry_desc_eq(const struct rw_carry_desc *a,
+			     const struct rw_carry_desc *b)
+{
+	return a->layout_hash == b->layout_hash &&
+	       a->nr_chunks == b->nr_chunks && a->nr_state == b->nr_state &&
+	       a->chunk_size == b->chunk_size &&
+	       a->last_short == b->last_short;
+}
+
+/*
+ * Chunk owners of @d's chunks under @s, of @job (kvfree()): in *@owner,
+ * and this box's index in @s in *@me (-1: not in it). 0 or an errno.
+ */
+static int rw_carry_owners(const struct rw_job *job, const struct rw_boxset *s,
+			   const struct rw_carry_desc *d, u8 **owner, int *me)
+{
+	int ret;
+
+	*owner = kvmalloc(d->nr_chunks, GFP_KERNEL);
+	if (!*owner)
+		return -ENOMEM;
+	ret = rw_boxset_owners(s, job->cfg.name, d->nr_chunks, d->last_short,
+			       *owner, NULL);
+	if (ret) {
+		kvfree(*owner);
+		*owner = NULL;
+		return ret;
+	}
+	*me = s->self ? rw_boxset_find(s, s->self) : -1;
+	return 0;
+}
+
+int rw_carry_plan(const struct rw_job *job, const struct rw_engine *e,
+		  const struct rw_boxset *to, struct rw_carry_plan *p)
+{
+	struct rw_carry_desc d;
+	int me, ret;
+	u8 *owner;
+	u32 c;
+
+	memset(p, 0, sizeof(*p));
+	rw_carry_desc_of(e, &d);
+	ret = rw_carry_owners(job, to, &d, &owner, &me);
+	if (ret)
+		return ret;
+	for (c = 0; c < d.nr_chunks; c++) {
+		bool mine = owner[c] == me;
+
+		p->owned += mine;
+		if (rw_engine_owns(e, c)) {
+			p->kept += mine;
+			p->given += !mine;
+		}
+	}
+	kvfree(owner);
+	if (p->owned)
+		p->bytes += rw_carry_bytes(&d, p->owned);
+	if (p->given)
+		p->bytes += rw_carry_bytes(&d, p->given);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_carry_plan);
+
+static void rw_carry_destroy(struct rw_carry *k)
+{
+	if (!k)
+		return;
+	kvfree(k->buf);
+	bitmap_free(k->in);
+	kvfree(k->slot);
+	kfree(k);
+}
+
+/*
+ * A store of @d for the chunks whose @owner is @who (with @not, those
+ * whose owner is another and @e owns), charged @charge. NULL for no memory.
+ */
+static struct rw_carry *rw_carry_new(const struct rw_carry_desc *d,
+				     const u8 *owner, int who, bool not,
+				     const struct rw_engine *e, u64 charge)
+{
+	struct rw_carry *k = kzalloc(sizeof(*k), GFP_KERNEL);
+	u32 c;
+
+	if (!k)
+		return NULL;
+	k->d = *d;
+	k->charge = charge;
+	k->slot = kvmalloc_array(d->nr_chunks, sizeof(u32), GFP_KERNEL);
+	k->in = bitmap_zalloc(d->nr_chunks, GFP_KERNEL);
+	if (!k->slot || !k->in)
+		goto fail;
+	for (c = 0; c < d->nr_chunks; c++) {
+		bool pick = not ? owner[c] != who && rw_engine_owns(e, c) :
+				  owner[c] == who;
+
+		k->slot[c] = pick ? k->nr++ : RW_CARRY_NONE;
+	}
+	k->buf = kvmalloc_array(k->nr, rw_carry_rec_len(d), GFP_KERNEL);
+	if (k->buf)
+		return k;
+fail:
+	rw_carry_destroy(k);
+	return NULL;
+}
+
+static u8 *rw_carry_rec(struct rw_carry *k, u32 c)
+{
+	return k->buf + (u64)k->slot[c] * rw_carry_rec_len(&k->d);
+}
+
+/*
+ * Chunk @c of @e (owned) between its record @rec and @e's image (uapi
+ * RW_IOC_CHECKPOINT: every array, then the versions): into @rec, or with
+ * @put out of it into @e (its init_lock held). 0 or the image's errno.
+ */
+static int rw_carry_chunk(struct rw_engine *e, u32 c, u8 *rec, bool put)
+{
+	u64 blen = rw_engine_buf_len(e, RW_BUF_PARAMS), off;
+	u32 cs = rw_engine_layout(e)->geom.chunk_size;
+	u32 arrays = 1 + rw_engine_nr_state(e), a, len;
+	int ret = 0;
+
+	/* Array a's chunk; past the arrays, the chunk's version. */
+	for (a = 0; !ret && a <= arrays; a++, rec += len) {
+		len = a < arrays ? cs : sizeof(u64);
+		off = (u64)a * blen + (u64)c * len;
+		ret = put ? rw_engine_image_put(e, off, len, rec) :
+			    rw_engine_image_get(e, off, len, rec);
+	}
+	return ret;
+}
+
+void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge)
+{
+	struct rw_carry *carry = NULL, *gift = NULL;
+	struct rw_carry_plan p;
+	struct rw_carry_desc d;
+	u8 *owner = NULL;
+	int ret, me;
+	u32 c;
+
+	lockdep_assert_held(&job->run_lock);
+	if (!charge)
+		return;
+	if (!e) {
+		rw_mem_uncharge(&job->mem_held, charge);
+		return;
+	}
+	rw_carry_desc_of(e, &d);
+	/* job->boxes changes under run_lock too: the set just taken. */
+	ret = rw_carry_plan(job, e, job->boxes, &p);
+	if (!ret && p.bytes != charge)
+		ret = -EINVAL;		/* not the order's: keep nothing */
+	if (!ret)
+		ret = rw_carry_owners(job, job->boxes, &d, &owner, &me);
+	if (ret)
+		goto fail;
+	ret = -ENOMEM;
+	if (p.owned) {
+		carry = rw_carry_new(&d, owner, me, false, e,
+				     rw_carry_bytes(&d, p.owned));
+		if (!carry)
+			goto fail;
+	}
+	if (p.given) {
+		gift = rw_carry_new(&d, owner, me, true, e,
+				    rw_carry_bytes(&d, p.given));
+		if (!gift)
+			goto fail;
+	}
+	for (ret = 0, c = 0; !ret && c < d.nr_chunks; c++) {
+		struct rw_carry *k = owner[c] == me ? carry : gift;
+
+		if (!rw_engine_owns(e, c))
+			continue;
+		ret = rw_carry_chunk(e, c, rw_carry_rec(k, c), false);
+		__set_bit(c, k->in);
+		k->nr_in++;
+	}
+	if (ret)
+		goto fail;
+	kvfree(owner);
+	job->carry = carry;
+	job->gift = gift;
+	pr_info("job %s: kept %u chunks of its run for the move to epoch %u, %u of them for other boxes\n",
+		job->cfg.name, p.kept + p.given, job->boxes->epoch, p.given);
+	return;
+fail:
+	/* The next run starts afresh: say so, it is state lost. */
+	pr_warn("job %s: the run's state could not be kept for its move (%d): the next run starts afresh\n",
+		job->cfg.name, ret);
+	kvfree(owner);
+	rw_carry_destroy(carry);
+	rw_carry_destroy(gift);
+	rw_mem_uncharge(&job->mem_held, charge);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_take);
+
+static void rw_carry_drop(struct rw_job *job, struct rw_carry **kp)
+{
+	struct rw_carry *k = *kp;
+
+	if (!k)
+		return;
+	rw_mem_uncharge(&job->mem_held, k->charge);
+	rw_carry_destroy(k);
+	*kp = NULL;
+}
+
+void rw_job_carry_free(struct rw_job *job)
+{
+	rw_carry_drop(job, &job->carry);
+	rw_carry_drop(job, &job->gift);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_free);
+
+int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e)
+{
+	struct rw_carry *k = job->carry;
+	struct rw_carry_desc d;
+	int ret = 0;
+	u32 c;
+
+	lockdep_assert_held(&job->run_lock);
+	if (!k)
+		return 0;
+	rw_carry_desc_of(e, &d);
+	/* Another model, or other chunks here: not this run's state. */
+	c = 0;
+	if (rw_carry_desc_eq(&d, &k->d))
+		while (c < d.nr_chunks &&
+		       rw_engine_owns(e, c) == (k->slot[c] != RW_CARRY_NONE))
+			c++;
+	if (c < k->d.nr_chunks) {
+		pr_info_ratelimited("job %s: a run of another model or share than the one its move carried: refused (job del drops the carried state)\n",
+				    job->cfg.name);
+		return -EEXIST;
+	}
+	if (k->nr_in < k->nr) {
+		pr_info_ratelimited("job %s: %u chunks of its move have not come from the boxes that give them: no run yet\n",
+				    job->cfg.name, k->nr - k->nr_in);
+		return -EAGAIN;
+	}
+	ret = rw_engine_init_begin(e);
+	if (ret)
+		return ret;
+	for (c = 0; !ret && c < d.nr_chunks; c++)
+		if (k->slot[c] != RW_CARRY_NONE)
+			ret = rw_carry_chunk(e, c, rw_carry_rec(k, c), true);
+	rw_engine_init_end(e, !ret);
+	if (!ret)
+		rw_carry_drop(job, &job->carry);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_apply);
+
+int rw_job_carry_expect(struct rw_job *job, const struct rw_carry_desc *d,
+			const char **msg)
+{
+	struct rw_carry *k;
+	u8 *owner;
+	int ret, me;
+	u64 bytes;
+	u32 c, n;
+
+	lockdep_assert_held(&job->run_lock);
+	if (job->carry) {
+		if (rw_carry_desc_eq(d, &job->carry->d))
+			return 0;
+		*msg = "the chunks given are of another model than this box's";
+		return -EEXIST;
+	}
+	if (job->engine || job->move) {
+		*msg = "this box's run of the job has not ended its move yet";
+		return -EAGAIN;
+	}
+	if (!job->boxes || !job->boxes->self) {
+		*msg = "this box has no chunks of the job's set";
+		return -EINVAL;
+	}
+	ret = rw_carry_owners(job, job->boxes, d, &owner, &me);
+	if (ret) {
+		*msg = "the chunks given are not a model";
+		return ret;
+	}
+	for (n = 0, c = 0; c < d->nr_chunks; c++)
+		n += owner[c] == me;
+	bytes = rw_carry_bytes(d, n);
+	ret = rw_mem_charge(job->cfg.name, job->cfg.max_memory,
+			    &job->mem_held, bytes);
+	if (ret) {
+		kvfree(owner);
+		*msg = "the chunks this box gains are past the job's memory";
+		return ret;
+	}
+	k = rw_carry_new(d, owner, me, false, NULL, bytes);
+	kvfree(owner);
+	if (!k) {
+		rw_mem_uncharge(&job->mem_held, bytes);
+		*msg = "no memory for the chunks this box gains";
+		return -ENOMEM;
+	}
+	job->carry = k;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_expect);
+
+u8 *rw_job_carry_want(struct rw_job *job, u32 c)
+{
+	struct rw_carry *k = job->carry;
+
+	lockdep_assert_held(&job->run_lock);
+	if (!k || c >= k->d.nr_chunks || k->slot[c] == RW_CARRY_NONE ||
+	    test_bit(c, k->in))
+		return NULL;
+	return rw_carry_rec(k, c);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_want);
+
+void rw_job_carry_in(struct rw_job *job, u32 c)
+{
+	struct rw_carry *k = job->carry;
+
+	lockdep_assert_held(&job->run_lock);
+	if (!rw_job_carry_want(job, c))
+		return;
+	__set_bit(c, k->in);
+	k->nr_in++;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_in);
+
+const u8 *rw_job_gift_rec(struct rw_job *job, u32 c)
+{
+	struct rw_carry *k = job->gift;
+
+	lockdep_assert_held(&job->run_lock);
+	if (!k || c >= k->d.nr_chunks || !test_bit(c, k->in))
+		return NULL;
+	return rw_carry_rec(k, c);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_gift_rec);
+
+void rw_job_gift_out(struct rw_job *job, u32 c)
+{
+	struct rw_carry *k = job->gift;
+
+	lockdep_assert_held(&job->run_lock);
+	if (!rw_job_gift_rec(job, c))
+		return;
+	__clear_bit(c, k->in);
+	if (!--k->nr_in)
+		rw_carry_drop(job, &job->gift);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_gift_out);
