@@ -306,6 +306,9 @@ static int rw_put_job_stats(struct sk_buff *skb, struct rw_job *job,
 		RW_STAT_A_MIGRATIONS, RW_STAT_A_ERRORS, RW_STAT_A_MIN_CLOCK,
 		RW_STAT_A_MAX_SKEW, RW_STAT_A_EVICTIONS, RW_STAT_A_LATE_DROPPED,
 	};
+	/* A job over several boxes: what moves gave and took. */
+	static const u32 moved[] = { RW_STAT_A_MOVED_OUT, RW_STAT_A_MOVED_IN };
+	u64 m[ARRAY_SIZE(moved)];
 	struct rw_engine_stats es = {};
 	struct rw_sync_info si = {};
 	struct nlattr *nest;
@@ -334,11 +337,15 @@ static int rw_put_job_stats(struct sk_buff *skb, struct rw_job *job,
 	v[9] = si.max_skew;
 	v[10] = sum->evictions;
 	v[11] = sum->late;
+	m[0] = atomic64_read(&job->moved_out);
+	m[1] = atomic64_read(&job->moved_in);
 	nest = nla_nest_start(skb, RW_JOB_A_STATS);
 	if (!nest || rw_put_u64s(skb, attrs, v, ARRAY_SIZE(attrs)) ||
 	    nla_put_u32(skb, RW_STAT_A_EPOCH, si.epoch) ||
 	    nla_put_u32(skb, RW_STAT_A_LIVE, si.nr_live) ||
-	    nla_put_u32(skb, RW_STAT_A_PARKED, si.nr_parked))
+	    nla_put_u32(skb, RW_STAT_A_PARKED, si.nr_parked) ||
+	    ((job->boxes || m[0] || m[1]) &&
+	     rw_put_u64s(skb, moved, m, ARRAY_SIZE(moved))))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -597,9 +597,11 @@ static void rw_job_keep_counts(struct rw_job *job, struct rw_engine *e,
 	}
 }
 
-void rw_job_release_user(struct rw_job *job)
+bool rw_job_release_user(struct rw_job *job)
 {
 	struct rw_boxset *moved = NULL;
+	bool gives = false;
+	u32 giver;
 	u64 carry = 0;
 	struct rw_engine *e = NULL;
 	struct rw_sync *s = NULL;
@@ -628,9 +630,12 @@ void rw_job_release_user(struct rw_job *job)
 		WRITE_ONCE(job->run_bytes, 0);
 	}
 	mutex_unlock(&rw_jobs_lock);
+	giver = moved ? moved->self : 0;
 	kfree(moved);
 	/* No worker is left: the engine is quiet, its state whole. */
-	rw_job_carry_take(job, e, carry);
+	rw_job_carry_run_end(job, e);
+	rw_job_carry_take(job, e, carry, giver);
+	gives = job->gift;
 	rw_job_keep_counts(job, e, s);
 	mutex_unlock(&job->run_lock);
 	/* Nobody else can reach them now: the last user is gone. */
@@ -639,6 +644,7 @@ void rw_job_release_user(struct rw_job *job)
 	/* The memory is back: so is the charge. */
 	if (charge)
 		rw_mem_uncharge(&job->mem_held, charge);
+	return gives;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_release_user);
 

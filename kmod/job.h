@@ -177,6 +177,9 @@ struct rw_job {
 	 */
 	struct rw_carry *carry;
 	struct rw_carry *gift;
+	/* Chunks given to and taken from other boxes in moves (rdma/). */
+	atomic64_t moved_out;
+	atomic64_t moved_in;
 
 	/*
 	 * Connect nonces seen (rdma/replay.c): replay_nr + 1 tables, one per
@@ -264,8 +267,12 @@ int rw_job_take_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
 /* Give back what rw_job_take_rank took; true if the rank was still held. */
 bool rw_job_drop_rank(struct rw_job *job, u32 rank, struct rw_worker *w,
 		      bool observer);
-/* The file of an attached worker is released: the run ends with the last. */
-void rw_job_release_user(struct rw_job *job);
+/*
+ * The file of an attached worker is released: the run ends with the last.
+ * True if that run's end left chunks for other boxes (job_carry.h): the
+ * caller has them given (rw_give_start()).
+ */
+bool rw_job_release_user(struct rw_job *job);
 
 /* The gate's settings for a run of a job with settings @c. */
 void rw_job_gate_config(const struct rw_job_config *c,

@@ -16,6 +16,7 @@
 #include <linux/bitmap.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 
 #include "rw.h"
@@ -25,6 +26,7 @@
 #include "chunk/boxset.h"
 #include "chunk/layout.h"
 #include "engine/engine.h"
+#include "engine/query.h"
 
 #define RW_CARRY_NONE	U32_MAX
 
@@ -35,8 +37,12 @@ struct rw_carry {
 	u32 nr_in;		/* of them, those it holds */
 	u32 *slot;		/* by chunk: its record, or RW_CARRY_NONE */
 	unsigned long *in;	/* by chunk: its record holds it */
-	u8 *buf;
+	u8 *buf;		/* vmalloc: a gift's is an RDMA window */
 	u64 charge;
+	bool applied;		/* a carry: the running engine started from it */
+	/* A gift's: each chunk's owner in the new set, and who gives. */
+	u8 *owner;
+	u32 giver;
 };
 
 /* What a store of @nr chunks of @d takes. */
@@ -45,6 +51,12 @@ static u64 rw_carry_bytes(const struct rw_carry_desc *d, u32 nr)
 	return sizeof(struct rw_carry) + (u64)d->nr_chunks * sizeof(u32) +
 	       BITS_TO_LONGS(d->nr_chunks) * sizeof(long) +
 	       (u64)nr * rw_carry_rec_len(d);
+}
+
+/* A gift's: its owner table too. */
+static u64 rw_carry_gift_bytes(const struct rw_carry_desc *d, u32 nr)
+{
+	return rw_carry_bytes(d, nr) + d->nr_chunks;
 }
 
 void rw_carry_desc_of(const struct rw_engine *e, struct rw_carry_desc *d)
@@ -117,7 +129,7 @@ int rw_carry_plan(const struct rw_job *job, const struct rw_engine *e,
 	if (p->owned)
 		p->bytes += rw_carry_bytes(&d, p->owned);
 	if (p->given)
-		p->bytes += rw_carry_bytes(&d, p->given);
+		p->bytes += rw_carry_gift_bytes(&d, p->given);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_carry_plan);
@@ -126,22 +138,36 @@ static void rw_carry_destroy(struct rw_carry *k)
 {
 	if (!k)
 		return;
-	kvfree(k->buf);
+	kvfree(k->owner);
+	vfree(k->buf);
 	bitmap_free(k->in);
 	kvfree(k->slot);
 	kfree(k);
 }
 
+static void rw_carry_drop(struct rw_job *job, struct rw_carry **kp)
+{
+	struct rw_carry *k = *kp;
+
+	if (!k)
+		return;
+	rw_mem_uncharge(&job->mem_held, k->charge);
+	rw_carry_destroy(k);
+	*kp = NULL;
+}
+
 /*
- * A store of @d for the chunks whose @owner is @who (with @not, those
- * whose owner is another and @e owns), charged @charge. NULL for no memory.
+ * A store of @d for the chunks whose @owner is @who, charged @charge; with
+ * @e, a gift instead: the chunks of @e whose owner is another, in the
+ * order of their owners (each taker's records in one piece), and the
+ * owner table. NULL for no memory.
  */
 static struct rw_carry *rw_carry_new(const struct rw_carry_desc *d,
-				     const u8 *owner, int who, bool not,
+				     const u8 *owner, int who,
 				     const struct rw_engine *e, u64 charge)
 {
 	struct rw_carry *k = kzalloc(sizeof(*k), GFP_KERNEL);
-	u32 c;
+	u32 c, b;
 
 	if (!k)
 		return NULL;
@@ -149,15 +175,20 @@ static struct rw_carry *rw_carry_new(const struct rw_carry_desc *d,
 	k->charge = charge;
 	k->slot = kvmalloc_array(d->nr_chunks, sizeof(u32), GFP_KERNEL);
 	k->in = bitmap_zalloc(d->nr_chunks, GFP_KERNEL);
-	if (!k->slot || !k->in)
-		goto fail;
-	for (c = 0; c < d->nr_chunks; c++) {
-		bool pick = not ? owner[c] != who && rw_engine_owns(e, c) :
-				  owner[c] == who;
-
-		k->slot[c] = pick ? k->nr++ : RW_CARRY_NONE;
+	if (e) {
+		k->owner = kvmalloc(d->nr_chunks, GFP_KERNEL);
+		if (k->owner)
+			memcpy(k->owner, owner, d->nr_chunks);
 	}
-	k->buf = kvmalloc_array(k->nr, rw_carry_rec_len(d), GFP_KERNEL);
+	if (!k->slot || !k->in || (e && !k->owner))
+		goto fail;
+	for (c = 0; c < d->nr_chunks; c++)
+		k->slot[c] = !e && owner[c] == who ? k->nr++ : RW_CARRY_NONE;
+	for (b = 0; e && b < RW_OWNER_MAX_BOXES; b++)
+		for (c = 0; c < d->nr_chunks; c++)
+			if (owner[c] == b && b != who && rw_engine_owns(e, c))
+				k->slot[c] = k->nr++;
+	k->buf = vmalloc(array_size(k->nr, rw_carry_rec_len(d)));
 	if (k->buf)
 		return k;
 fail:
@@ -192,7 +223,27 @@ static int rw_carry_chunk(struct rw_engine *e, u32 c, u8 *rec, bool put)
 	return ret;
 }
 
-void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge)
+void rw_job_carry_run_end(struct rw_job *job, struct rw_engine *e)
+{
+	struct rw_engine_stats es = {};
+	struct rw_carry *k = job->carry;
+
+	lockdep_assert_held(&job->run_lock);
+	if (!k || !k->applied || !e)
+		return;
+	rw_engine_get_stats(e, &es);
+	if (es.steps) {
+		rw_carry_drop(job, &job->carry);
+		return;
+	}
+	k->applied = false;
+	pr_info("job %s: its run ended before its first step: the next run starts from the carried state again\n",
+		job->cfg.name);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_run_end);
+
+void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge,
+		       u32 giver)
 {
 	struct rw_carry *carry = NULL, *gift = NULL;
 	struct rw_carry_plan p;
@@ -208,6 +259,9 @@ void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge)
 		rw_mem_uncharge(&job->mem_held, charge);
 		return;
 	}
+	/* A carry the run never stepped from is the engine's state anyway. */
+	rw_carry_drop(job, &job->carry);
+	rw_carry_drop(job, &job->gift);
 	rw_carry_desc_of(e, &d);
 	/* job->boxes changes under run_lock too: the set just taken. */
 	ret = rw_carry_plan(job, e, job->boxes, &p);
@@ -219,16 +273,17 @@ void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge)
 		goto fail;
 	ret = -ENOMEM;
 	if (p.owned) {
-		carry = rw_carry_new(&d, owner, me, false, e,
+		carry = rw_carry_new(&d, owner, me, NULL,
 				     rw_carry_bytes(&d, p.owned));
 		if (!carry)
 			goto fail;
 	}
 	if (p.given) {
-		gift = rw_carry_new(&d, owner, me, true, e,
-				    rw_carry_bytes(&d, p.given));
+		gift = rw_carry_new(&d, owner, me, e,
+				    rw_carry_gift_bytes(&d, p.given));
 		if (!gift)
 			goto fail;
+		gift->giver = giver;
 	}
 	for (ret = 0, c = 0; !ret && c < d.nr_chunks; c++) {
 		struct rw_carry *k = owner[c] == me ? carry : gift;
@@ -244,8 +299,9 @@ void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge)
 	kvfree(owner);
 	job->carry = carry;
 	job->gift = gift;
-	pr_info("job %s: kept %u chunks of its run for the move to epoch %u, %u of them for other boxes\n",
-		job->cfg.name, p.kept + p.given, job->boxes->epoch, p.given);
+	pr_info("job %s: kept %u chunks of its run for the move to epoch %u, %u of them for other boxes; %u to come from them\n",
+		job->cfg.name, p.kept + p.given, job->boxes->epoch, p.given,
+		p.owned - p.kept);
 	return;
 fail:
 	/* The next run starts afresh: say so, it is state lost. */
@@ -257,17 +313,6 @@ fail:
 	rw_mem_uncharge(&job->mem_held, charge);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_take);
-
-static void rw_carry_drop(struct rw_job *job, struct rw_carry **kp)
-{
-	struct rw_carry *k = *kp;
-
-	if (!k)
-		return;
-	rw_mem_uncharge(&job->mem_held, k->charge);
-	rw_carry_destroy(k);
-	*kp = NULL;
-}
 
 void rw_job_carry_free(struct rw_job *job)
 {
@@ -286,6 +331,8 @@ int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e)
 	lockdep_assert_held(&job->run_lock);
 	if (!k)
 		return 0;
+	if (k->applied)
+		return -EBUSY;		/* a run from it is on */
 	rw_carry_desc_of(e, &d);
 	/* Another model, or other chunks here: not this run's state. */
 	c = 0;
@@ -310,8 +357,9 @@ int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e)
 		if (k->slot[c] != RW_CARRY_NONE)
 			ret = rw_carry_chunk(e, c, rw_carry_rec(k, c), true);
 	rw_engine_init_end(e, !ret);
+	/* Kept till the run steps: a run that never does loses nothing. */
 	if (!ret)
-		rw_carry_drop(job, &job->carry);
+		k->applied = true;
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_apply);
@@ -326,15 +374,15 @@ int rw_job_carry_expect(struct rw_job *job, const struct rw_carry_desc *d,
 	u32 c, n;
 
 	lockdep_assert_held(&job->run_lock);
+	if (job->engine || job->move) {
+		*msg = "this box's run of the job has not ended its move yet";
+		return -EAGAIN;
+	}
 	if (job->carry) {
 		if (rw_carry_desc_eq(d, &job->carry->d))
 			return 0;
 		*msg = "the chunks given are of another model than this box's";
 		return -EEXIST;
-	}
-	if (job->engine || job->move) {
-		*msg = "this box's run of the job has not ended its move yet";
-		return -EAGAIN;
 	}
 	if (!job->boxes || !job->boxes->self) {
 		*msg = "this box has no chunks of the job's set";
@@ -355,7 +403,7 @@ int rw_job_carry_expect(struct rw_job *job, const struct rw_carry_desc *d,
 		*msg = "the chunks this box gains are past the job's memory";
 		return ret;
 	}
-	k = rw_carry_new(d, owner, me, false, NULL, bytes);
+	k = rw_carry_new(d, owner, me, NULL, bytes);
 	kvfree(owner);
 	if (!k) {
 		rw_mem_uncharge(&job->mem_held, bytes);
@@ -391,26 +439,68 @@ void rw_job_carry_in(struct rw_job *job, u32 c)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_in);
 
-const u8 *rw_job_gift_rec(struct rw_job *job, u32 c)
+u32 rw_job_carry_due(const struct rw_job *job)
+{
+	const struct rw_carry *k = job->carry;
+
+	lockdep_assert_held(&job->run_lock);
+	return k ? k->nr - k->nr_in : 0;
+}
+
+struct rw_carry *rw_job_gift_take_out(struct rw_job *job)
 {
 	struct rw_carry *k = job->gift;
 
 	lockdep_assert_held(&job->run_lock);
-	if (!k || c >= k->d.nr_chunks || !test_bit(c, k->in))
+	job->gift = NULL;
+	return k;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_gift_take_out);
+
+const struct rw_carry_desc *rw_gift_desc(const struct rw_carry *k, u32 *giver)
+{
+	*giver = k->giver;
+	return &k->d;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_gift_desc);
+
+void *rw_gift_buf(const struct rw_carry *k, u64 *len)
+{
+	*len = (u64)k->nr * rw_carry_rec_len(&k->d);
+	return k->buf;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_gift_buf);
+
+const u8 *rw_gift_rec(const struct rw_carry *k, u32 c)
+{
+	if (c >= k->d.nr_chunks || k->slot[c] == RW_CARRY_NONE)
 		return NULL;
-	return rw_carry_rec(k, c);
+	return k->buf + (u64)k->slot[c] * rw_carry_rec_len(&k->d);
 }
-EXPORT_SYMBOL_IF_KUNIT(rw_job_gift_rec);
+EXPORT_SYMBOL_IF_KUNIT(rw_gift_rec);
 
-void rw_job_gift_out(struct rw_job *job, u32 c)
+u32 rw_gift_map(const struct rw_carry *k, u32 to, u32 first, u32 nr,
+		u64 *map, u64 *off)
 {
-	struct rw_carry *k = job->gift;
+	u32 c, n = 0;
 
-	lockdep_assert_held(&job->run_lock);
-	if (!rw_job_gift_rec(job, c))
-		return;
-	__clear_bit(c, k->in);
-	if (!--k->nr_in)
-		rw_carry_drop(job, &job->gift);
+	memset(map, 0, DIV_ROUND_UP(nr, 64) * sizeof(u64));
+	for (c = first; c < k->d.nr_chunks && c - first < nr; c++) {
+		if (k->slot[c] == RW_CARRY_NONE || k->owner[c] != to)
+			continue;
+		if (!n++)
+			*off = (u64)k->slot[c] * rw_carry_rec_len(&k->d);
+		map[(c - first) / 64] |= 1ULL << ((c - first) % 64);
+	}
+	return n;
 }
-EXPORT_SYMBOL_IF_KUNIT(rw_job_gift_out);
+EXPORT_SYMBOL_IF_KUNIT(rw_gift_map);
+
+void rw_gift_done(struct rw_job *job, struct rw_carry *k)
+{
+	if (!k)
+		return;
+	rw_mem_uncharge(&job->mem_held, k->charge);
+	rw_carry_destroy(k);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_gift_done);

@@ -52,17 +52,29 @@ int rw_carry_plan(const struct rw_job *job, const struct rw_engine *e,
 
 /*
  * The run of @e ends with a move taken (job->boxes the new set): keep its
- * chunks as the job's carry and gift, charged @charge bytes (0: nothing to
- * keep), which they hold from here on (given back if they cannot be kept).
+ * chunks as the job's carry and gift (which box @giver, this box's id in
+ * the old set, gives), charged @charge bytes (0: nothing to keep), which
+ * they hold from here on (given back if they cannot be kept).
  */
-void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge);
+void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge,
+		       u32 giver);
 
 /*
- * A new run's engine @e starts from the job's carry, if any (then freed):
- * 0, -EAGAIN while chunks it gains have not all come, -EEXIST for another
- * model or share than the carried one, or the errno of setting it.
+ * A new run's engine @e starts from the job's carry, if any: 0, -EAGAIN
+ * while chunks it gains have not all come, -EEXIST for another model or
+ * share than the carried one, or the errno of setting it. The carry stays
+ * until the run ends (rw_job_carry_run_end()).
  */
 int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e);
+
+/*
+ * The run of @e ends (before rw_job_carry_take(); NULL: a worker left,
+ * the run goes on, nothing to do): the carry it started
+ * from goes if it stepped, else stays for the next run (a run that ended
+ * before its first step, as when a trainer's attach failed on another
+ * box, loses nothing).
+ */
+void rw_job_carry_run_end(struct rw_job *job, struct rw_engine *e);
 
 /* Drop the job's carry and gift, and their charges. */
 void rw_job_carry_free(struct rw_job *job);
@@ -81,11 +93,30 @@ u8 *rw_job_carry_want(struct rw_job *job, u32 c);
 
 /* Chunk @c, wanted, has come into @job's carry. */
 void rw_job_carry_in(struct rw_job *job, u32 c);
+/* How many chunks @job's carry still waits for. */
+u32 rw_job_carry_due(const struct rw_job *job);
 
-/* Chunk @c of @job's gift, if it still has it, else NULL. */
-const u8 *rw_job_gift_rec(struct rw_job *job, u32 c);
-
-/* Chunk @c of @job's gift is taken: the gift goes once all of it is. */
-void rw_job_gift_out(struct rw_job *job, u32 c);
+/*
+ * The job's gift, out of the job into the caller's hands (NULL: none), to
+ * give (rdma/give.c) and then end with rw_gift_done(). The calls below
+ * need no lock: the gift is the caller's alone.
+ */
+struct rw_carry *rw_job_gift_take_out(struct rw_job *job);
+/* What the gift's chunks are of, and the id of the box giving them. */
+const struct rw_carry_desc *rw_gift_desc(const struct rw_carry *k, u32 *giver);
+/* The records (vmalloc memory), *@len bytes. */
+void *rw_gift_buf(const struct rw_carry *k, u64 *len);
+/* Chunk @c's record, if the gift has it, else NULL. */
+const u8 *rw_gift_rec(const struct rw_carry *k, u32 c);
+/*
+ * The chunks in [@first, @first + @nr) that the gift has for box @to (its
+ * index in the new set): bit c - @first of @map (DIV_ROUND_UP(@nr, 64)
+ * words) for chunk c, and the first one's record at *@off of the buffer
+ * (the others follow it in chunk order). Returns how many.
+ */
+u32 rw_gift_map(const struct rw_carry *k, u32 to, u32 first, u32 nr,
+		u64 *map, u64 *off);
+/* The gift is given (or lost): its memory and @job's charge go. */
+void rw_gift_done(struct rw_job *job, struct rw_carry *k);
 
 #endif /* _RW_JOB_CARRY_H */

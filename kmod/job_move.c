@@ -5,10 +5,8 @@
  * run is active is the job's move; when that run ends the job takes the
  * set, and the run's state is carried over it (job_carry.c), charged to
  * the job here, when the move is ordered, so the run's end cannot fail
- * for memory it has not got.
- *
- * Chunks that change owner are not moved box to box yet: a move that
- * would change any chunk's owner under the run's layout is refused.
+ * for memory it has not got. The chunks that change owner go box to box
+ * once the run has ended (rdma/give.c, rdma/take.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,39 +23,6 @@
 #include "chunk/layout.h"
 #include "engine/engine.h"
 
-/* Whether any chunk of @e's layout has another owner under @to. */
-static int rw_job_move_owners_change(const struct rw_job *job,
-				     const struct rw_engine *e,
-				     const struct rw_boxset *to)
-{
-	const struct rw_layout_geom *g = &rw_engine_layout(e)->geom;
-	u32 n = g->nr_chunks, len;
-	struct rw_boxset_moves m;
-	u8 *a, *b;
-	u64 off;
-	int ret;
-
-	a = kvmalloc(n, GFP_KERNEL);
-	b = kvmalloc(n, GFP_KERNEL);
-	ret = -ENOMEM;
-	if (!a || !b)
-		goto out;
-	rw_layout_chunk(g, n - 1, &off, &len);
-	ret = rw_boxset_owners(job->boxes, job->cfg.name, n,
-			       len < g->chunk_size, a, NULL);
-	if (!ret)
-		ret = rw_boxset_owners(to, job->cfg.name, n,
-				       len < g->chunk_size, b, NULL);
-	if (!ret) {
-		rw_boxset_moves(job->boxes, a, to, b, n, 0, &m);
-		ret = m.moved ? 1 : 0;
-	}
-out:
-	kvfree(a);
-	kvfree(b);
-	return ret;
-}
-
 u32 rw_job_move_epoch(const struct rw_job *job)
 {
 	return READ_ONCE(job->move_epoch);
@@ -66,8 +31,6 @@ u32 rw_job_move_epoch(const struct rw_job *job)
 int rw_job_check_move(struct rw_job *job, struct rw_boxset *s,
 		      const char **msg)
 {
-	int ret;
-
 	lockdep_assert_held(&job->run_lock);
 	if (!job->boxes || !s) {
 		*msg = job->boxes ? "a job's box set is removed between runs" :
@@ -86,15 +49,7 @@ int rw_job_check_move(struct rw_job *job, struct rw_boxset *s,
 		s->epoch = job->boxes->epoch + 1;
 	if (rw_boxset_find(s, s->self) < 0)
 		s->self = 0;
-	ret = rw_boxset_move_check(job->boxes, s, msg);
-	if (ret || !job->engine)
-		return ret;
-	ret = rw_job_move_owners_change(job, job->engine, s);
-	if (ret > 0) {
-		*msg = "this move changes owners, which a run cannot do yet";
-		return -EBUSY;
-	}
-	return ret;
+	return rw_boxset_move_check(job->boxes, s, msg);
 }
 
 int rw_job_move_reserve(struct rw_job *job, const struct rw_boxset *s,

@@ -18,9 +18,8 @@ u32 rw_job_move_epoch(const struct rw_job *job);
 /*
  * @s is to be the move of @job, whose run is active: the job has a set
  * and no move pending, @s names this box by its id in the job's set (self
- * 0 from here on if this box leaves), follows the job's set (an epoch of
- * 0 becomes the next) and, if the run has a layout, changes no chunk's
- * owner. 0, or -EBUSY, -EINVAL (or -ENOMEM) and *@msg.
+ * 0 from here on if this box leaves) and follows the job's set (an epoch
+ * of 0 becomes the next). 0, or -EBUSY, -EINVAL and *@msg.
  * rw_jobs_lock held too.
  */
 int rw_job_check_move(struct rw_job *job, struct rw_boxset *s,

@@ -34,6 +34,7 @@
 #include "chunk/boxset.h"
 #include "chunk/layout.h"
 #include "rdma/host.h"
+#include "rdma/rdma.h"
 #include "sync/sync.h"
 #include "trace.h"
 
@@ -562,7 +563,9 @@ void rw_worker_free(struct rw_worker *w)
 			      w->observer ? -1 : w->rank, NULL, GFP_KERNEL);
 		if (!w->observer)
 			trace_rw_detach(job->cfg.name, w->rank);
-		rw_job_release_user(job);
+		/* The chunks other boxes own now go to them. */
+		if (rw_job_release_user(job))
+			rw_give_start(job);
 		rw_job_put(job);
 	}
 	if (w->remote)

@@ -360,7 +360,9 @@
  * RW_CMD_STATS_GET (doit; no privilege): RW_JOB_A_NAME. Reply: the job's
  *   name, RW_JOB_A_STATS (the job: RW_STAT_A_PUSHES, _PULLS, _BYTES,
  *   _CHUNKS, _STEPS, _BUSY, _MIGRATIONS, _ERRORS, _EVICTIONS, _MIN_CLOCK,
- *   _MAX_SKEW, _EPOCH, _LIVE, _PARKED, _LATE_DROPPED) and
+ *   _MAX_SKEW, _EPOCH, _LIVE, _PARKED, _LATE_DROPPED, _MOVED_OUT,
+ *   _MOVED_IN: the chunks this box gave to and took from other boxes of
+ *   the job's set in moves, "Gifts") and
  *   RW_JOB_A_WORKER_STATS (one entry per rank: RW_STAT_A_RANK, _ATTACHED,
  *   _LIVE, _CLOCK, _PUSHES, _PULLS, _BYTES, _CHUNKS, _PARKS, _PARKED_NS,
  *   _EVICTIONS, _ERRORS, _LATE_DROPPED). Counters start at
@@ -1155,6 +1157,8 @@ enum rw_stat_attr {
 	RW_STAT_A_PARKED,	/* u32: workers parked now */
 	RW_STAT_A_PAD,
 	RW_STAT_A_LATE_DROPPED,	/* u64: gradients dropped, their step done */
+	RW_STAT_A_MOVED_OUT,	/* u64: chunks given to other boxes in moves */
+	RW_STAT_A_MOVED_IN,	/* u64: chunks taken from other boxes in moves */
 	__RW_STAT_A_MAX
 };
 #define RW_STAT_A_MAX (__RW_STAT_A_MAX - 1)
@@ -1175,7 +1179,7 @@ enum rw_event_kind {
 /* RDMA wire: see "RDMA wire" above. */
 #define RW_WIRE_PORT		18515
 #define RW_WIRE_MAGIC		0x31575752U	/* "RWW1" little-endian */
-#define RW_WIRE_VERSION		5	/* 5: move notices and RW_OP_STOP_AT */
+#define RW_WIRE_VERSION		6	/* 6: gifts, a move's chunks box to box */
 #define RW_WIRE_TAG_LEN		8
 #define RW_WIRE_AUTH_LEN	16
 #define RW_WIRE_MAX_SKEW_S	300	/* |time_s - the box's clock| at most */
@@ -1204,6 +1208,12 @@ struct rw_wire_req {
  * RW_ATTACH_OBSERVER attaches on the box (see "Observers").
  */
 #define RW_WIRE_REQ_OBSERVER	(1U << 0)
+/*
+ * A box of the job's set that gives this box chunks of a move ("Gifts"):
+ * @rank its box id, @epoch the set moved to, no other flag, @nic,
+ * @nr_nics and @session 0.
+ */
+#define RW_WIRE_REQ_BOX		(1U << 1)
 /* An observer's refreshes (see "Observers"). */
 #define RW_WIRE_OBSERVE_MS	100
 #define RW_WIRE_OBSERVE_LAG	128
@@ -1228,6 +1238,8 @@ enum rw_wire_msg_type {
 	RW_MSG_REQUEST = 3,	/* worker -> box's inbox */
 	RW_MSG_ANSWER = 4,	/* box -> worker's inbox */
 	RW_MSG_NOTICE = 5,	/* box -> worker's inbox, at RW_WIRE_NOTICE_OFF */
+	RW_MSG_GIFT = 6,	/* giving box -> taking box */
+	RW_MSG_GIFT_REPLY = 7,	/* taking box -> giving box */
 	__RW_MSG_TYPE_MAX
 };
 
@@ -1390,6 +1402,56 @@ struct rw_wire_notice {
 	__le32 reserved;
 	/* then struct rw_wire_box[nr_boxes] */
 };
+
+/*
+ * Gifts (docs/design.md "Many boxes", a move's step 4): when a run ends
+ * with a move that gives chunks of this box to others, this box connects
+ * to each box that gains some (RW_WIRE_REQ_BOX) and sends RW_MSG_GIFTs,
+ * each answered by an RW_MSG_GIFT_REPLY before the next. A gift offers
+ * the chunks set in its map (chunk @first + i for bit i, @nr_map bits,
+ * @nr_given of them set) of the model that @layout_hash, @nr_chunks,
+ * @nr_state, @chunk_size and RW_GIFT_LAST_SHORT describe, for the set of
+ * @epoch and @digest. Each chunk is a record of (1 + @nr_state) *
+ * @chunk_size + 8 bytes: the chunk of each array of the run's checkpoint
+ * image, then its version (le64); the records lie in chunk order from
+ * byte @off of the window that follows (RDMA read access). The taker
+ * checks the set, that it gains every chunk offered and has none of them
+ * yet, reads the records into its carry and replies: status 0 and
+ * @taken, or a positive errno (EAGAIN: its own run has not ended yet, ask
+ * again; EXDEV: another set; EEXIST: another model; EINVAL: a chunk it
+ * does not gain or has). Its next run starts once it has every chunk.
+ */
+#define RW_GIFT_LAST_SHORT	(1U << 0)
+
+struct rw_wire_gift {
+	struct rw_wire_msg msg;	/* RW_MSG_GIFT, status 0 */
+	__le32 giver;		/* the giving box's id */
+	__le32 epoch;		/* the set moved to */
+	__le64 digest;		/* the set moved to */
+	__le64 layout_hash;
+	__le32 nr_chunks;
+	__le32 nr_state;
+	__le32 chunk_size;
+	__le32 flags;		/* RW_GIFT_LAST_SHORT or 0 */
+	__le32 first;		/* the map's first chunk */
+	__le32 nr_map;		/* 1..RW_WIRE_GIFT_MAP_MAX */
+	__le32 nr_given;	/* bits set in the map, >= 1 */
+	__le32 seg_shift;	/* the records' window */
+	__le32 nr_segs;
+	__le32 reserved;
+	__le64 off;		/* the first record, in the window */
+	/* then struct rw_wire_seg[nr_segs], __le64 map[DIV_ROUND_UP(nr_map, 64)] */
+};
+
+struct rw_wire_gift_reply {
+	struct rw_wire_msg msg;	/* RW_MSG_GIFT_REPLY: status 0 or an errno */
+	__le32 taken;		/* chunks taken: the gift's @nr_given, or 0 */
+	__le32 reserved;
+};
+
+#define RW_WIRE_GIFT_SIZE	88
+#define RW_WIRE_GIFT_REPLY_SIZE	24
+#define RW_WIRE_GIFT_MAP_MAX	65536
 
 enum rw_imm_type {
 	RW_IMM_PUSH = 1,	/* a worker's gradient for the chunk */

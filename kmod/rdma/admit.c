@@ -78,14 +78,18 @@ int rw_admit_check(const void *data, size_t len, s64 now,
 		goto out_put;
 	}
 
-	if (req->rank >= RW_JOB_MAX_WORKERS) {
+	if (!req->box && req->rank >= RW_JOB_MAX_WORKERS) {
 		*why = "rank not below the job's worker count";
 		ret = -ERANGE;
 		goto out_put;
 	}
 	spin_lock(&job->replay_lock);
-	/* Observers hold no rank: theirs is the table beyond the workers. */
-	busy = rw_replay_check(&job->replay[req->observer ? job->replay_nr :
+	/*
+	 * Observers and giving boxes hold no rank: theirs is the table
+	 * beyond the workers.
+	 */
+	busy = rw_replay_check(&job->replay[req->observer || req->box ?
+					    job->replay_nr :
 					    min(req->rank, job->replay_nr)],
 			       req->nonce, (s64)req->time_s, now,
 			       RW_WIRE_MAX_SKEW_S);
@@ -96,12 +100,13 @@ int rw_admit_check(const void *data, size_t len, s64 now,
 		goto out_put;
 	}
 
-	if (req->rank >= READ_ONCE(job->cfg.workers)) {
+	if (!req->box && req->rank >= READ_ONCE(job->cfg.workers)) {
 		*why = "rank not below the job's worker count";
 		ret = -ERANGE;
 		goto out_put;
 	}
-	ret = rw_admit_epoch(job, req->rank, req->epoch);
+	/* A giving box's epoch is its set's: the gift's taker checks it. */
+	ret = req->box ? 0 : rw_admit_epoch(job, req->rank, req->epoch);
 	if (ret) {
 		*why = "epoch is not the rank's live membership";
 		goto out_put;

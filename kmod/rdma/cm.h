@@ -17,6 +17,7 @@ struct rw_listener;
 enum rw_cm_kind {
 	RW_CM_LISTENER = 1,
 	RW_CM_CONN,
+	RW_CM_TAKE,			/* a box giving chunks (rdma/take.c) */
 };
 
 struct rw_cm_ctx {

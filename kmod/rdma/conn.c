@@ -378,7 +378,6 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 		   const struct rw_admit *adm)
 {
 	struct ib_qp_init_attr qpa = {};
-	struct rdma_conn_param param = {};
 	struct rw_job *job = adm->job;
 	struct rw_conn *c;
 	int ret;
@@ -453,14 +452,9 @@ int rw_conn_accept(struct rw_listener *l, struct rdma_cm_id *id,
 
 	/* Events of this id come to the connection from now on. */
 	id->context = &c->ctx;
-	ret = rw_link_cm_param(id, &param);
 	/* Reads the worker serves (requests), none beyond what it offers. */
-	param.initiator_depth = min(param.initiator_depth,
-				    adm->peer_responder_resources);
-	param.responder_resources = min(param.responder_resources,
-					adm->peer_initiator_depth);
-	if (!ret)
-		ret = rdma_accept(id, &param);
+	ret = rw_link_accept(id, adm->peer_initiator_depth,
+			     adm->peer_responder_resources);
 	if (ret) {
 		id->context = NULL;
 		rdma_destroy_qp(id);

@@ -383,9 +383,6 @@ static int rw_remote_connect(struct rw_remote_link *lk, const u8 *token)
 {
 	struct rw_remote *r = lk->r;
 	struct rw_wire_req_info ri = {};
-	struct rdma_conn_param param = {};
-	struct rw_wire_req req;
-	int ret;
 
 	ri.rank = r->rank;
 	ri.observer = r->observer;
@@ -394,20 +391,7 @@ static int rw_remote_connect(struct rw_remote_link *lk, const u8 *token)
 		ri.nr_nics = rw_remote_nr_nics(r);
 		ri.session = r->session;
 	}
-	rw_auth_job_tag(token, r->job, ri.job_tag);
-	ri.nonce = get_random_u64();
-	ri.time_s = (u64)ktime_get_real_seconds();
-	rw_wire_req_pack(&req, &ri);
-	rw_auth_req_sign(token, &req);
-
-	param.private_data = &req;
-	param.private_data_len = sizeof(req);
-	param.retry_count = RW_LINK_RETRIES;
-	ret = rw_link_cm_param(lk->id, &param);
-	if (!ret)
-		ret = rdma_connect(lk->id, &param);
-	memzero_explicit(&req, sizeof(req));
-	return ret;
+	return rw_link_connect(lk->id, token, r->job, &ri);
 }
 
 enum rw_remote_step {

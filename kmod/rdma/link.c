@@ -10,8 +10,12 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
+#include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
 
+#include "rdma/auth.h"
 #include "rdma/link.h"
 #include "rdma/win.h"
 
@@ -150,6 +154,42 @@ int rw_link_cm_param(struct rdma_cm_id *id, struct rdma_conn_param *param)
 	if (!ret)
 		ret = rdma_set_min_rnr_timer(id, RW_LINK_MIN_RNR_TIMER);
 	return ret;
+}
+
+int rw_link_connect(struct rdma_cm_id *id, const u8 *token, const char *job,
+		    struct rw_wire_req_info *ri)
+{
+	struct rdma_conn_param param = {};
+	struct rw_wire_req req;
+	int ret;
+
+	rw_auth_job_tag(token, job, ri->job_tag);
+	ri->nonce = get_random_u64();
+	ri->time_s = (u64)ktime_get_real_seconds();
+	rw_wire_req_pack(&req, ri);
+	rw_auth_req_sign(token, &req);
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.retry_count = RW_LINK_RETRIES;
+	ret = rw_link_cm_param(id, &param);
+	if (!ret)
+		ret = rdma_connect(id, &param);
+	memzero_explicit(&req, sizeof(req));
+	return ret;
+}
+
+int rw_link_accept(struct rdma_cm_id *id, u8 peer_initiator_depth,
+		   u8 peer_responder_resources)
+{
+	struct rdma_conn_param param = {};
+	int ret;
+
+	ret = rw_link_cm_param(id, &param);
+	param.initiator_depth = min(param.initiator_depth,
+				    peer_responder_resources);
+	param.responder_resources = min(param.responder_resources,
+					peer_initiator_depth);
+	return ret ?: rdma_accept(id, &param);
 }
 
 int rw_link_buf_map(struct ib_device *dev, size_t len,

@@ -126,6 +126,22 @@ static inline u32 rw_link_nr_cqe(u32 depth)
 int rw_link_cm_param(struct rdma_cm_id *id, struct rdma_conn_param *param);
 
 /*
+ * Connect @id (its route resolved, its QP made) with the connect request
+ * @ri of job @job, whose tag, nonce and time are filled in here, signed
+ * with the job's @token. 0 or rdma_cm's errno.
+ */
+int rw_link_connect(struct rdma_cm_id *id, const u8 *token, const char *job,
+		    struct rw_wire_req_info *ri);
+
+/*
+ * Accept the connect request on @id with our retry settings, serving no
+ * more RDMA READs than the peer offers to initiate (@peer_initiator_depth)
+ * and initiating no more than it serves (@peer_responder_resources).
+ */
+int rw_link_accept(struct rdma_cm_id *id, u8 peer_initiator_depth,
+		   u8 peer_responder_resources);
+
+/*
  * A zeroed control buffer of @len bytes, DMA-mapped for @dev in @dir:
  * 0 or -ENOMEM (then *@buf is NULL).
  */

@@ -31,6 +31,7 @@
 #include "rw.h"
 #include "job.h"
 #include "rdma/cm.h"
+#include "rdma/gift.h"
 #include "rdma/rdma.h"
 #include "rdma/host.h"
 #include "rdma/wire.h"
@@ -92,7 +93,8 @@ static int rw_listen_request(struct rw_listener *l, struct rdma_cm_id *id,
 	if (!ret) {
 		adm.peer_initiator_depth = ev->param.conn.initiator_depth;
 		adm.peer_responder_resources = ev->param.conn.responder_resources;
-		ret = rw_conn_accept(l, id, &adm);
+		ret = adm.req.box ? rw_take_accept(id, &adm) :
+				    rw_conn_accept(l, id, &adm);
 		if (ret == -EADDRINUSE)
 			why = "rank connected or attached elsewhere";
 		else if (ret == -EACCES || ret == -ENOENT)
@@ -143,6 +145,8 @@ static int rw_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	if (ctx->kind == RW_CM_CONN)
 		return rw_conn_cm_event(id, ev);
+	if (ctx->kind == RW_CM_TAKE)
+		return rw_take_cm_event(id, ev);
 	l = container_of(ctx, struct rw_listener, ctx);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
@@ -371,6 +375,7 @@ void rw_wire_dev_gone(struct ib_device *dev)
 {
 	rw_listen_down(dev);
 	rw_conn_close_all(dev);
+	rw_gift_dev_gone(dev);
 	rw_remote_dev_gone(dev);
 }
 
@@ -381,9 +386,17 @@ int rw_wire_init(void)
 	ret = rw_remote_init();
 	if (ret)
 		return ret;
+	ret = rw_gift_init();
+	if (ret)
+		goto err_remote;
 	ret = rw_conn_init();
 	if (ret)
-		rw_remote_exit();
+		goto err_gift;
+	return 0;
+err_gift:
+	rw_gift_exit();
+err_remote:
+	rw_remote_exit();
 	return ret;
 }
 
@@ -400,5 +413,8 @@ void rw_wire_exit(void)
 	rw_nr_listeners = 0;
 	mutex_unlock(&rw_listen_lock);
 	rw_conn_exit();
+	/* Gifts under way end first: their works hold jobs. */
+	rw_gift_dev_gone(NULL);
+	rw_gift_exit();
 	rw_remote_exit();
 }

@@ -22,6 +22,11 @@ void rw_wire_exit(void);
 void rw_wire_dev_gone(struct ib_device *dev);
 /* @job was deleted by force: its remote workers are disconnected. */
 void rw_wire_job_gone(struct rw_job *job);
+/*
+ * The run of @job ended with a move whose gift (job_carry.h) goes to other
+ * boxes: a work gives it (rdma/give.c), holding a reference to @job.
+ */
+void rw_give_start(struct rw_job *job);
 
 /* Refusals, counted per listener by kind. */
 enum rw_refusal {

@@ -53,7 +53,8 @@ void rw_wire_req_pack(struct rw_wire_req *w, const struct rw_wire_req_info *in)
 	memset(w, 0, sizeof(*w));
 	w->magic = cpu_to_le32(RW_WIRE_MAGIC);
 	w->version = RW_WIRE_VERSION;
-	w->flags = in->observer ? RW_WIRE_REQ_OBSERVER : 0;
+	w->flags = (in->observer ? RW_WIRE_REQ_OBSERVER : 0) |
+		   (in->box ? RW_WIRE_REQ_BOX : 0);
 	w->rank = cpu_to_le16((u16)in->rank);
 	w->epoch = cpu_to_le32(in->epoch);
 	w->nic = (u8)in->nic;
@@ -137,7 +138,8 @@ int rw_wire_req_parse(const void *data, size_t len,
 	ret = rw_wire_check_frame(w.magic, w.version, why);
 	if (ret)
 		return ret;
-	if (w.flags & ~RW_WIRE_REQ_OBSERVER) {
+	if (w.flags & ~(RW_WIRE_REQ_OBSERVER | RW_WIRE_REQ_BOX) ||
+	    w.flags == (RW_WIRE_REQ_OBSERVER | RW_WIRE_REQ_BOX)) {
 		*why = "unknown flags";
 		return -EPROTO;
 	}
@@ -149,7 +151,14 @@ int rw_wire_req_parse(const void *data, size_t len,
 		*why = "an observer with a rank or several connections";
 		return -EPROTO;
 	}
+	/* A box that gives chunks: its id, the set's epoch, one link. */
+	if (w.flags & RW_WIRE_REQ_BOX &&
+	    (!w.rank || !w.epoch || w.nr_nics)) {
+		*why = "a giving box with no id or epoch, or several connections";
+		return -EPROTO;
+	}
 	out->observer = w.flags & RW_WIRE_REQ_OBSERVER;
+	out->box = w.flags & RW_WIRE_REQ_BOX;
 	out->rank = le16_to_cpu(w.rank);
 	out->epoch = le32_to_cpu(w.epoch);
 	out->nic = w.nic;

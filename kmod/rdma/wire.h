@@ -33,6 +33,7 @@ struct rw_wire_req_info {
 	u32 nr_nics;			/* 0: the only connection */
 	u32 session;			/* with @nr_nics, non-zero */
 	bool observer;			/* RW_WIRE_REQ_OBSERVER */
+	bool box;			/* RW_WIRE_REQ_BOX: @rank a box id */
 	u8 job_tag[RW_WIRE_TAG_LEN];
 	u64 nonce;
 	u64 time_s;
@@ -274,5 +275,58 @@ int rw_wire_notice_pack(void *buf, size_t len,
  */
 int rw_wire_notice_parse(const void *data, size_t len, struct rw_boxset *set,
 			 struct rw_wire_notice_info *out, const char **why);
+
+/*
+ * Gifts (uapi "Gifts"; rdma/wire_move.c): a move's chunks, box to box.
+ * Packed from @map, host-order words (bit i: chunk @first + i); decoded,
+ * @map points into the message (little-endian words: rw_wire_gift_has()).
+ */
+struct rw_wire_gift_info {
+	u32 giver;
+	u32 epoch;
+	u64 digest;
+	u64 layout_hash;
+	u32 nr_chunks;
+	u32 nr_state;
+	u32 chunk_size;
+	bool last_short;
+	u32 first;
+	u32 nr_map;
+	u32 nr_given;
+	u64 off;			/* the first record in @win */
+	struct rw_wire_win win;
+	const u64 *map;			/* to pack */
+	const void *wire_map;		/* decoded */
+};
+
+/* The most state arrays a chunk has (Adam's two and the parameters'). */
+#define RW_WIRE_GIFT_STATE_MAX	2
+
+/* One record's bytes (uapi "Gifts"). */
+u64 rw_wire_gift_rec_len(u32 nr_state, u32 chunk_size);
+/* Bytes of a gift with @nr_segs segments and @nr_map chunks: 0 if too many. */
+size_t rw_wire_gift_size(u32 nr_segs, u32 nr_map);
+/*
+ * Pack into @buf (@len bytes) with the window's segments @segs: the size,
+ * or -EMSGSIZE.
+ */
+int rw_wire_gift_pack(void *buf, size_t len, const struct rw_wire_gift_info *in,
+		      const struct rw_wire_seg_info *segs);
+/*
+ * Check and decode a gift of @len bytes: 0, or -EPROTO with *@why. The
+ * model's geometry is one a box could run, the map lies in the model,
+ * counts @nr_given chunks and no bit past @nr_map, and the records fit
+ * the window.
+ */
+int rw_wire_gift_parse(const void *data, size_t len,
+		       struct rw_wire_gift_info *out, const char **why);
+/* Whether a decoded gift offers its map's chunk @i (@i < nr_map). */
+bool rw_wire_gift_has(const struct rw_wire_gift_info *g, u32 i);
+
+/* A gift's reply: @status 0 or a positive errno, @taken chunks. */
+void rw_wire_gift_reply_pack(struct rw_wire_gift_reply *r, u32 status,
+			     u32 taken);
+int rw_wire_gift_reply_parse(const void *data, size_t len, u32 *status,
+			     u32 *taken, const char **why);
 
 #endif /* _RW_RDMA_WIRE_H */

@@ -22,9 +22,11 @@ import re
 import sys
 
 CHUNK = 4096
-MOVED_NOTE = ("not built yet: adding or draining a box of a running job is planned "
-              "(docs/design.md, Many boxes), not implemented; owner_moved_* are the "
-              "owner function's own figures")
+MOVED_NOTE = ("the 3-box group's job bm: a third box added to two at a run's end, then "
+              "one of the three drained, the chunks moving box to box; the fraction is "
+              "the chunks the boxes took (their moved_in) over the model's, ideal 1/3 "
+              "each; owner_moved_* are the owner function's own figures for 4096 chunks")
+MOVED_NONE = "only the 3-box group moves a job"
 
 
 def load(path):
@@ -117,13 +119,33 @@ def job_row(d, job, boxes, iters, scale):
         "worker_rxe": rxe(os.path.join(d, "worker", job + "-rxe.json")),
         "train_seconds": secs,
         "goodput_gbps": mbytes * iters * 2 * 8 / secs / 1e9 if secs > 0 else None,
-        "moved_fraction_add": None, "moved_fraction_drain": None, "moved_note": MOVED_NOTE,
     }
+
+
+def moved_in(d, boxes, epoch):
+    """The chunks the boxes took in bm's moves, up to the one to EPOCH."""
+    n = 0
+    for b in boxes:
+        st = load(os.path.join(d, b, "bm-moved-%d.json" % epoch))
+        n += st["totals"].get("moved_in", 0)
+    return n
+
+
+def moved_row(d, boxes, chunks):
+    if not os.path.exists(os.path.join(d, boxes[0], "bm-moved-3.json")):
+        return {"moved_fraction_add": None, "moved_fraction_drain": None,
+                "moved_note": MOVED_NONE}
+    add = moved_in(d, boxes, 2)
+    drain = moved_in(d, boxes, 3) - add
+    return {"moved_add": add, "moved_drain": drain,
+            "moved_fraction_add": add / chunks, "moved_fraction_drain": drain / chunks,
+            "moved_fraction_ideal": 1 / 3, "moved_note": MOVED_NOTE}
 
 
 def run(d, roles, iters, scale):
     boxes = [r for r in roles.split() if r.startswith("box")]
     row = job_row(d, "bx", boxes, iters, scale)
+    row.update(moved_row(d, boxes, row["chunks"]))
     if len(boxes) == 1 and os.path.exists(os.path.join(d, boxes[0], "bxw-topo.json")):
         w = job_row(d, "bxw", boxes, iters, scale)
         row["whole"] = {k: w[k] for k in ("memory_max", "chunks_pushed", "pushes_as_owned",
@@ -160,6 +182,7 @@ def combine(owner, kernel, files):
         r["memory_ratio_to_1"] = ratio(r["memory_max"], base and base["memory_max"])
         r["memory_sum_ratio_to_1"] = ratio(r["memory_sum"], base and base["memory_max"])
         r["goodput_ratio_to_1"] = ratio(r["goodput_gbps"], base and base["goodput_gbps"])
+    moved = next((r for r in runs if r.get("moved_fraction_add") is not None), {})
     per = [r["control_messages_per_chunk"] for r in runs]
     per += [r["whole"]["control_messages_per_chunk"] for r in runs if "whole" in r]
     out = {
@@ -176,7 +199,10 @@ def combine(owner, kernel, files):
         "pushes_as_owned": all(r["pushes_as_owned"] for r in runs),
         "memory_ratio_to_1": {str(r["boxes"]): r["memory_ratio_to_1"] for r in runs},
         "goodput_ratio_to_1": {str(r["boxes"]): r["goodput_ratio_to_1"] for r in runs},
-        "moved_fraction_add": None, "moved_fraction_drain": None, "moved_note": MOVED_NOTE,
+        "moved_fraction_add": moved.get("moved_fraction_add"),
+        "moved_fraction_drain": moved.get("moved_fraction_drain"),
+        "moved_fraction_ideal": moved.get("moved_fraction_ideal"),
+        "moved_note": moved.get("moved_note", MOVED_NONE),
         "runs": runs,
     }
     out.update(owner_figures(owner))
@@ -216,7 +242,9 @@ def text(d):
              "yes" if d["pushes_as_owned"] else "NO"))
     print("reported only: goodput (Gb/s of gradients, both ranks), N + 1 VMs on 2 shared "
           "cores; memory is the largest box's charge")
-    print("moved on add/drain of a running job: %s" % d["moved_note"])
+    print("moved between runs of a job, box to box: add %s, drain %s of the chunks "
+          "(ideal %s): %s" % (f(d.get("moved_fraction_add")), f(d.get("moved_fraction_drain")),
+                              f(d.get("moved_fraction_ideal")), d["moved_note"]))
     print("owner function, %d chunks: %d moved adding a 4th box to 3 (ideal %d), %d draining "
           "one of 4 (%d), %d draining one of 8 (%d)"
           % (d["owner_chunks"], d["owner_moved_add_4th"], d["owner_moved_add_4th_ideal"],

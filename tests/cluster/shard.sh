@@ -26,13 +26,18 @@
 # - Python: Worker(boxes=[...]) trains a small MLP on the digits over the
 #   three boxes (shard-digits.py).
 # - A move ordered during a run (policy set ... boxes): refused for an
-#   epoch skipped, another id for this box, removing the set, one that
-#   changes owners (a fourth box, a box leaving: not built yet), or while
+#   epoch skipped, another id for this box, removing the set, or while
 #   one is pending; shown pending by job show; the job's set once the run
 #   ends. A momentum run of three iterations ends with a move ordered (the
 #   same boxes, epoch 2): each box tells both ranks' hosts of it (a MOVE
 #   notice each), keeps its chunks, and the next run goes on from step 3
 #   and ends as the straight six-iteration run.
+# - A box joins, a box leaves (job grow): two momentum iterations on boxes
+#   1 and 2, box 3 ordered in during the run; at its end boxes 1 and 2
+#   give box 3 its chunks box to box (what they gave is what it took,
+#   about a third); two more iterations on the three boxes, box 1 ordered
+#   out; it gives every chunk it had; the last two on boxes 2 and 3 end as
+#   the straight six-iteration run.
 # cluster-roles: box1 box2 box3 worker
 # vm-timeout: 900
 RW_TEST_NAME=cluster-shard-$RW_ROLE
@@ -66,6 +71,16 @@ if [ "$RW_ROLE" != worker ]; then
 		done
 	}
 	t_ok "the jobs, with the set, this box $id" jobs
+	# grow: boxes 1 and 2 first; box 3 holds it in the set it joins.
+	if [ "$id" = 3 ]; then
+		t_ok "job add grow: box 3 joins it at epoch 2" "$RWCTL" job add grow workers 2 \
+			chunk-size 4096 token-file "$TOKEN" optim momentum lr 0.5 momentum 0.5 \
+			boxes "$SET" self 3 epoch 2
+	else
+		t_ok "job add grow on boxes 1 and 2" "$RWCTL" job add grow workers 2 \
+			chunk-size 4096 token-file "$TOKEN" optim momentum lr 0.5 momentum 0.5 \
+			boxes "1@$B1,2@$B2" self "$id"
+	fi
 	# Box 3 holds skew3 in a set of epoch 2: the boxes disagree.
 	if [ "$id" = 3 ]; then
 		t_ok "job add skew3, epoch 2 here" "$RWCTL" job add skew3 workers 2 \
@@ -107,15 +122,8 @@ if [ "$RW_ROLE" != worker ]; then
 			msg=$("$RWCTL" policy set ada3 boxes none 2>&1)
 			t_ok "removing the set during a run: refused ($msg)" \
 				grep -qF "a job's box set is removed between runs" <<<"$msg"
-			msg=$("$RWCTL" policy set ada3 boxes "$SET,4@10.88.0.44" self 1 2>&1)
-			t_ok "a fourth box during the run: refused, owners would change ($msg)" \
-				grep -qF "job 'ada3' is busy: this move changes owners, which a run cannot do yet" <<<"$msg"
 			t_eq "... none of them is pending" false \
 				"$("$RWCTL" -j job show ada3 | jpy '"move_to" in d["jobs"][0]')" ;;
-		2)
-			msg=$("$RWCTL" policy set ada3 boxes "1@$B1,3@$B3" self 2 2>&1)
-			t_ok "this box leaving during the run: refused, owners would change ($msg)" \
-				grep -qF "job 'ada3' is busy: this move changes owners, which a run cannot do yet" <<<"$msg" ;;
 		esac
 		t_ok "policy set during the run: the same boxes at epoch 2, pending" \
 			"$RWCTL" policy set ada3 boxes "$SET" self "$id"
@@ -172,6 +180,41 @@ if [ "$RW_ROLE" != worker ]; then
 	t_ok "mv3: a move to the same boxes at epoch 2, ordered during the run" \
 		"$RWCTL" policy set mv3 boxes "$SET" self "$id"
 	touch "$RW_OUT/mv3-ordered"
+
+	# The chunks this box gave (out) and took (in) in the move to EPOCH.
+	grow_count() {
+		dmesg | sed -n "s/.*job grow: $2 \([0-9]*\) chunks .*epoch $1\b.*/\1/p" |
+			awk '{ n += $1 } END { print n + 0 }'
+	}
+	t_ok "the worker's grow ranks hold, two iterations in on boxes 1 and 2" \
+		rw_await worker gr1-holding 300
+	if [ "$id" != 3 ]; then
+		t_ok "grow: box 3 joins, ordered during the run" \
+			"$RWCTL" policy set grow boxes "$SET" self "$id"
+	fi
+	touch "$RW_OUT/grow-ordered"
+	t_ok "grow: the move to epoch 2 settled here" rw_move_wait grow 2 $((id == 3))
+	echo "$(grow_count 2 gave) $(grow_count 2 took)" >"$RW_OUT/grow-2"
+	touch "$RW_OUT/grow-moved"
+	t_ok "the worker's grow ranks hold, four iterations in on three boxes" \
+		rw_await worker gr2-holding 300
+	mine=$("$RWCTL" -j topo show grow | jpy '[b["chunks"] for b in d["box_set"]["boxes"] if b["self"]][0]')
+	t_ok "grow: box 1 leaves, ordered during the run" \
+		"$RWCTL" policy set grow boxes "2@$B2,3@$B3" self "$id"
+	touch "$RW_OUT/grow-drain-ordered"
+	t_ok "grow: the move to epoch 3 settled here" rw_move_wait grow 3
+	if [ "$id" = 1 ]; then
+		t_eq "grow: box 1 gave every chunk it had" "$mine" "$(grow_count 3 gave)"
+		t_eq "grow: box 1 is out of the job's set" "3 0" \
+			"$("$RWCTL" -j job show grow | jpy '"%d %d" % (d["jobs"][0]["box_set"]["epoch"], d["jobs"][0]["box_set"]["self"])')"
+	fi
+	echo "$(grow_count 3 gave) $(grow_count 3 took)" >"$RW_OUT/grow-3"
+	read -r g2 t2 <"$RW_OUT/grow-2"
+	read -r g3 t3 <"$RW_OUT/grow-3"
+	t_eq "grow: stats show counts the chunks this box gave and took" \
+		"$((g2 + g3)) $((t2 + t3))" \
+		"$("$RWCTL" -j stats show grow | jpy '"%d %d" % (d["totals"]["moved_out"], d["totals"]["moved_in"])')"
+	touch "$RW_OUT/grow-drained"
 	t_ok "the worker is done" rw_await worker done 600
 	for j in ada3 mv3; do
 		t_eq "$j: the run's end took the move" "False 2 $id [1, 2, 3]" \
@@ -182,7 +225,7 @@ if [ "$RW_ROLE" != worker ]; then
 	t_eq "mv3: the next run took them: nothing kept now" "0" \
 		"$("$RWCTL" -j job show mv3 | jpy 'd["jobs"][0]["memory"]')"
 	t_ok "job del every job" sh -c \
-		"for j in sgd3 mom3 ssp3 ada3 dig3 skew3 mv3 \$( [ $id = 1 ] && echo mom1); do '$RWCTL' job del \$j || exit 1; done"
+		"for j in sgd3 mom3 ssp3 ada3 dig3 skew3 mv3 grow \$( [ $id = 1 ] && echo mom1); do '$RWCTL' job del \$j || exit 1; done"
 	t_ok "rmmod rackweave" rmmod rackweave
 else
 	for b in box1 box2 box3; do
@@ -312,6 +355,48 @@ else
 	t_eq "... both from step 3, ending as the straight run" \
 		"continued step 3 continued step 3 $straight $straight" \
 		"$(cat "$RW_OUT/mvc-0.log" "$RW_OUT/mvc-1.log" | grep '^continued' | tr '\n' ' ')$(hash_of mvc-0) $(hash_of mvc-1)"
+
+	# grow: box 3 joins boxes 1 and 2 after two iterations, box 1 leaves
+	# after four; the run ends as the straight six-iteration one.
+	ITERS=2 held gr1 grow "$B1,$B2" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1
+	for b in box1 box2 box3; do
+		rw_await $b grow-ordered 300
+	done
+	release gr1
+	t_eq "grow: two iterations on boxes 1 and 2, box 3 ordered in: trained" 0 $?
+	for b in box1 box2 box3; do
+		t_ok "grow: $b settled the move to epoch 2" rw_await $b grow-moved 300
+	done
+	# moved EPOCH: each box's chunks given and taken in the move to EPOCH.
+	moved() {
+		read -r g1 t1 <"$RW_CLUSTER/box1/grow-$1"
+		read -r g2 t2 <"$RW_CLUSTER/box2/grow-$1"
+		read -r g3 t3 <"$RW_CLUSTER/box3/grow-$1"
+	}
+	moved 2
+	t_eq "grow: the boxes took what they gave" "$((g1 + g2 + g3))" "$((t1 + t2 + t3))"
+	t_ok "grow: about a third of the 23 chunks moved to box 3 ($t3)" \
+		test "$t3" -ge 5 -a "$t3" -le 12
+	ITERS=4 held gr2 grow "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 WIRE_LOCAL_CONTINUE=1
+	t_eq "grow: on three boxes both ranks went on from step 2" \
+		"continued step 2 continued step 2 " \
+		"$(cat "$RW_OUT/gr2-0.log" "$RW_OUT/gr2-1.log" | grep '^continued' | tr '\n' ' ')"
+	for b in box1 box2 box3; do
+		rw_await $b grow-drain-ordered 300
+	done
+	release gr2
+	t_eq "grow: two more iterations, box 1 ordered out: trained" 0 $?
+	for b in box1 box2 box3; do
+		t_ok "grow: $b settled the move to epoch 3" rw_await $b grow-drained 300
+	done
+	moved 3
+	t_eq "grow: boxes 2 and 3 took what box 1 gave, and box 1 took nothing" \
+		"$((g1 + g2 + g3)) 0" "$((t2 + t3)) $t1"
+	t_ok "grow: the last two iterations on boxes 2 and 3" \
+		pair gr3 grow "$B2,$B3" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 WIRE_LOCAL_CONTINUE=1
+	t_eq "... both from step 4, ending as the straight run" \
+		"continued step 4 continued step 4 $straight $straight" \
+		"$(cat "$RW_OUT/gr3-0.log" "$RW_OUT/gr3-1.log" | grep '^continued' | tr '\n' ' ')$(hash_of gr3-0) $(hash_of gr3-1)"
 
 	t_ok "Python: Worker(boxes=[...]) trains the digits over three boxes" \
 		/usr/bin/python3 "$RW_TOP/tests/cluster/shard-digits.py" "$TOKEN" "$ALL" "$RW_OUT"

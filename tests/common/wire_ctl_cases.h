@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Requests, answers and notices on the RDMA wire (kmod/rdma/wire_ctl.c,
- * wire_move.c), packed,
+ * Requests, answers, notices and gifts on the RDMA wire
+ * (kmod/rdma/wire_ctl.c, wire_move.c), packed,
  * read back and broken byte by byte: each break must be refused. Run by
  * tests/user/test-rdma-wire.c (cmocka) and tests/kunit/wire_test.c
  * (KUnit), after wire_cases.h, whose buffers and breaks it shares.
@@ -244,6 +244,89 @@ static const char *rw_wc_notice_run(void)
 	if (rw_wire_notice_parse(rw_wc_msg_buf, (size_t)n, &rw_wc_set_back,
 				 &out, &why) != -EPROTO)
 		return "notice: a stop without its boundary";
+	return NULL;
+}
+
+/*
+ * A gift of chunks 65, 134 and 163 (map bits 1, 70 and 99 from chunk 64)
+ * of a model of 200 chunks of 4 KiB with one state array: records of
+ * 8200 bytes from byte 100 of a window of one 64 KiB segment. Offsets:
+ * header 88, the segment 16, the map's two words 16.
+ */
+static const struct rw_wc_break rw_wc_gift_breaks[] = {
+	{ "magic", 0, 1 }, { "type", 5, 1 }, { "status", 6, 1 },
+	{ "length", 8, 8 }, { "frame reserved", 12, 1 },
+	{ "giver 0", 16, 5 }, { "epoch 0", 20, 4 },
+	{ "no chunks", 40, 200 }, { "three state arrays", 44, 2 },
+	{ "a chunk size not a power of two", 49, 1 },
+	{ "an unknown flag", 52, 2 }, { "a map past the model", 56, 0x80 },
+	{ "an empty map", 60, 100 }, { "a count not the map's", 64, 1 },
+	{ "segment shift", 68, 0x40 }, { "no segments", 72, 1 },
+	{ "reserved", 76, 1 }, { "records past the window", 82, 1 },
+	{ "segment reserved", 88 + 12, 1 },
+	{ "a bit past the map's chunks", 112 + 4, 0x10 },
+	{ "truncated", 119, 0 }, { "header only", 88, 0 },
+};
+
+static const char *rw_wc_gift_run(void)
+{
+	static const u64 map[2] = { 1ULL << 1, (1ULL << 6) | (1ULL << 35) };
+	struct rw_wire_gift_info in = {
+		.giver = 5, .epoch = 4, .digest = 0x1122334455667788ULL,
+		.layout_hash = 0x99, .nr_chunks = 200, .nr_state = 1,
+		.chunk_size = 4096, .last_short = true, .first = 64,
+		.nr_map = 100, .nr_given = 3, .off = 100,
+		.win = { .seg_shift = 16, .nr_segs = 1 }, .map = map,
+	}, out;
+	struct rw_wire_gift_reply r;
+	u32 status, taken, i;
+	const char *why = NULL;
+	int n;
+
+	n = rw_wire_gift_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+			      rw_wc_segs);
+	if (n != RW_WIRE_GIFT_SIZE + RW_WIRE_SEG_SIZE + 16)
+		return "gift: packed size";
+	if (rw_wire_gift_pack(rw_wc_msg_buf, (size_t)n - 1, &in, rw_wc_segs) !=
+	    -EMSGSIZE)
+		return "gift: a short buffer is not refused";
+	if (rw_wire_gift_parse(rw_wc_msg_buf, (size_t)n, &out, &why) ||
+	    out.giver != 5 || out.epoch != 4 || out.digest != in.digest ||
+	    out.layout_hash != 0x99 || out.nr_chunks != 200 ||
+	    out.nr_state != 1 || out.chunk_size != 4096 || !out.last_short ||
+	    out.first != 64 || out.nr_map != 100 || out.nr_given != 3 ||
+	    out.off != 100 || out.win.nr_segs != 1 || out.win.seg_shift != 16)
+		return "gift: parsed back";
+	for (i = 0; i < 100; i++)
+		if (rw_wire_gift_has(&out, i) != (i == 1 || i == 70 || i == 99))
+			return "gift: the map, read back";
+	for (i = 0; i < ARRAY_SIZE(rw_wc_gift_breaks); i++) {
+		const struct rw_wc_break *b = &rw_wc_gift_breaks[i];
+		size_t len = b->xor ? (size_t)n : b->off;
+
+		memcpy(rw_wc_msg_bad, rw_wc_msg_buf, (size_t)n);
+		rw_wc_msg_bad[b->off] ^= b->xor;
+		why = NULL;
+		if (rw_wire_gift_parse(rw_wc_msg_bad, len, &out, &why) !=
+		    -EPROTO || !why)
+			return b->name;
+	}
+	/* Replies: a count, or a refusal without one. */
+	rw_wire_gift_reply_pack(&r, 0, 3);
+	if (rw_wire_gift_reply_parse(&r, sizeof(r), &status, &taken, &why) ||
+	    status || taken != 3)
+		return "gift reply: parsed back";
+	rw_wire_gift_reply_pack(&r, EAGAIN, 3);
+	if (rw_wire_gift_reply_parse(&r, sizeof(r), &status, &taken, &why) ||
+	    status != EAGAIN || taken)
+		return "gift reply: a refusal, parsed back";
+	r.taken = cpu_to_le32(1);
+	if (rw_wire_gift_reply_parse(&r, sizeof(r), &status, &taken, &why) !=
+	    -EPROTO)
+		return "gift reply: a refusal with a count";
+	if (rw_wire_gift_reply_parse(&r, sizeof(r) - 1, &status, &taken,
+				     &why) != -EPROTO)
+		return "gift reply: truncated";
 	return NULL;
 }
 

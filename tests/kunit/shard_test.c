@@ -298,10 +298,11 @@ static void rw_shard_carry_test(struct kunit *test)
 {
 	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
 	struct rw_engine_config cfg, other;
-	struct rw_engine *e1, *e2, *e3;
+	struct rw_engine *e1, *e2, *e3, *e4;
 	u8 *pat, *img1, *img2;
 	struct rw_job *job;
-	u64 len, charge = 0, i;
+	u64 len, charge = 0, i, v;
+	u32 c, w;
 
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	rw_s_set(set, rw_s_ids[1]);
@@ -326,7 +327,7 @@ static void rw_shard_carry_test(struct kunit *test)
 	job->engine = e1;
 	KUNIT_EXPECT_EQ(test, rw_job_move_reserve(job, set, &charge), 0);
 	job->engine = NULL;
-	rw_job_carry_take(job, e1, charge);
+	rw_job_carry_take(job, e1, charge, rw_s_ids[1]);
 	mutex_unlock(&job->run_lock);
 	KUNIT_EXPECT_GT(test, charge, 0ULL);
 	KUNIT_EXPECT_NOT_NULL(test, job->carry);
@@ -343,14 +344,39 @@ static void rw_shard_carry_test(struct kunit *test)
 	/* The same model: back whole, the charge gone with it. */
 	e2 = rw_kt_engine(test, &cfg);
 	KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, e2), 0);
+	/* A second run cannot start from it while this one is on. */
+	KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, e3), -EBUSY);
 	mutex_unlock(&job->run_lock);
-	KUNIT_EXPECT_NULL(test, job->carry);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(job->mem_held), 0ULL);
 	KUNIT_EXPECT_TRUE(test, rw_engine_params_set(e2));
 	KUNIT_ASSERT_EQ(test, rw_engine_image_get(e2, 0, len, img2), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(img1, img2, len), 0);
 	/* Not nothing: the pattern's bytes of this box's chunks. */
 	KUNIT_EXPECT_NOT_NULL(test, memchr_inv(img2, 0, len));
+
+	/* That run ends before its first step: the carry stays, charged. */
+	mutex_lock(&job->run_lock);
+	rw_job_carry_run_end(job, e2);
+	KUNIT_EXPECT_NOT_NULL(test, job->carry);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(job->mem_held), charge);
+	/* The next run starts from it again, and steps: then it goes. */
+	e4 = rw_kt_engine(test, &cfg);
+	KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, e4), 0);
+	mutex_unlock(&job->run_lock);
+	for (c = 0; !rw_engine_owns(e4, c); c++)
+		;
+	v = rw_engine_version(e4, c);
+	for (w = 0; w < RW_S_WORKERS; w++) {
+		rw_kt_grad((u32 *)img2, rw_engine_chunk_len(e4, c), 0, w, c);
+		KUNIT_ASSERT_EQ(test, rw_engine_push(e4, w, c, img2,
+						     rw_engine_chunk_len(e4, c)),
+				0);
+	}
+	KUNIT_ASSERT_EQ(test, rw_engine_wait(e4, c, v + 1, RW_S_TIMEOUT), 0);
+	mutex_lock(&job->run_lock);
+	rw_job_carry_run_end(job, e4);
+	mutex_unlock(&job->run_lock);
+	KUNIT_EXPECT_NULL(test, job->carry);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(job->mem_held), 0ULL);
 
 	vfree(pat);
 	vfree(img1);
@@ -404,7 +430,7 @@ static struct rw_job *rw_s_run_ends(struct kunit *test, u32 id, const u8 *pat,
 	/* The run ends: the set is taken, the chunks kept. */
 	kfree(job->boxes);
 	job->boxes = to;
-	rw_job_carry_take(job, e, charge);
+	rw_job_carry_take(job, e, charge, id);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(job->mem_held), charge);
 	return job;
 }
@@ -432,9 +458,12 @@ static void rw_shard_handover_test(struct kunit *test)
 	struct rw_carry_desc d, other;
 	unsigned long *have;
 	u8 *pat, *gifts, *slot, *a, *o;
+	u64 len, rec, i, blen, off, first, *map;
+	struct rw_carry *k;
 	struct rw_job *job;
 	const char *msg;
-	u64 len, rec, i;
+	u32 giver, t;
+	void *buf;
 
 	KUNIT_ASSERT_TRUE(test, from && to);
 	rw_s_set(from, rw_s_ids[0]);
@@ -449,7 +478,9 @@ static void rw_shard_handover_test(struct kunit *test)
 	have = kunit_kzalloc(test, BITS_TO_LONGS(n) * sizeof(long), GFP_KERNEL);
 	a = kunit_kzalloc(test, n, GFP_KERNEL);
 	o = kunit_kzalloc(test, n, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, pat && gifts && have && a && o);
+	map = kunit_kzalloc(test, DIV_ROUND_UP(n, 64) * sizeof(u64),
+			    GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, pat && gifts && have && a && o && map);
 	for (i = 0; i < len; i++)
 		pat[i] = (u8)(i * 7 + 1);
 	KUNIT_ASSERT_EQ(test, rw_boxset_owners(from, "shard", n, d.last_short,
@@ -462,19 +493,44 @@ static void rw_shard_handover_test(struct kunit *test)
 	/* The old boxes' runs end: what each gives, once each. */
 	for (b = 0; b < RW_S_BOXES; b++) {
 		job = rw_s_run_ends(test, rw_s_ids[b], pat, len);
+		k = rw_job_gift_take_out(job);
+		KUNIT_EXPECT_NULL(test, job->gift);
+		mutex_unlock(&job->run_lock);
+		KUNIT_ASSERT_NOT_NULL(test, k);
+		KUNIT_EXPECT_EQ(test, rw_gift_desc(k, &giver)->nr_chunks, n);
+		KUNIT_EXPECT_EQ(test, giver, rw_s_ids[b]);
+		buf = rw_gift_buf(k, &blen);
 		for (c = 0; c < n; c++) {
-			const u8 *g = rw_job_gift_rec(job, c);
+			const u8 *g = rw_gift_rec(k, c);
 
+			/* It gives what it had and another box has now. */
+			KUNIT_EXPECT_EQ(test, !!g, a[c] == b && o[c] != b);
 			if (!g)
 				continue;
 			KUNIT_EXPECT_FALSE(test, test_and_set_bit(c, have));
 			memcpy(gifts + c * rec, g, rec);
 			given++;
-			rw_job_gift_out(job, c);
-			KUNIT_EXPECT_NULL(test, rw_job_gift_rec(job, c));
 		}
-		KUNIT_EXPECT_NULL(test, job->gift);
-		mutex_unlock(&job->run_lock);
+		/* Each taker's records lie in one piece, in chunk order. */
+		for (t = 0, off = 0; t <= RW_S_BOXES; t++) {
+			u32 m = rw_gift_map(k, t, 0, n, map, &first);
+
+			if (!m)
+				continue;
+			KUNIT_EXPECT_EQ(test, first, off);
+			for (c = 0; c < n; c++) {
+				bool in = map[c / 64] >> (c % 64) & 1;
+
+				KUNIT_EXPECT_EQ(test, in, a[c] == b && o[c] == t);
+				if (!in)
+					continue;
+				KUNIT_EXPECT_PTR_EQ(test, rw_gift_rec(k, c),
+						    (const u8 *)buf + off);
+				off += rec;
+			}
+		}
+		KUNIT_EXPECT_EQ(test, off, blen);
+		rw_gift_done(job, k);
 		rw_s_job_done(test, job);
 	}
 	KUNIT_EXPECT_EQ(test, given, moved);
@@ -523,7 +579,6 @@ static void rw_shard_handover_test(struct kunit *test)
 		if (b == RW_S_BOXES)
 			KUNIT_EXPECT_EQ(test, wanted, owned);
 		KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, next), 0);
-		KUNIT_EXPECT_NULL(test, job->carry);
 		mutex_unlock(&job->run_lock);
 		rw_s_same_image(test, next, want, len);
 		rw_s_job_done(test, job);

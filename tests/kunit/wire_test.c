@@ -62,6 +62,8 @@ static void rw_wire_msg_test(struct kunit *test)
 	KUNIT_EXPECT_NULL_MSG(test, fail, "%s", fail);
 	fail = rw_wc_notice_run();
 	KUNIT_EXPECT_NULL_MSG(test, fail, "notice broken by %s", fail);
+	fail = rw_wc_gift_run();
+	KUNIT_EXPECT_NULL_MSG(test, fail, "gift broken by %s", fail);
 }
 
 static void rw_wire_assign_test(struct kunit *test)

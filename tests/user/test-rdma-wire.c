@@ -58,6 +58,9 @@ static void wire_msgs(void **state)
 	fail = rw_wc_notice_run();
 	if (fail)
 		fail_msg("notice broken by %s: not refused", fail);
+	fail = rw_wc_gift_run();
+	if (fail)
+		fail_msg("gift broken by %s: not refused", fail);
 }
 
 static void wire_assign(void **state)

@@ -322,6 +322,50 @@ static void rw_test_parse_newer(void **state)
 }
 
 /*
+ * A job over several boxes: the chunks its moves gave and took, a line of
+ * their own in text and two keys in JSON; sent with the wrong length, the
+ * reply is refused.
+ */
+static void rw_test_moved(void **state)
+{
+	struct rw_fx *fx = *state;
+	struct rwctl_printer p;
+	struct rw_capture c;
+	struct nlattr *n;
+	const char *out;
+	uint32_t v4 = 3;
+
+	assert_int_equal(nla_put_string(fx->msg, RW_JOB_A_NAME, "grow"), 0);
+	n = nla_nest_start(fx->msg, RW_JOB_A_STATS);
+	assert_int_equal(nla_put_u64(fx->msg, RW_STAT_A_ERRORS, 0), 0);
+	assert_int_equal(nla_put_u64(fx->msg, RW_STAT_A_MOVED_OUT, 9), 0);
+	assert_int_equal(nla_put_u64(fx->msg, RW_STAT_A_MOVED_IN, 4), 0);
+	nla_nest_end(fx->msg, n);
+	assert_int_equal(rw_parse(fx), 0);
+	assert_int_equal(fx->s.job.v[RW_STAT_A_MOVED_OUT], 9);
+	assert_int_equal(fx->s.job.v[RW_STAT_A_MOVED_IN], 4);
+	rw_render_begin(&c, &p, 0);
+	rwctl_stats_print(&p, &fx->s);
+	out = rw_render_end(&c, &p);
+	assert_non_null(strstr(out, "\n    moved out 9 chunks  moved in 4 chunks\n"));
+	free((char *)out);
+	rw_render_begin(&c, &p, RWCTL_PR_JSON);
+	rwctl_stats_print(&p, &fx->s);
+	out = rw_render_end(&c, &p);
+	rw_assert_json(out);
+	assert_non_null(strstr(out, "\"moved_out\":9,\"moved_in\":4"));
+	free((char *)out);
+
+	rw_reset(fx);
+	assert_int_equal(nla_put_string(fx->msg, RW_JOB_A_NAME, "j"), 0);
+	n = nla_nest_start(fx->msg, RW_JOB_A_STATS);
+	assert_int_equal(nla_put(fx->msg, RW_STAT_A_MOVED_IN, sizeof(v4), &v4),
+			 0);
+	nla_nest_end(fx->msg, n);
+	assert_int_not_equal(rw_parse(fx), 0);
+}
+
+/*
  * Late drops: a module's count is taken as sent (u64, exact length); an
  * older module's reply has none, which shows as 0 in text and JSON.
  */
@@ -766,6 +810,7 @@ int main(void)
 		RW_M(rw_test_parse_cut_short),
 		RW_M(rw_test_parse_newer),
 		RW_M(rw_test_parse_late_dropped),
+		RW_M(rw_test_moved),
 		RW_T(rw_test_print_text),
 		RW_T(rw_test_print_json),
 		RW_T(rw_test_print_sparse),

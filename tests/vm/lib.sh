@@ -266,6 +266,40 @@ rw_await() {
 	return 1
 }
 
+# rw_move_settled JOB EPOCH [JOINS]: this box gave what the move of JOB to
+# box set EPOCH left it for other boxes, and took every chunk it gains
+# there, as its kernel log says (kmod/job_carry.c, rdma/give.c,
+# rdma/take.c). JOINS 1: the box joins the job at EPOCH, so it kept
+# nothing of a run and every chunk it owns comes.
+rw_move_settled() {
+	local kept give due
+	kept=$(dmesg | grep "job $1: kept [0-9]* chunks of its run for the move to epoch $2," | tail -n 1)
+	give=$(sed -n 's/.*, \([0-9]*\) of them for other boxes;.*/\1/p' <<<"$kept")
+	due=$(sed -n 's/.*; \([0-9]*\) to come from them$/\1/p' <<<"$kept")
+	if [ -z "$kept" ] && [ "${3:-0}" = 1 ]; then
+		give=0 due=1
+	fi
+	[ -n "$give" ] || return 1
+	if [ "$give" != 0 ]; then
+		dmesg | grep -q "job $1: gave $give chunks of its move to epoch $2\$" || return 1
+	fi
+	if [ "$due" != 0 ]; then
+		dmesg | grep -q "job $1: took [0-9]* chunks from box [0-9]* for the move to epoch $2, 0 still due" ||
+			return 1
+	fi
+}
+
+# rw_move_wait JOB EPOCH [JOINS]: rw_move_settled, within 60 s.
+rw_move_wait() {
+	local _
+	for _ in $(seq 120); do
+		rw_move_settled "$@" && return 0
+		rw_nap 0.5
+	done
+	echo "the move of $1 to epoch $2 did not settle: $(dmesg | grep "job $1: " | tail -n 3)"
+	return 1
+}
+
 # rw_cluster_ip ROLE: in a tests/cluster test, ROLE's address on the
 # VMs' segment by convention: 10.88.0.N for the role at place N of
 # RW_CLUSTER_ROLES (scripts/check exports the script's roles in order:

@@ -54,6 +54,8 @@ static const struct nla_policy rwctl_stat_policy[RW_STAT_A_MAX + 1] = {
 	[RW_STAT_A_EPOCH]	= RWCTL_STAT_U32,
 	[RW_STAT_A_PARKED]	= RWCTL_STAT_U32,
 	[RW_STAT_A_LATE_DROPPED] = RWCTL_STAT_U64,
+	[RW_STAT_A_MOVED_OUT]	= RWCTL_STAT_U64,
+	[RW_STAT_A_MOVED_IN]	= RWCTL_STAT_U64,
 };
 
 _Static_assert(RW_STAT_A_MAX < 32, "struct rwctl_stat_set.mask holds a bit per attribute");

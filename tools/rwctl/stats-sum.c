@@ -62,6 +62,8 @@ static const struct rwctl_sum_field rwctl_sum_job_fields[] = {
 	{ RW_STAT_A_EVICTIONS, "evictions", false, U64, RWCTL_SUM_ADD },
 	{ RW_STAT_A_ERRORS, "errors", false, U64, RWCTL_SUM_ADD },
 	{ RW_STAT_A_LATE_DROPPED, "late_dropped", false, U64, RWCTL_SUM_ADD },
+	{ RW_STAT_A_MOVED_OUT, "moved_out", false, U64, RWCTL_SUM_ADD },
+	{ RW_STAT_A_MOVED_IN, "moved_in", false, U64, RWCTL_SUM_ADD },
 };
 
 static const struct rwctl_sum_field rwctl_sum_worker_fields[] = {

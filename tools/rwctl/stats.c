@@ -9,6 +9,9 @@
  *   rank  attached  live  clock  pushes  pulls     bytes  chunks  parks   parked  evictions  errors  late_dropped
  *      0  yes       yes     120     120    120   375 MiB   12000      3  1.20 ms          0       0            40
  *
+ * A job over several boxes also has "moved out N chunks  moved in N chunks":
+ * the chunks this box gave to and took from the set's other boxes in moves.
+ *
  * late_dropped counts gradients that came after their step was done (a BSP
  * quorum below the worker count) and were dropped. The "box" line, of a
  * job with a box set only, says which box of the set these figures are
@@ -64,6 +67,11 @@ static const struct rwctl_stat_field rwctl_stats_job_fields[] = {
 	{ RW_STAT_A_EVICTIONS, "evictions", "evictions %" PRIu64, RWCTL_STAT_NUM },
 	{ RW_STAT_A_ERRORS, "errors", "errors %" PRIu64, RWCTL_STAT_NUM },
 	{ RW_STAT_A_LATE_DROPPED, "late_dropped", "late_dropped %" PRIu64,
+	  RWCTL_STAT_NUM },
+	{ 0, NULL, NULL, 0 },
+	{ RW_STAT_A_MOVED_OUT, "moved_out", "moved out %" PRIu64 " chunks",
+	  RWCTL_STAT_NUM },
+	{ RW_STAT_A_MOVED_IN, "moved_in", "moved in %" PRIu64 " chunks",
 	  RWCTL_STAT_NUM },
 	{ 0, NULL, NULL, 0 },
 };
