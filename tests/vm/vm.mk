@@ -41,7 +41,8 @@ VM_TEST_BINS  += $(VM_TEST_DIR)/wire-peer $(VM_TEST_DIR)/wire-local
 vm-tests: $(VM_TEST_DIR)/wire-peer $(VM_TEST_DIR)/wire-local
 
 VM_WIRE_PEER_SRCS := tests/vm/wire-peer.c tests/vm/wire-train.c \
-		     tests/vm/wire-setup.c kmod/rdma/wire.c kmod/chunk/layout.c
+		     tests/vm/wire-setup.c tests/vm/wire-gift.c kmod/rdma/wire.c \
+		     kmod/rdma/wire_move.c kmod/chunk/layout.c
 $(VM_TEST_DIR)/wire-peer: $(VM_WIRE_PEER_SRCS) kmod/rdma/wire.h \
 		tests/vm/wire-peer.h tests/vm/wire-model.h $(RW_UAPI_COPY)
 	@mkdir -p $(@D)

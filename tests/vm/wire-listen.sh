@@ -8,7 +8,9 @@
 # refused with its own reason and counted, and keeps no other rank out; a
 # replay is refused, even of a request refused for a rank the job gets
 # later. A good one becomes a worker of the job, holding its rank until it
-# disconnects, is killed, or its device or the module goes.
+# disconnects, is killed, or its device or the module goes. A box giving
+# chunks of a move is admitted by the same rules, and its bad gifts are
+# refused with their reasons.
 #
 # The peer connects from rxe0's own address: the kernel routes a local
 # address through lo, so within one VM a second rxe device cannot reach the
@@ -68,6 +70,23 @@ t_eq "clock 400 s ahead: refused ETIMEDOUT" "refused ETIMEDOUT" \
 	"$(peer 0 time-offset 400)"
 t_eq "no request at all: refused EPROTO" "refused EPROTO" \
 	"$("$PEER" $SRC $BOX $PORT "" 2>&1)"
+
+# A box of the job's set giving chunks of a move (uapi "Gifts"): refused
+# at connect without an epoch; admitted with one, its gift is checked
+# before anything is read: for a set the job does not have (this job has
+# none), refused EXDEV and the link kept; cut short, refused EPROTO and
+# the link closed by the box. The job's listener counts no worker.
+t_eq "a giving box without an epoch: refused EPROTO" "refused EPROTO" \
+	"$(peer 0 box 2)"
+t_eq "a gift for a set the job does not have: refused EXDEV, the link kept" \
+	"accepted refused EXDEV still open" \
+	"$("$PEER" $SRC $BOX $PORT "$($REQ $JOB "$RW_OUT/token" 0 box 2 epoch 9)" gift set 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+t_eq "a gift cut after its header: refused EPROTO, the link closed by the box" \
+	"accepted refused EPROTO closed by the box" \
+	"$("$PEER" $SRC $BOX $PORT "$($REQ $JOB "$RW_OUT/token" 0 box 2 epoch 9)" gift short 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+t_ok "... and the box logged why" sh -c \
+	"dmesg | grep -q 'job $JOB: a bad gift from box 2: gift length does not match its segments and map'"
+t_eq "... no worker attached" 0 "$(ls_json 'd["listeners"][0]["connected"]')"
 t_eq "job unchanged by refusals: nobody attached" 0 \
 	"$("$RWCTL" -j job show $JOB | jpy 'd["jobs"][0]["attached"]')"
 
@@ -178,12 +197,14 @@ kill -9 "$hold_pid"
 unhold
 t_ok "kill -9 of the peer frees rank 1" until_attached 0
 
+# proto: four bad requests and the giving box without an epoch.
 t_eq "listen show: every refusal counted by reason" \
-	'{"proto": 4, "auth": 3, "clock": 3, "busy": 0, "rank": 34, "in-use": 1, "stale": 33, "other": 0}' \
+	'{"proto": 5, "auth": 3, "clock": 3, "busy": 0, "rank": 34, "in-use": 1, "stale": 33, "other": 0}' \
 	"$(ls_json 'd["listeners"][0]["refused"]')"
 t_eq "listen show: requests = accepted + refused" true \
 	"$(ls_json 'd["listeners"][0]["requests"] == d["listeners"][0]["accepted"] + d["listeners"][0]["refused_total"]')"
-t_eq "listen show: 5 accepted, none connected now" "[5, 0, []]" \
+# Accepted: five workers' connects and the two giving boxes'.
+t_eq "listen show: 7 accepted, none connected now" "[7, 0, []]" \
 	"$(ls_json '[d["listeners"][0]["accepted"], d["listeners"][0]["connected"], d["connections"]]')"
 
 # The box's device goes with a peer connected: both ends hear of it.

@@ -7,6 +7,7 @@
  *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX [HOLD]
  *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX train ARGS...
  *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX setup ARGS...
+ *   wire-peer SRC_ADDR DST_ADDR PORT REQUEST_HEX gift CASE
  *   wire-peer SRC_ADDR DST_ADDR PORT @FILE
  *
  * Connects from SRC_ADDR to the box at DST_ADDR:PORT with REQUEST_HEX as
@@ -23,7 +24,8 @@
  * closed the connection first, or "closed" when it did. Exit status: 0
  * accepted, 3 refused, 1 error. After "accepted", "train" trains as a
  * remote worker and "bench" times one (wire-train.c says how); "setup"
- * only declares a model (wire-setup.c).
+ * only declares a model (wire-setup.c); "gift" offers a bad gift as a box
+ * of the job's set would (wire-gift.c).
  *
  * @FILE holds one request a line: each is a connect of its own, one after
  * the other from this one process (a VM starts a process in about half a
@@ -55,7 +57,8 @@ const char *wire_errno_name(int e)
 		{ ESTALE, "ESTALE" }, { ENOMEM, "ENOMEM" },
 		{ EINVAL, "EINVAL" }, { EEXIST, "EEXIST" },
 		{ EDQUOT, "EDQUOT" }, { ENOSPC, "ENOSPC" },
-		{ ECONNABORTED, "ECONNABORTED" },
+		{ ECONNABORTED, "ECONNABORTED" }, { EXDEV, "EXDEV" },
+		{ EAGAIN, "EAGAIN" },
 	};
 	static char buf[24];
 	size_t i;
@@ -280,8 +283,9 @@ int main(int argc, char **argv)
 	int len, ret;
 
 	if (argc < 5 || (argc > 6 && strcmp(argv[5], "train") &&
-			  strcmp(argv[5], "bench") && strcmp(argv[5], "setup"))) {
-		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin | train ARGS... | bench ARGS... | setup ARGS...]\n"
+			  strcmp(argv[5], "bench") && strcmp(argv[5], "setup") &&
+			  strcmp(argv[5], "gift"))) {
+		fprintf(stderr, "usage: wire-peer SRC DST PORT REQUEST_HEX [stdin | train ARGS... | bench ARGS... | setup ARGS... | gift CASE]\n"
 			"       wire-peer SRC DST PORT @FILE\n");
 		return 2;
 	}
@@ -306,6 +310,8 @@ int main(int argc, char **argv)
 
 	if (argc > 6 && !strcmp(argv[5], "setup"))
 		return wire_setup(ch, p.id, p.pd, p.cq, argc - 6, argv + 6);
+	if (argc > 6 && !strcmp(argv[5], "gift"))
+		return wire_gift(ch, p.id, p.pd, p.cq, argc - 6, argv + 6);
 	if (argc > 6 && !strcmp(argv[5], "bench"))
 		return wire_bench(ch, p.id, p.pd, p.cq, argc - 6, argv + 6);
 	if (argc > 6)

@@ -39,4 +39,12 @@ int wire_bench(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 int wire_setup(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	       struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv);
 
+/*
+ * Gift mode (wire-gift.c; argv: CASE): as a box of the job's set, offer
+ * a gift wrong on purpose and print the box's reply, then whether it hung
+ * up.
+ */
+int wire_gift(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+	      struct ibv_pd *pd, struct ibv_cq *cq, int argc, char **argv);
+
 #endif /* _RW_TESTS_WIRE_PEER_H */

@@ -10,6 +10,7 @@ to drive the box's refusals:
   wire-req.py JOB TOKEN_FILE RANK [epoch N] [nonce N] [time-offset S]
               [tamper auth|magic|version|reserved] [sign-with FILE]
               [nic I nr-nics N session S]   (one connection of several)
+              [box ID]    (a box of the job's set giving chunks: RANK unused)
               [count N]   (N requests, each with its own nonce, a line each)
 """
 import hashlib
@@ -72,7 +73,10 @@ def request(job, token, signer, rank, opts):
     session = int(opts.get("session", 0))
     if tamper == "reserved":
         nic, nr_nics, session = 1, 0, 0     # a field set with no count
-    head = struct.pack("<IBBHIBBH8sQQ", magic, version, 0, rank, epoch,
+    flags = 0
+    if "box" in opts:
+        flags, rank = 2, int(opts["box"])     # RW_WIRE_REQ_BOX
+    head = struct.pack("<IBBHIBBH8sQQ", magic, version, flags, rank, epoch,
                        nic, nr_nics, session, tag, nonce, when)
     auth = bytearray(mac(signer, b"rackweave connect", head)[:16])
     if tamper == "auth":
