@@ -289,10 +289,11 @@ rw_move_settled() {
 	fi
 }
 
-# rw_move_wait JOB EPOCH [JOINS]: rw_move_settled, within 60 s.
+# rw_move_wait JOB EPOCH [JOINS]: rw_move_settled, within 180 s (a giver
+# offers its gift again for 120 s while the taker's own run goes on).
 rw_move_wait() {
 	local _
-	for _ in $(seq 120); do
+	for _ in $(seq 360); do
 		rw_move_settled "$@" && return 0
 		rw_nap 0.5
 	done
