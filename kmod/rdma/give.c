@@ -182,11 +182,14 @@ static void rw_give_close(struct rw_give_link *lk)
 
 /*
  * Offer @lk's taker, box index @to of the set of @epoch and @digest, the
- * gift's chunks it gains: 0 once it took them all (*@given counts them),
- * -EAGAIN while it is not ready, else why it refused or failed.
+ * gift's chunks it gains from chunk *@from on (moved past each map
+ * taken): 0 once it took them all (*@given counts them),
+ * -EAGAIN while it is not ready or when the link failed (then marked so,
+ * for a new one), else why it refused.
  */
 static int rw_give_offer(struct rw_give_link *lk, const struct rw_carry *k,
-			 u32 to, u32 epoch, u64 digest, u32 *given)
+			 u32 to, u32 epoch, u64 digest, u32 *from,
+			 u32 *given)
 {
 	struct rw_gift_link *gl = &lk->gl;
 	struct rw_wire_seg_info *segs;
@@ -214,7 +217,7 @@ static int rw_give_offer(struct rw_give_link *lk, const struct rw_carry *k,
 	g.win.seg_shift = lk->win.seg_shift;
 	g.win.nr_segs = lk->win.nr_segs;
 	g.map = map;
-	for (first = 0; !ret && first < d->nr_chunks;
+	for (first = *from; !ret && first < d->nr_chunks;
 	     first += RW_WIRE_GIFT_MAP_MAX) {
 		g.first = first;
 		g.nr_map = min(d->nr_chunks - first, RW_WIRE_GIFT_MAP_MAX);
@@ -222,12 +225,21 @@ static int rw_give_offer(struct rw_give_link *lk, const struct rw_carry *k,
 		if (!g.nr_given)
 			continue;
 		n = rw_wire_gift_pack(gl->out, RW_WIRE_MSG_MAX, &g, segs);
-		ret = n < 0 ? n : rw_gift_link_send(gl, n);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		ret = rw_gift_link_send(gl, n);
 		if (!ret)
 			ret = rw_gift_link_wait(gl, true, RW_GIFT_WAIT_MS);
-		if (!ret)
-			ret = rw_wire_gift_reply_parse(gl->in, gl->in_len,
-						       &status, &taken, &why);
+		if (ret) {
+			/* The link failed, not the gift: a new one asks again. */
+			gl->error = gl->error ?: ret;
+			ret = -EAGAIN;
+			break;
+		}
+		ret = rw_wire_gift_reply_parse(gl->in, gl->in_len, &status,
+					       &taken, &why);
 		if (!ret)
 			ret = rw_gift_link_recv(gl);
 		if (ret)
@@ -238,6 +250,9 @@ static int rw_give_offer(struct rw_give_link *lk, const struct rw_carry *k,
 			ret = -EPROTO;
 		else
 			*given += taken;
+		/* Taken: an offer again after a refusal starts past it. */
+		if (!ret)
+			*from = first + RW_WIRE_GIFT_MAP_MAX;
 	}
 	if (ret == -EPROTO)
 		pr_warn("gift to box %u: a bad reply: %s\n", to, why);
@@ -260,7 +275,7 @@ static int rw_give_to(struct rw_job *job, const struct rw_carry *k,
 	void *buf = rw_gift_buf(k, &len);
 	const struct rw_carry_desc *d;
 	struct rw_give_link *lk;
-	u32 giver, tries;
+	u32 giver, tries, from = 0;
 	int ret = -EAGAIN;
 
 	d = rw_gift_desc(k, &giver);
@@ -289,7 +304,8 @@ static int rw_give_to(struct rw_job *job, const struct rw_carry *k,
 			if (ret)
 				continue;
 		}
-		ret = rw_give_offer(lk, k, to, set->epoch, digest, given);
+		ret = rw_give_offer(lk, k, to, set->epoch, digest, &from,
+				    given);
 	}
 	rw_give_close(lk);
 	kfree(lk);
