@@ -40,7 +40,7 @@ static const struct {
 	{ EOVERFLOW, "model too large: a size does not fit in 64 bits" },
 	{ ESTALE, "this worker was evicted from the job; open a new context and attach again" },
 	{ EALREADY, "a chunk was pushed twice in one iteration; nothing was pushed (pull first)" },
-	{ EAGAIN, "the transfer would wait for other workers; poll the device and retry" },
+	{ EAGAIN, "the transfer would wait for other workers (poll the device and retry); at attach, a box of the job is still taking the chunks a move of its box set gave it (attach again in a moment)" },
 	{ EINPROGRESS, "transfer pending; complete it with rw_wait()" },
 	{ ETIMEDOUT, "timed out waiting for the job's other workers, or for a remote box to answer" },
 	{ EINTR, "interrupted by a signal; a push may have happened (pushing again says EALREADY if so)" },
