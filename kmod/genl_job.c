@@ -314,7 +314,9 @@ static int rw_job_fill(struct sk_buff *skb, const struct rw_job *job,
 				READ_ONCE(job->run_bytes), RW_JOB_A_UNSPEC))) ||
 	    (token && nla_put(skb, RW_JOB_A_TOKEN, RW_JOB_TOKEN_LEN, token)) ||
 	    (boxes && rw_genl_put_boxes(skb, boxes, NULL, NULL)) ||
-	    (move && rw_genl_put_move(skb, move))) {
+	    (move && rw_genl_put_move(skb, move)) ||
+	    (READ_ONCE(job->carry_due) &&
+	     nla_put_u32(skb, RW_JOB_A_CARRY_DUE, READ_ONCE(job->carry_due)))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -177,6 +177,7 @@ struct rw_job {
 	 */
 	struct rw_carry *carry;
 	struct rw_carry *gift;
+	u32 carry_due;			/* the carry's chunks not come; unlocked read */
 	/* Chunks given to and taken from other boxes in moves (rdma/). */
 	atomic64_t moved_out;
 	atomic64_t moved_in;

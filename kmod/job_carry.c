@@ -145,6 +145,14 @@ static void rw_carry_destroy(struct rw_carry *k)
 	kfree(k);
 }
 
+/* What `job show` says the job's carry waits for (run_lock held). */
+static void rw_carry_due_show(struct rw_job *job)
+{
+	const struct rw_carry *k = job->carry;
+
+	WRITE_ONCE(job->carry_due, k ? k->nr - k->nr_in : 0);
+}
+
 static void rw_carry_drop(struct rw_job *job, struct rw_carry **kp)
 {
 	struct rw_carry *k = *kp;
@@ -154,6 +162,7 @@ static void rw_carry_drop(struct rw_job *job, struct rw_carry **kp)
 	rw_mem_uncharge(&job->mem_held, k->charge);
 	rw_carry_destroy(k);
 	*kp = NULL;
+	rw_carry_due_show(job);
 }
 
 /*
@@ -299,6 +308,7 @@ void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge,
 	kvfree(owner);
 	job->carry = carry;
 	job->gift = gift;
+	rw_carry_due_show(job);
 	pr_info("job %s: kept %u chunks of its run for the move to epoch %u, %u of them for other boxes; %u to come from them\n",
 		job->cfg.name, p.kept + p.given, job->boxes->epoch, p.given,
 		p.owned - p.kept);
@@ -411,6 +421,7 @@ int rw_job_carry_expect(struct rw_job *job, const struct rw_carry_desc *d,
 		return -ENOMEM;
 	}
 	job->carry = k;
+	rw_carry_due_show(job);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_expect);
@@ -436,6 +447,7 @@ void rw_job_carry_in(struct rw_job *job, u32 c)
 		return;
 	__set_bit(c, k->in);
 	k->nr_in++;
+	rw_carry_due_show(job);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_job_carry_in);
 

@@ -307,7 +307,9 @@
  *   A job with a box set: RW_JOB_A_BOXES (each entry RW_BOX_A_ID, _ADDR,
  *   _PORT), RW_JOB_A_BOX_SELF and RW_JOB_A_BOX_EPOCH; one moving to
  *   another set: RW_JOB_A_MOVE, a nest of those three for the set it moves
- *   to (_BOX_SELF 0: this box leaves the job). Never the token.
+ *   to (_BOX_SELF 0: this box leaves the job); one waiting for chunks a
+ *   move gives this box ("Gifts"): RW_JOB_A_CARRY_DUE, how many have not
+ *   come (its next run starts once they have). Never the token.
  *
  * RW_CMD_POLICY_SET (doit; CAP_NET_ADMIN): RW_JOB_A_NAME and any of the
  *   settings RW_CMD_JOB_NEW takes except the token; the others keep their
@@ -1068,6 +1070,7 @@ enum rw_job_attr {
 	RW_JOB_A_BOX_SELF,	/* u32: this box's id in the job's set */
 	RW_JOB_A_BOX_EPOCH,	/* u32: the set's epoch, >= 1 */
 	RW_JOB_A_MOVE,		/* nest: the set moved to (_BOXES, _SELF, _EPOCH) */
+	RW_JOB_A_CARRY_DUE,	/* u32: chunks a move gives this box, not come */
 	__RW_JOB_A_MAX
 };
 #define RW_JOB_A_MAX (__RW_JOB_A_MAX - 1)

@@ -567,15 +567,20 @@ static void rw_shard_handover_test(struct kunit *test)
 			if (!slot)
 				continue;
 			KUNIT_EXPECT_TRUE(test, test_bit(c, have));
-			if (!wanted++)
+			if (!wanted++) {
 				KUNIT_EXPECT_EQ(test,
 						rw_job_carry_apply(job, next),
 						-EAGAIN);
+				KUNIT_EXPECT_GT(test, READ_ONCE(job->carry_due),
+						0U);
+			}
 			memcpy(slot, gifts + c * rec, rec);
 			rw_job_carry_in(job, c);
 			KUNIT_EXPECT_NULL(test, rw_job_carry_want(job, c));
 		}
 		KUNIT_EXPECT_EQ(test, rw_engine_nr_owned(next), owned);
+		/* job show's count: every chunk it gains has come. */
+		KUNIT_EXPECT_EQ(test, READ_ONCE(job->carry_due), 0U);
 		if (b == RW_S_BOXES)
 			KUNIT_EXPECT_EQ(test, wanted, owned);
 		KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, next), 0);

@@ -51,6 +51,7 @@ static struct {
 	struct rwctl_job_add last;
 	bool topo_shares;		/* the topology has a layout */
 	bool moving;			/* policy set: a run exists */
+	uint32_t carry_due;		/* the reply's chunks still due */
 } rw_be;
 
 static void rw_set3(struct rwctl_boxes *b);
@@ -110,6 +111,7 @@ static int rw_be_policy(const struct rwctl_job_add *a, struct rwctl_job *out,
 		return rw_be.policy_err;
 	}
 	rw_fill_job(out, a->name);
+	out->carry_due = rw_be.carry_due;
 	if (a->has_boxes && rw_be.moving) {
 		/* The job keeps its set (epoch 5); the given one is pending. */
 		size_t i;
@@ -503,6 +505,21 @@ static void rw_test_policy_move(void **state)
 	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
 	rw_assert_json(rw_last.out);
 	assert_non_null(strstr(rw_last.out, "\"move_to\":{\"epoch\":6,\"self\":2,"));
+	/* A box still waiting for chunks a move gives it says how many. */
+	rw_be.carry_due = 8;
+	RUN("policy", "set", "train1", "boxes", "1@10.0.0.1,2@10.0.0.2",
+	    "self", "2");
+	assert_int_equal(rw_last.rc, RWCTL_EXIT_OK);
+	assert_non_null(strstr(rw_last.out,
+			       "    waiting for 8 chunks a move gives this box (its next run starts once they have come)\n"));
+	RUN("-j", "policy", "set", "train1", "boxes", "1@10.0.0.1,2@10.0.0.2",
+	    "self", "2");
+	rw_assert_json(rw_last.out);
+	assert_non_null(strstr(rw_last.out, "\"carry_due\":8"));
+	rw_be.carry_due = 0;
+	RUN("policy", "set", "train1", "boxes", "1@10.0.0.1,2@10.0.0.2",
+	    "self", "2");
+	assert_null(strstr(rw_last.out, "waiting for"));
 	/* job add still wants this box in its set. */
 	RUN("job", "add", "train1", "workers", "2", "boxes",
 	    "1@10.0.0.1,4@10.0.0.4", "self", "2");
@@ -836,6 +853,7 @@ static struct nl_msg *rw_job_move_msg(uint32_t self, bool no_boxes)
 /* The set a job moves to: this box in it or leaving it; broken ones. */
 static void rw_test_parse_move(void **state)
 {
+	struct nl_msg *m;
 	struct rwctl_job j;
 	char why[512];
 	int err;
@@ -856,6 +874,15 @@ static void rw_test_parse_move(void **state)
 	assert_int_equal(rw_parse_job(rw_job_msg(3, RW_BAD_NONE, false), &j,
 				      why, sizeof(why)), 0);
 	assert_int_equal(j.move.nr, 0);
+	assert_int_equal(j.carry_due, 0);
+	/* Chunks still due: read as sent, refused at another length. */
+	m = rw_job_msg(3, RW_BAD_NONE, false);
+	assert_int_equal(nla_put_u32(m, RW_JOB_A_CARRY_DUE, 5), 0);
+	assert_int_equal(rw_parse_job(m, &j, why, sizeof(why)), 0);
+	assert_int_equal(j.carry_due, 5);
+	m = rw_job_msg(3, RW_BAD_NONE, false);
+	assert_int_equal(nla_put_u64(m, RW_JOB_A_CARRY_DUE, 5), 0);
+	assert_int_not_equal(rw_parse_job(m, &j, why, sizeof(why)), 0);
 
 	err = rw_parse_job(rw_job_move_msg(2, false), &j, why, sizeof(why));
 	rw_assert_malformed_why(err, why,

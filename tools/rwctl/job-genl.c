@@ -66,6 +66,7 @@ static const struct nla_policy rwctl_job_policy[RW_JOB_A_MAX + 1] = {
 	[RW_JOB_A_BOX_SELF]	= RWCTL_JOB_U32,
 	[RW_JOB_A_BOX_EPOCH]	= RWCTL_JOB_U32,
 	[RW_JOB_A_MOVE]		= { .type = NLA_NESTED },
+	[RW_JOB_A_CARRY_DUE]	= RWCTL_JOB_U32,
 };
 
 /* Attribute of each enum rwctl_job_hp. */
@@ -197,6 +198,8 @@ int rwctl_genl_parse_job(struct nlmsghdr *nlh, struct rwctl_job *job,
 		       RW_JOB_TOKEN_LEN);
 		job->has_token = true;
 	}
+	if (tb[RW_JOB_A_CARRY_DUE])
+		job->carry_due = nla_get_u32(tb[RW_JOB_A_CARRY_DUE]);
 	err = rwctl_boxes_parse_reply(tb, &job->boxes, false, "job", msg,
 				      msglen);
 	if (err)

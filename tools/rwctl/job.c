@@ -195,6 +195,13 @@ static void rwctl_job_print_one(struct rwctl_printer *p,
 	}
 	rwctl_boxes_print(p, &j->boxes, "    ");
 	rwctl_boxes_print_move(p, &j->move, "    ");
+	if (j->carry_due) {
+		rwctl_pr_u32(p, "carry_due",
+			     "    waiting for %u chunks a move gives this box "
+			     "(its next run starts once they have come)",
+			     j->carry_due);
+		rwctl_pr_nl(p);
+	}
 
 	if (j->has_token) {
 		rwctl_job_format_token(token, j->token);

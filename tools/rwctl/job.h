@@ -80,6 +80,7 @@ struct rwctl_job {
 	uint64_t model_bytes;
 	struct rwctl_boxes boxes;	/* its box set; nr 0: none */
 	struct rwctl_boxes move;	/* the set it moves to; nr 0: none */
+	uint32_t carry_due;		/* chunks a move gives this box, not come */
 	bool has_token;			/* only in a RW_CMD_JOB_NEW reply */
 	uint8_t token[RW_JOB_TOKEN_LEN];
 };
