@@ -26,44 +26,23 @@
 
 #define GIFT_WAIT_MS	60000
 
-/* The first receive's completion: the box's reply, decoded. */
+/* The box's reply to the gift, printed. */
 static int gift_reply(struct ibv_cq *cq, const void *msg)
 {
-	u32 status, taken;
+	u32 status, taken, len;
 	const char *why = "";
-	struct ibv_wc wc;
-	int n, waited = 0;
 
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, &wc);
-		if (n < 0)
-			break;
-		if (!n) {
-			if (waited++ > GIFT_WAIT_MS)
-				break;
-			usleep(1000);
-			continue;
-		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			printf("error: completion: %s\n",
-			       ibv_wc_status_str(wc.status));
-			return 1;
-		}
-		if (wc.opcode != IBV_WC_RECV)
-			continue;
-		if (rw_wire_gift_reply_parse(msg, wc.byte_len, &status, &taken,
-					     &why)) {
-			printf("error: reply: %s\n", why);
-			return 1;
-		}
-		if (status)
-			printf("refused %s\n", wire_errno_name((int)status));
-		else
-			printf("took %u\n", taken);
-		return 0;
+	if (wire_recv_wait(cq, GIFT_WAIT_MS, &len))
+		return 1;
+	if (rw_wire_gift_reply_parse(msg, len, &status, &taken, &why)) {
+		printf("error: reply: %s\n", why);
+		return 1;
 	}
-	printf("error: no reply in %d ms\n", GIFT_WAIT_MS);
-	return 1;
+	if (status)
+		printf("refused %s\n", wire_errno_name((int)status));
+	else
+		printf("took %u\n", taken);
+	return 0;
 }
 
 /* Whether the box hangs up within 10 s: what it says of the link. */

@@ -70,6 +70,35 @@ const char *wire_errno_name(int e)
 	return buf;
 }
 
+int wire_recv_wait(struct ibv_cq *cq, int ms, uint32_t *len)
+{
+	struct ibv_wc wc;
+	int n, waited = 0;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			break;
+		if (!n) {
+			if (waited++ > ms)
+				break;
+			usleep(1000);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			printf("error: completion: %s\n",
+			       ibv_wc_status_str(wc.status));
+			return 1;
+		}
+		if (wc.opcode != IBV_WC_RECV)
+			continue;
+		*len = wc.byte_len;
+		return 0;
+	}
+	printf("error: no answer in %d ms\n", ms);
+	return 1;
+}
+
 static int resolve(const char *host, const char *port, struct addrinfo **ai)
 {
 	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };

@@ -18,6 +18,12 @@
 /* "EACCES" for EACCES: the names the tests match. */
 const char *wire_errno_name(int e);
 
+/*
+ * Poll @cq, past send completions, for the first receive (@ms at most):
+ * 0 and its byte count in *@len, or 1 after printing the error.
+ */
+int wire_recv_wait(struct ibv_cq *cq, int ms, uint32_t *len);
+
 /* @len zeroed bytes at *@buf, page-aligned, registered with access @acc. */
 struct ibv_mr *wire_reg(struct ibv_pd *pd, void **buf, size_t len, int acc);
 

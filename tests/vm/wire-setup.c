@@ -29,43 +29,24 @@
 
 #define SETUP_WAIT_MS	120000
 
-/* The first completion that is not the setup's send: the box's reply. */
+/* The box's reply to the setup, printed. */
 static int setup_answer(struct ibv_cq *cq, const void *msg)
 {
 	struct rw_wire_reply_info rep;
 	const char *why = "";
-	struct ibv_wc wc;
-	int n, waited = 0;
+	uint32_t len;
 
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, &wc);
-		if (n < 0)
-			break;
-		if (!n) {
-			if (waited++ > SETUP_WAIT_MS)
-				break;
-			usleep(1000);
-			continue;
-		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			printf("error: completion: %s\n",
-			       ibv_wc_status_str(wc.status));
-			return 1;
-		}
-		if (wc.opcode != IBV_WC_RECV)
-			continue;
-		if (rw_wire_reply_parse(msg, wc.byte_len, &rep, &why)) {
-			printf("error: reply: %s\n", why);
-			return 1;
-		}
-		if (rep.status)
-			printf("refused %s\n", wire_errno_name((int)rep.status));
-		else
-			printf("set up %u chunks\n", rep.nr_chunks);
-		return 0;
+	if (wire_recv_wait(cq, SETUP_WAIT_MS, &len))
+		return 1;
+	if (rw_wire_reply_parse(msg, len, &rep, &why)) {
+		printf("error: reply: %s\n", why);
+		return 1;
 	}
-	printf("error: no answer in %d ms\n", SETUP_WAIT_MS);
-	return 1;
+	if (rep.status)
+		printf("refused %s\n", wire_errno_name((int)rep.status));
+	else
+		printf("set up %u chunks\n", rep.nr_chunks);
+	return 0;
 }
 
 int wire_setup(struct rdma_event_channel *ch, struct rdma_cm_id *id,
