@@ -103,20 +103,15 @@ static int rw_carry_owners(const struct rw_job *job, const struct rw_boxset *s,
 	return 0;
 }
 
-int rw_carry_plan(const struct rw_job *job, const struct rw_engine *e,
-		  const struct rw_boxset *to, struct rw_carry_plan *p)
+/* The plan of @e's chunks for the owner table @owner, this box @me. */
+static void rw_carry_count(const struct rw_engine *e,
+			   const struct rw_carry_desc *d, const u8 *owner,
+			   int me, struct rw_carry_plan *p)
 {
-	struct rw_carry_desc d;
-	int me, ret;
-	u8 *owner;
 	u32 c;
 
 	memset(p, 0, sizeof(*p));
-	rw_carry_desc_of(e, &d);
-	ret = rw_carry_owners(job, to, &d, &owner, &me);
-	if (ret)
-		return ret;
-	for (c = 0; c < d.nr_chunks; c++) {
+	for (c = 0; c < d->nr_chunks; c++) {
 		bool mine = owner[c] == me;
 
 		p->owned += mine;
@@ -125,11 +120,25 @@ int rw_carry_plan(const struct rw_job *job, const struct rw_engine *e,
 			p->given += !mine;
 		}
 	}
-	kvfree(owner);
 	if (p->owned)
-		p->bytes += rw_carry_bytes(&d, p->owned);
+		p->bytes += rw_carry_bytes(d, p->owned);
 	if (p->given)
-		p->bytes += rw_carry_gift_bytes(&d, p->given);
+		p->bytes += rw_carry_gift_bytes(d, p->given);
+}
+
+int rw_carry_plan(const struct rw_job *job, const struct rw_engine *e,
+		  const struct rw_boxset *to, struct rw_carry_plan *p)
+{
+	struct rw_carry_desc d;
+	int me, ret;
+	u8 *owner;
+
+	rw_carry_desc_of(e, &d);
+	ret = rw_carry_owners(job, to, &d, &owner, &me);
+	if (ret)
+		return ret;
+	rw_carry_count(e, &d, owner, me, p);
+	kvfree(owner);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_carry_plan);
@@ -273,12 +282,12 @@ void rw_job_carry_take(struct rw_job *job, struct rw_engine *e, u64 charge,
 	rw_carry_drop(job, &job->gift);
 	rw_carry_desc_of(e, &d);
 	/* job->boxes changes under run_lock too: the set just taken. */
-	ret = rw_carry_plan(job, e, job->boxes, &p);
-	if (!ret && p.bytes != charge)
-		ret = -EINVAL;		/* not the order's: keep nothing */
-	if (!ret)
-		ret = rw_carry_owners(job, job->boxes, &d, &owner, &me);
+	ret = rw_carry_owners(job, job->boxes, &d, &owner, &me);
 	if (ret)
+		goto fail;
+	rw_carry_count(e, &d, owner, me, &p);
+	ret = -EINVAL;			/* not the order's: keep nothing */
+	if (p.bytes != charge)
 		goto fail;
 	ret = -ENOMEM;
 	if (p.owned) {

@@ -488,15 +488,9 @@ int rw_conn_cm_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		 */
 		WRITE_ONCE(c->established, true);
 		return 0;
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-		rw_conn_close_later(c);
-		return 0;
 	default:
+		if (rw_link_cm_ended(ev->event))
+			rw_conn_close_later(c);
 		return 0;
 	}
 }

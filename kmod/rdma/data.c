@@ -577,16 +577,10 @@ void rw_conn_data_free(struct rw_conn *c)
 	rw_win_unmap(&c->grad);
 	rw_win_unmap(&c->params);
 	rw_conn_ctl_free(c);
-	if (c->reply) {
-		ib_dma_unmap_single(c->dev, c->reply_dma, c->reply_len,
-				    DMA_TO_DEVICE);
-		kfree(c->reply);
-	}
-	if (c->ctl) {
-		ib_dma_unmap_single(c->dev, c->ctl_dma, RW_WIRE_MSG_MAX,
-				    DMA_FROM_DEVICE);
-		kfree(c->ctl);
-	}
+	rw_link_buf_unmap(c->dev, c->reply_len, DMA_TO_DEVICE, &c->reply,
+			  c->reply_dma);
+	rw_link_buf_unmap(c->dev, RW_WIRE_MSG_MAX, DMA_FROM_DEVICE, &c->ctl,
+			  c->ctl_dma);
 	kvfree(c->peer.segs);
 	bitmap_free(c->arrived);
 	bitmap_free(c->awaiting);

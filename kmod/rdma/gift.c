@@ -139,18 +139,10 @@ void rw_gift_link_close(struct rw_gift_link *gl)
 	struct ib_device *dev = gl->id->device;
 
 	rw_gift_link_stop(gl);
-	if (gl->in) {
-		ib_dma_unmap_single(dev, gl->in_dma, RW_WIRE_MSG_MAX,
-				    DMA_FROM_DEVICE);
-		kfree(gl->in);
-		gl->in = NULL;
-	}
-	if (gl->out) {
-		ib_dma_unmap_single(dev, gl->out_dma, RW_WIRE_MSG_MAX,
-				    DMA_TO_DEVICE);
-		kfree(gl->out);
-		gl->out = NULL;
-	}
+	rw_link_buf_unmap(dev, RW_WIRE_MSG_MAX, DMA_FROM_DEVICE, &gl->in,
+			  gl->in_dma);
+	rw_link_buf_unmap(dev, RW_WIRE_MSG_MAX, DMA_TO_DEVICE, &gl->out,
+			  gl->out_dma);
 	if (gl->cq)
 		ib_free_cq(gl->cq);
 	gl->cq = NULL;

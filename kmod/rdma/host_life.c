@@ -240,16 +240,10 @@ static void rw_remote_link_teardown(struct rw_remote_link *lk)
 	rw_win_unmap(&lk->wgrad);
 	rw_win_unmap(&lk->wparams);
 	rw_remote_ctl_free(lk);
-	if (lk->msg)
-		ib_dma_unmap_single(dev, lk->msg_dma, RW_WIRE_MSG_MAX,
-				    DMA_FROM_DEVICE);
-	if (lk->out)
-		ib_dma_unmap_single(dev, lk->out_dma, RW_WIRE_MSG_MAX,
-				    DMA_TO_DEVICE);
-	kfree(lk->msg);
-	kfree(lk->out);
-	lk->msg = NULL;
-	lk->out = NULL;
+	rw_link_buf_unmap(dev, RW_WIRE_MSG_MAX, DMA_FROM_DEVICE, &lk->msg,
+			  lk->msg_dma);
+	rw_link_buf_unmap(dev, RW_WIRE_MSG_MAX, DMA_TO_DEVICE, &lk->out,
+			  lk->out_dma);
 	if (lk->cq)
 		ib_free_cq(lk->cq);
 	lk->cq = NULL;

@@ -206,3 +206,13 @@ int rw_link_buf_map(struct ib_device *dev, size_t len,
 	}
 	return 0;
 }
+
+void rw_link_buf_unmap(struct ib_device *dev, size_t len,
+		       enum dma_data_direction dir, void **buf, u64 dma)
+{
+	if (!*buf)
+		return;
+	ib_dma_unmap_single(dev, dma, len, dir);
+	kfree(*buf);
+	*buf = NULL;
+}

@@ -147,6 +147,25 @@ int rw_link_accept(struct rdma_cm_id *id, u8 peer_initiator_depth,
  */
 int rw_link_buf_map(struct ib_device *dev, size_t len,
 		    enum dma_data_direction dir, void **buf, u64 *dma);
+/* Undo rw_link_buf_map() (*@buf NULL: nothing); *@buf is NULL after. */
+void rw_link_buf_unmap(struct ib_device *dev, size_t len,
+		       enum dma_data_direction dir, void **buf, u64 dma);
+
+/* Whether rdma_cm's @ev ends a connection (the peer, the device, or ours). */
+static inline bool rw_link_cm_ended(enum rdma_cm_event_type ev)
+{
+	switch (ev) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return true;
+	default:
+		return false;
+	}
+}
 
 /*
  * Post a receive for @lc that takes no data, only an immediate: a pushed

@@ -40,18 +40,9 @@ int rw_take_cm_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct rw_take *t = container_of(id->context, struct rw_take, gl.ctx);
 
-	switch (ev->event) {
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	if (rw_link_cm_ended(ev->event))
 		WRITE_ONCE(t->gl.gone, true);
-		return 0;
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 /* The piece buffer, once per link, registered for the reads to land. */

@@ -124,11 +124,20 @@ for b in "${BOXES[@]}"; do
 	t_ok "$b listens" rw_await "$b" ready 300
 done
 
+# both_trained PREFIX PID0 PID1: until PREFIX-r0.log and PREFIX-r1.log
+# both say "trained", or one of the ranks has ended (it failed).
+both_trained() {
+	while [ "$(cat "$1"-r[01].log 2>/dev/null | grep -c '^trained')" != 2 ]; do
+		kill -0 "$2" 2>/dev/null && kill -0 "$3" 2>/dev/null || return 0
+		rw_nap 0.2
+	done
+}
+
 # train JOB: ranks 0 and 1 of JOB, attached to every box (JOB bxw: the one
 # box, no set); once both have trained, each box records its counters
 # while they hold; then they are released. 0 if both end exact.
 train() {
-	local job=$1 r rc=0 n pids=() envs=()
+	local job=$1 r rc=0 pids=() envs=()
 	[ "$job" = bxw ] || envs=(WIRE_LOCAL_BOXES=1)
 	rm -f "$RW_OUT/release-$job"
 	for r in 0 1; do
@@ -137,13 +146,7 @@ train() {
 			"$LOCAL" "$job" "$TOKEN" $r 2 "$ITERS" "$ALL" >"$RW_OUT/$job-r$r.log" 2>&1 &
 		pids+=($!)
 	done
-	# Both trained (or one ended: it failed).
-	while :; do
-		n=$(cat "$RW_OUT/$job"-r[01].log 2>/dev/null | grep -c '^trained')
-		[ "$n" = 2 ] && break
-		kill -0 "${pids[0]}" 2>/dev/null && kill -0 "${pids[1]}" 2>/dev/null || break
-		rw_nap 0.2
-	done
+	both_trained "$RW_OUT/$job" "${pids[@]}"
 	touch "$RW_OUT/holding-$job"
 	for b in "${BOXES[@]}"; do
 		rw_await "$b" "recorded-$job" 300 || rc=1
@@ -176,10 +179,7 @@ bm_leg() {
 		pids+=($!)
 	done
 	if [ "$hold" = 1 ]; then
-		while [ "$(cat "$RW_OUT/bm-$tag"-r[01].log 2>/dev/null | grep -c '^trained')" != 2 ]; do
-			kill -0 "${pids[0]}" 2>/dev/null && kill -0 "${pids[1]}" 2>/dev/null || break
-			rw_nap 0.2
-		done
+		both_trained "$RW_OUT/bm-$tag" "${pids[@]}"
 		touch "$RW_OUT/holding-$tag"
 		for b in "${BOXES[@]}"; do
 			rw_await "$b" "ordered-$tag" 300 || rc=1
