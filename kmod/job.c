@@ -256,6 +256,7 @@ int rw_job_new(const struct rw_job_config *cfg, const char **msg,
 		return -ENOMEM;
 	}
 	job->boxes = boxes;
+	job->joining = boxes && boxes->epoch > 1;
 	kref_init(&job->ref);
 	mutex_init(&job->run_lock);
 	spin_lock_init(&job->replay_lock);
@@ -473,6 +474,8 @@ int rw_job_set_policy(const char *name, const struct rw_job_config *cfg,
 			old = job->boxes;
 			job->boxes = boxes;
 			boxes = NULL;
+			/* The operator's set: no move's chunks to wait for. */
+			job->joining = false;
 		}
 		if (!ret && !job->sync)
 			job->cfg = c;
@@ -619,6 +622,7 @@ bool rw_job_release_user(struct rw_job *job)
 			job->boxes = job->move;
 			job->move = NULL;
 			WRITE_ONCE(job->move_epoch, 0);
+			WRITE_ONCE(job->move_stop, 0);
 			carry = job->move_charge;
 			job->move_charge = 0;
 		}

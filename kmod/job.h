@@ -171,6 +171,12 @@ struct rw_job {
 	u64 move_charge;		/* [J] reserved for the carry */
 	u32 move_epoch;			/* @move's, 0: none; read unlocked */
 	/*
+	 * The move's boundary inside the run (RW_OP_STOP_AT): the first
+	 * iteration the run sums no more, 0 until rank 0 asked; read
+	 * unlocked. [J], under run_lock too.
+	 */
+	u64 move_stop;
+	/*
 	 * This box's chunks of the run that ended with a move: for the next
 	 * run to start from, and for the boxes that own them now
 	 * (job_carry.c), each holding its charge. [R]
@@ -178,6 +184,12 @@ struct rw_job {
 	struct rw_carry *carry;
 	struct rw_carry *gift;
 	u32 carry_due;			/* the carry's chunks not come; unlocked read */
+	/*
+	 * Added with a set past its first epoch: a box that joins by a move,
+	 * which starts no run before the move's first chunks come (its carry,
+	 * then complete) or a set is given between runs. [R]
+	 */
+	bool joining;
 	/* Chunks given to and taken from other boxes in moves (rdma/). */
 	atomic64_t moved_out;
 	atomic64_t moved_in;

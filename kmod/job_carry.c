@@ -348,6 +348,12 @@ int rw_job_carry_apply(struct rw_job *job, struct rw_engine *e)
 	u32 c;
 
 	lockdep_assert_held(&job->run_lock);
+	/* A box that joins serves from the chunks it is given, not zeros. */
+	if (!k && job->joining) {
+		pr_info_ratelimited("job %s: this box joins its set at epoch %u: no run before the move's chunks come\n",
+				    job->cfg.name, job->boxes->epoch);
+		return -EAGAIN;
+	}
 	if (!k)
 		return 0;
 	if (k->applied)
@@ -430,6 +436,7 @@ int rw_job_carry_expect(struct rw_job *job, const struct rw_carry_desc *d,
 		return -ENOMEM;
 	}
 	job->carry = k;
+	job->joining = false;
 	rw_carry_due_show(job);
 	return 0;
 }

@@ -22,11 +22,49 @@
 #include "chunk/boxset.h"
 #include "chunk/layout.h"
 #include "engine/engine.h"
+#include "sync/round.h"
 
 u32 rw_job_move_epoch(const struct rw_job *job)
 {
 	return READ_ONCE(job->move_epoch);
 }
+
+u64 rw_job_move_stop_at(const struct rw_job *job)
+{
+	return READ_ONCE(job->move_stop);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_move_stop_at);
+
+static void rw_job_stop_fill(struct rw_round_view *v, void *arg)
+{
+	v->stop = *(const u64 *)arg;
+}
+
+int rw_job_move_stop(struct rw_job *job, u64 at)
+{
+	int ret = 0;
+
+	if (!at)
+		return -EINVAL;
+	if (at > U32_MAX)
+		return -EOVERFLOW;
+	mutex_lock(&job->run_lock);
+	if (!job->move || !job->engine)
+		ret = -ENOENT;
+	else if (job->cfg.sync != RW_SYNC_BSP)
+		ret = -EOPNOTSUPP;
+	else if (job->move_stop && job->move_stop != at)
+		ret = -EALREADY;
+	if (!ret && !job->move_stop) {
+		rw_engine_view_update(job->engine, rw_job_stop_fill, &at);
+		WRITE_ONCE(job->move_stop, at);
+		pr_info("job %s: the move to epoch %u ends the run before its iteration %llu\n",
+			job->cfg.name, job->move->epoch, at);
+	}
+	mutex_unlock(&job->run_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_job_move_stop);
 
 int rw_job_check_move(struct rw_job *job, struct rw_boxset *s,
 		      const char **msg)

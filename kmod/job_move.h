@@ -33,4 +33,17 @@ int rw_job_check_move(struct rw_job *job, struct rw_boxset *s,
 int rw_job_move_reserve(struct rw_job *job, const struct rw_boxset *s,
 			u64 *charge);
 
+/*
+ * Rank 0 asks @job's run to stop before iteration @at (>= 1), the
+ * boundary of its move: no synchronous round from @at on steps any more
+ * (sync/round.h), so the run's end keeps the state after @at - 1 however
+ * its workers leave. Takes run_lock. 0 (also when @at is set already),
+ * -ENOENT without a move or a run, -EOPNOTSUPP under a policy other than
+ * BSP, -EALREADY for another boundary, -EOVERFLOW past what a notice says.
+ */
+int rw_job_move_stop(struct rw_job *job, u64 at);
+
+/* The boundary asked, 0 if none (read without a lock). */
+u64 rw_job_move_stop_at(const struct rw_job *job);
+
 #endif /* _RW_JOB_MOVE_H */

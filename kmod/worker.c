@@ -335,6 +335,17 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 				    job->cfg.name, job->boxes->epoch);
 		goto unlock;
 	}
+	/*
+	 * A run that ends at a move's boundary takes no one new: the next
+	 * run, on the new set, starts once it has ended (the caller asks
+	 * again).
+	 */
+	ret = -EAGAIN;
+	if (job->engine && job->move_stop) {
+		pr_info_ratelimited("job %s: its run ends at its move's boundary: a new run starts once it has\n",
+				    job->cfg.name);
+		goto unlock;
+	}
 	if (!job->engine) {
 		ret = -ENOENT;
 		if (!(flags & RW_DECLARE_VERIFY))

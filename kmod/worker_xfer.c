@@ -346,6 +346,24 @@ bool rw_worker_chunk_fresh(struct rw_worker *w, u32 chunk)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_worker_chunk_fresh);
 
+int rw_worker_next_iter(struct rw_worker *w, u64 *next)
+{
+	int ret;
+
+	mutex_lock(&w->lock);
+	ret = rw_worker_ready(w, true);
+	if (!ret && w->admitted && w->npushed)
+		ret = -EBUSY;
+	/* Its clock counts the iterations it pushed in full. */
+	if (!ret)
+		ret = rw_sync_worker_clock(w->sync, w->rank, w->epoch, next);
+	if (ret == -ESTALE)
+		ret = rw_worker_stale(w);
+	mutex_unlock(&w->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_worker_next_iter);
+
 bool rw_worker_admitted(struct rw_worker *w)
 {
 	return READ_ONCE(w->admitted);

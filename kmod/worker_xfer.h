@@ -58,6 +58,12 @@ int rw_worker_pull_admit(struct rw_worker *w, long tmo);
 int rw_worker_withdraw(struct rw_worker *w);
 bool rw_worker_chunk_fresh(struct rw_worker *w, u32 chunk);
 bool rw_worker_admitted(struct rw_worker *w);
+/*
+ * The iteration @w starts next, of which it has pushed nothing (a move's
+ * boundary, rdma/conn_ctl.c): 0, -EBUSY once it pushed some of it, or
+ * what keeps @w from transfers.
+ */
+int rw_worker_next_iter(struct rw_worker *w, u64 *next);
 
 /*
  * What the agent reads of the run, lock-free, once rw_worker_setup() has

@@ -564,9 +564,14 @@
  *     with the head. Before it holds the gate, the box takes back the
  *     next iteration it admitted for each remote worker of the job with
  *     its answers, where that worker has pushed nothing of it yet.
- *   - RW_OP_STOP_AT: a move's boundary, @at the first iteration no box
- *     of the old set is to sum (uapi "Notices"; docs/design.md "Many
- *     boxes"); no window, runs or timeout. Answered EOPNOTSUPP for now.
+ *   - RW_OP_STOP_AT: a move's boundary (uapi "Notices"; docs/design.md
+ *     "Many boxes"), asked by rank 0 of every box of the old set once
+ *     each has told it of the move, when it has pushed nothing of its
+ *     next iteration: that iteration is the first the box sums no more.
+ *     No window, runs or timeout. Refused EPERM for another rank,
+ *     ENOENT without a move, EOPNOTSUPP under a policy other than BSP,
+ *     EBUSY once the asker has pushed some of its iteration, EAGAIN
+ *     before its first, EALREADY for another boundary than the one set.
  *   A malformed request ends the connection. Once initial parameters
  *   are set (by an init, or a checkpoint's restore on the box), the box
  *   writes every chunk a connection carries again, WITH IMMEDIATE
@@ -1316,7 +1321,7 @@ enum rw_wire_op {
 	RW_OP_HEAD = 3,		/* the run's checkpoint head */
 	RW_OP_RESTORE = 4,	/* a checkpoint: the box reads it */
 	RW_OP_SAVE = 5,		/* a checkpoint: the box writes it */
-	RW_OP_STOP_AT = 6,	/* a move's boundary: sum no iteration from @at */
+	RW_OP_STOP_AT = 6,	/* a move's boundary: the asker's next iteration */
 	__RW_OP_MAX
 };
 
@@ -1333,7 +1338,7 @@ struct rw_wire_request {
 	__le32 nr_runs;		/* RW_OP_INIT: >= 1 */
 	__le32 seg_shift;	/* RW_OP_INIT, _RESTORE, _SAVE: the window */
 	__le32 nr_segs;
-	__le64 at;		/* RW_OP_STOP_AT: the iteration, >= 1; else 0 */
+	__le64 at;		/* reserved, 0 */
 	/* then struct rw_wire_seg[nr_segs], struct rw_wire_run[nr_runs] */
 };
 
@@ -1367,6 +1372,8 @@ struct rw_wire_answer {
 #define RW_WIRE_INBOX_LEN	RW_WIRE_MSG_MAX
 /* Where in a worker's inbox notices land: answers keep the first half. */
 #define RW_WIRE_NOTICE_OFF	(RW_WIRE_INBOX_LEN / 2)
+/* ...and a move's stop, apart from its move notice (uapi "Notices"). */
+#define RW_WIRE_STOP_OFF	(RW_WIRE_NOTICE_OFF + RW_WIRE_INBOX_LEN / 4)
 
 /*
  * Notices (docs/design.md "Many boxes", a move): a box writes one into a
@@ -1378,8 +1385,13 @@ struct rw_wire_answer {
  * worker host checks the set against its digest (a bad notice ends the
  * connection) and logs it. RW_NOTICE_STOP: the move's boundary,
  * @stop_before, the first iteration no box of the old set sums (no boxes,
- * @epoch and @digest the move's); not sent yet, as RW_OP_STOP_AT is
- * answered EOPNOTSUPP for now.
+ * @epoch and @digest the move's), written at RW_WIRE_STOP_OFF once rank 0
+ * has asked it (RW_OP_STOP_AT) and after every answer this box owes the
+ * worker for the iterations before it: a push of the worker's still
+ * unanswered then belongs to the boundary's iteration, and the worker
+ * pushes it again to the new set. Each notice's @seq is one above the
+ * connection's last, so the worker tells which of the two places holds
+ * the notice an immediate announces.
  */
 enum rw_wire_notice_kind {
 	RW_NOTICE_MOVE = 1,

@@ -231,6 +231,11 @@ static int rw_conn_agent_round(struct rw_conn *c)
 					bitmap_empty(c->to_send, n));
 	}
 	local_bh_enable();
+	/* A move's boundary: after the answers owed before it (it sleeps). */
+	if (ret >= 0) {
+		did |= ret;
+		ret = rw_conn_stop_round(c);
+	}
 	return ret < 0 ? ret : ret | did;
 }
 

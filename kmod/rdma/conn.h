@@ -108,6 +108,7 @@ struct rw_conn {
 	struct rw_wire_win peer_inbox;	/* ... or nr_segs 0: no requests */
 	struct rw_link_cqe read_cqe, answer_cqe, notice_cqe;
 	u32 noticed;			/* the move's epoch last told, or 0 */
+	u64 stop_told;			/* the move's boundary last told, or 0 */
 	u32 notice_seq;
 	atomic_t request_in;		/* a request waits in the inbox */
 	bool wait_pending;		/* an RW_OP_INIT_WAIT not yet answered */
@@ -187,6 +188,12 @@ int rw_conn_ctl_round(struct rw_conn *c);
  * inbox past the answers: > 0 if written now, 0, or -errno.
  */
 int rw_conn_notice_round(struct rw_conn *c);
+/*
+ * The move's boundary, once rank 0 asked it and every answer owed for
+ * the iterations before it is out (after rw_conn_send_owed()): > 0 if
+ * told now, 0 if not (yet), or a negative errno.
+ */
+int rw_conn_stop_round(struct rw_conn *c);
 /* The answer out, once @resent (nothing left to re-send): as above. */
 int rw_conn_ctl_flush(struct rw_conn *c, bool resent);
 /* How long the agent may sleep with a wait pending (jiffies). */

@@ -418,6 +418,25 @@ static bool rw_conn_save_gone(void *arg)
 }
 
 /* RW_OP_SAVE: the answer's errno (0: saved, the head in *@h). */
+/*
+ * A move's boundary, asked by rank 0 (uapi "Requests"): its next
+ * iteration, of which it has pushed nothing, is the first no box of the
+ * old set sums. Every box computes the same one: rank 0 pushed as much
+ * to each.
+ */
+static int rw_conn_do_stop(struct rw_conn *c)
+{
+	u64 at;
+	int ret;
+
+	if (c->owner->observer || c->owner->rank)
+		return -EPERM;
+	ret = rw_worker_next_iter(c->w, &at);
+	if (!ret && !at)
+		ret = -EAGAIN;
+	return ret ?: rw_job_move_stop(rw_worker_job(c->w), at);
+}
+
 static int rw_conn_do_save(struct rw_conn *c,
 			   const struct rw_wire_request_info *req,
 			   struct rw_ckpt_head *h)
@@ -574,8 +593,8 @@ int rw_conn_ctl_round(struct rw_conn *c)
 		a.has_head = !ret;
 		break;
 	case RW_OP_STOP_AT:
-		/* A move's boundary: not served yet (docs/design.md). */
-		a.status = EOPNOTSUPP;
+		ret = rw_conn_do_stop(c);
+		a.status = ret < 0 ? -ret : 0;
 		break;
 	}
 	/* Registrations no transfer followed: the answer returns them. */
@@ -585,6 +604,48 @@ int rw_conn_ctl_round(struct rw_conn *c)
 	/* Pending before the inbox is free (rw_conn_ctl_arrived()). */
 	smp_mb__before_atomic();
 	atomic_set(&c->request_in, 0);
+	return 1;
+}
+
+int rw_conn_stop_round(struct rw_conn *c)
+{
+	struct rw_wire_notice_info in = { .kind = RW_NOTICE_STOP };
+	struct rw_job *job = rw_worker_job(c->w);
+	u64 stop = rw_job_move_stop_at(job);
+	struct rw_boxset *set;
+	u32 chunk;
+	int n;
+
+	/* Told already, no boundary, no inbox, or the move not told yet. */
+	if (!stop || stop == c->stop_told || !c->peer_inbox.nr_segs ||
+	    c->owner->observer || !c->noticed ||
+	    atomic_read(&c->ep.sq_room) <= 0)
+		return 0;
+	/*
+	 * Every iteration before the boundary stepped here before rank 0
+	 * asked: an answer still owed for one is fresh, and goes first.
+	 */
+	for_each_set_bit(chunk, c->awaiting, c->nr_chunks)
+		if (rw_worker_chunk_fresh(c->w, chunk))
+			return 0;
+	set = rw_job_boxes_copy(job, true);
+	if (IS_ERR_OR_NULL(set))
+		return set ? PTR_ERR(set) : 0;
+	in.seq = ++c->notice_seq;
+	in.epoch = set->epoch;
+	in.digest = rw_boxset_digest(set);
+	in.stop_before = (u32)stop;
+	kfree(set);
+	n = rw_wire_notice_pack((u8 *)c->outbox_buf + RW_WIRE_STOP_OFF,
+				RW_WIRE_INBOX_LEN - RW_WIRE_STOP_OFF, &in);
+	if (n < 0)
+		return n;
+	n = rw_link_write_imm(&c->notice_cqe, c->id->qp, &c->outbox,
+			      &c->peer_inbox, RW_WIRE_STOP_OFF, n,
+			      RW_IMM(RW_IMM_NOTICE, in.seq, 0));
+	if (n)
+		return n;
+	c->stop_told = stop;
 	return 1;
 }
 

@@ -11,6 +11,8 @@
  *                 heartbeats, teardown, device removal, the netlink list
  *   host_setup.c  declare: buffers, registrations, the setup and its reply
  *   host_xfer.c   push, pull, poll and mmap of a declared attachment
+ *   host_ctl.c    requests to the box, and its notices
+ *   host_move.c   a move of the job's box set inside the run: the switch
  */
 #ifndef _RW_RDMA_HOST_H
 #define _RW_RDMA_HOST_H

@@ -83,29 +83,73 @@ int rw_remote_ctl_setup(struct rw_remote_link *lk, u32 *regs)
 	return 0;
 }
 
+/*
+ * Where the notice an immediate with @seq announces lies: a move's at
+ * RW_WIRE_NOTICE_OFF, its stop at RW_WIRE_STOP_OFF, the one whose seq is
+ * @seq and above the last one taken (the other holds an older notice, or
+ * nothing). 0 if neither.
+ */
+static u32 rw_remote_notice_off(struct rw_remote_link *lk, u32 seq)
+{
+	static const u32 offs[] = { RW_WIRE_NOTICE_OFF, RW_WIRE_STOP_OFF };
+	const struct rw_wire_notice *h;
+	u32 i, s;
+
+	for (i = 0; i < ARRAY_SIZE(offs); i++) {
+		h = (const void *)((u8 *)lk->inbox_buf + offs[i]);
+		s = le32_to_cpu(READ_ONCE(h->seq));
+		if ((s & RW_IMM_CLOCK_MASK) == (seq & RW_IMM_CLOCK_MASK) &&
+		    s > lk->notice_seq)
+			return offs[i];
+	}
+	return 0;
+}
+
 bool rw_remote_notice_in(struct rw_remote_link *lk, u32 byte_len, u32 seq)
 {
 	struct rw_remote *r = lk->r;
 	struct rw_wire_notice_info n;
+	u32 off = rw_remote_notice_off(lk, seq);
 	const char *why = "";
+	bool at_stop = off == RW_WIRE_STOP_OFF;
+	bool stop;
 
-	if (!lk->notice_set ||
-	    byte_len > RW_WIRE_INBOX_LEN - RW_WIRE_NOTICE_OFF ||
-	    rw_wire_notice_parse((u8 *)lk->inbox_buf + RW_WIRE_NOTICE_OFF,
-				 byte_len, lk->notice_set, &n, &why) ||
-	    (n.seq & RW_IMM_CLOCK_MASK) != (seq & RW_IMM_CLOCK_MASK))
+	if (!lk->notice_set || !off || byte_len > RW_WIRE_INBOX_LEN - off ||
+	    rw_wire_notice_parse((u8 *)lk->inbox_buf + off, byte_len,
+				 lk->notice_set, &n, &why))
 		return false;
-	/* Only moves so far; a move names a good set, its digest its own. */
-	if (n.kind != RW_NOTICE_MOVE ||
-	    rw_boxset_check(lk->notice_set, false, &why) ||
+	stop = n.kind == RW_NOTICE_STOP;
+	if (stop != at_stop)
+		return false;
+	lk->notice_seq = n.seq;
+	rw_beat_heard(&lk->ep.beat);
+	/* A stop names the move told before it, by epoch and digest. */
+	if (stop) {
+		if (!lk->noticed || n.epoch != lk->noticed ||
+		    rw_boxset_digest(lk->notice_set) != n.digest)
+			return false;
+		if (READ_ONCE(lk->stopped) == n.epoch)
+			return true;
+		lk->stop_before = n.stop_before;
+		/* Pairs with the acquire in rw_remote_switch_due(). */
+		smp_store_release(&lk->stopped, n.epoch);
+		pr_info("job %s rank %u: box %u stops the run before iteration %u for the move to epoch %u\n",
+			r->job, r->rank, lk->rep.box_id, n.stop_before,
+			n.epoch);
+		wake_up_all(&r->wq);
+		return true;
+	}
+	/* A move names a good set, its digest its own, once. */
+	if (rw_boxset_check(lk->notice_set, false, &why) ||
 	    rw_boxset_digest(lk->notice_set) != n.digest)
 		return false;
-	rw_beat_heard(&lk->ep.beat);
 	if (n.epoch == READ_ONCE(lk->noticed))
 		return true;
-	WRITE_ONCE(lk->noticed, n.epoch);
+	/* Pairs with the acquire in rw_remote_move_known(). */
+	smp_store_release(&lk->noticed, n.epoch);
 	pr_info("job %s rank %u: box %u says the job moves to box set epoch %u (%u boxes)\n",
 		r->job, r->rank, lk->rep.box_id, n.epoch, lk->notice_set->nr);
+	wake_up_all(&r->wq);
 	return true;
 }
 
@@ -314,6 +358,20 @@ static int rw_remote_ask(struct rw_remote *r, u32 nic,
 	if (req->op == RW_OP_HEAD || req->op == RW_OP_SAVE || r->boxes)
 		return 0;
 	return rw_remote_after_set(r);
+}
+
+int rw_remote_ask_stop(struct rw_remote *r, u32 *nr_set)
+{
+	struct rw_wire_request_info req = { .op = RW_OP_STOP_AT };
+	int ret = 0;
+	u32 i;
+
+	*nr_set = 0;
+	for (i = 0; !ret && i < r->nr_links; i++) {
+		ret = rw_remote_ask(r, i, &req, NULL, NULL, NULL);
+		*nr_set += !ret;
+	}
+	return ret;
 }
 
 /* The links a request for the whole run goes to: one, or every box. */

@@ -113,6 +113,9 @@ static int rw_remote_cm_handler(struct rdma_cm_id *id,
 {
 	struct rw_remote_link *lk = id->context;
 
+	/* A link a move's switch closed: its id's last events are no news. */
+	if (READ_ONCE(lk->id) != id)
+		return 0;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
@@ -480,6 +483,7 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	init_waitqueue_head(&r->wq);
 	INIT_DELAYED_WORK(&r->beat_work, rw_remote_beat_work);
 	strscpy(r->job, job, sizeof(r->job));
+	memcpy(r->token, token, sizeof(r->token));
 	r->rank = rank;
 	r->observer = observer;
 	r->boxes = boxes;
@@ -502,15 +506,104 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 		rw_remote_free(r);
 		return ERR_PTR(ret == -EINTR ? -ERESTARTSYS : ret);
 	}
-	for (i = 0; i < nr; i++) {
+	rw_remote_beats_start(r);
+	return r;
+}
+
+void rw_remote_beats_start(struct rw_remote *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->nr_links; i++) {
 		pr_info("job %s %s %u: connected to %pISpc (link %u of %u)\n",
-			r->job, observer ? "observer" : "rank", r->rank,
-			&r->links[i].box, i, nr);
+			r->job, r->observer ? "observer" : "rank", r->rank,
+			&r->links[i].box, i, r->nr_links);
 		rw_beat_heard(&r->links[i].ep.beat);
 	}
 	queue_delayed_work(system_wq, &r->beat_work,
 			   msecs_to_jiffies(RW_LINK_BEAT_MS));
-	return r;
+}
+
+void rw_remote_beats_stop(struct rw_remote *r)
+{
+	cancel_delayed_work_sync(&r->beat_work);
+}
+
+/* Link @i's state afresh, to @box (@r->rdma held). */
+static void rw_remote_link_clear(struct rw_remote *r, u32 i,
+				 const struct sockaddr_storage *box)
+{
+	struct rw_remote_link *lk = &r->links[i];
+
+	lockdep_assert_held(&r->rdma);
+	kfree(lk->box_segs);
+	memset(lk, 0, sizeof(*lk));
+	lk->r = r;
+	lk->nic = i;
+	init_completion(&lk->cm_done);
+	if (box)
+		lk->box = *box;
+}
+
+/* Destroy the ids of the links torn down: no stale event comes after. */
+static void rw_remote_reap_now(struct rw_remote *r)
+{
+	rw_remote_reap_later(r);
+	flush_work(&r->reap_work);
+}
+
+void rw_remote_link_reset(struct rw_remote *r, u32 i)
+{
+	struct sockaddr_storage box = r->links[i].box;
+
+	mutex_lock(&r->rdma);
+	rw_remote_link_teardown(&r->links[i]);
+	mutex_unlock(&r->rdma);
+	rw_remote_reap_now(r);
+	mutex_lock(&rw_remotes_lock);
+	mutex_lock(&r->rdma);
+	rw_remote_link_clear(r, i, &box);
+	mutex_unlock(&r->rdma);
+	mutex_unlock(&rw_remotes_lock);
+}
+
+int rw_remote_link_open(struct rw_remote_link *lk)
+{
+	int ret = rw_remote_open(lk, lk->r->token);
+
+	return ret == -EINTR ? -ERESTARTSYS : ret;
+}
+
+int rw_remote_relink(struct rw_remote *r, const struct sockaddr_storage *addrs,
+		     u32 nr)
+{
+	u32 i;
+
+	if (!nr || nr > RW_WIRE_MAX_NICS)
+		return -EINVAL;
+	/* Broken quietly first: the old links' ends are no one's error. */
+	mutex_lock(&r->rdma);
+	WRITE_ONCE(r->error, r->error ?: -ECONNRESET);
+	for (i = 0; i < r->nr_links; i++)
+		rw_remote_link_teardown(&r->links[i]);
+	mutex_unlock(&r->rdma);
+	rw_remote_reap_now(r);
+
+	mutex_lock(&rw_remotes_lock);
+	mutex_lock(&r->rdma);
+	for (i = 0; i < RW_WIRE_MAX_NICS; i++)
+		rw_remote_link_clear(r, i, i < nr ? &addrs[i] : NULL);
+	r->nr_links = nr;
+	bitmap_zero(r->have, r->max_chunks);
+	bitmap_zero(r->busy, r->max_chunks);
+	bitmap_zero(r->resent, r->max_chunks);
+	memset(r->link_of, nr > 1 ? RW_REMOTE_NO_LINK : 0, r->max_chunks);
+	r->asking = false;
+	WRITE_ONCE(r->joining, true);
+	WRITE_ONCE(r->error, 0);
+	mutex_unlock(&r->rdma);
+	mutex_unlock(&rw_remotes_lock);
+	return 0;
 }
 
 void rw_remote_free(struct rw_remote *r)

@@ -78,6 +78,10 @@ struct rw_remote_link {
 	/* Notices (uapi "Notices"), on links that ask. */
 	struct rw_boxset *notice_set;	/* the last move's set, decoded */
 	u32 noticed;			/* its epoch, or 0 */
+	u32 notice_seq;			/* the last notice's seq */
+	u32 stopped;			/* the move whose boundary came, or 0 */
+	u64 stop_before;		/* that boundary */
+	bool down;			/* broke while @r was joining */
 };
 
 /*
@@ -98,6 +102,7 @@ struct rw_remote {
 	int error;			/* -ECONNRESET once broken */
 	wait_queue_head_t wq;
 	char job[RW_JOB_NAME_MAX];
+	u8 token[RW_JOB_TOKEN_LEN];	/* signs a move's new connections */
 	u32 rank;
 	bool observer;			/* the job's (uapi "Observers") */
 	/*
@@ -108,6 +113,7 @@ struct rw_remote {
 	u32 nr_links;			/* 1..RW_WIRE_MAX_NICS */
 	u32 session;			/* with several links */
 	struct rw_remote_link links[RW_WIRE_MAX_NICS];
+	bool joining;			/* a move's switch makes the links */
 	struct delayed_work beat_work;	/* heartbeats (rdma/link.h) */
 
 	/* The run, once declared. */
@@ -136,6 +142,9 @@ struct rw_remote {
 	unsigned long *sel;		/* the current transfer's chunks */
 	u8 clock;			/* iterations pushed, for immediates */
 	u32 npushed;
+	u64 iters;			/* iterations pushed in full */
+	u32 flags;			/* the declaration's */
+	u32 stop_asked;			/* rank 0: the move it asked to stop */
 
 	/* Requests (host_ctl.c): one out at a time, under @xfer. */
 	u32 seq;
@@ -211,8 +220,56 @@ bool rw_remote_notice_in(struct rw_remote_link *lk, u32 byte_len, u32 seq);
 void rw_remote_ctl_init(struct rw_remote_link *lk);
 void rw_remote_ctl_free(struct rw_remote_link *lk);
 
+/*
+ * A move's boundary asked of every box in turn (rank 0, @r->xfer held):
+ * 0, or the first refusal; *@nr_set the boxes that set it before.
+ */
+int rw_remote_ask_stop(struct rw_remote *r, u32 *nr_set);
+
 /* host_xfer.c: completions of a push and of a parameter write. */
 void rw_remote_push_done(struct rw_link *ep, struct ib_wc *wc);
 void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc);
+/* Push the chunks of @chunks again (a move's switch; @r->xfer held). */
+int rw_remote_push_again(struct rw_remote *r, const unsigned long *chunks);
+
+/*
+ * host_life.c, a move's switch (@r->xfer held; heartbeats stopped).
+ * Close every link and make @nr new ones to the boxes at @addrs, not
+ * connected yet: the buffers, the layout and the parameters stay, what
+ * was in flight is forgotten, and @r is unbroken and joining (a link's
+ * break then marks the link down, not the attachment).
+ */
+int rw_remote_relink(struct rw_remote *r, const struct sockaddr_storage *addrs,
+		     u32 nr);
+/* Connect link @lk (resolve, route, queue pair, connect). */
+int rw_remote_link_open(struct rw_remote_link *lk);
+/* Close link @i and make it afresh, to the same box, not connected. */
+void rw_remote_link_reset(struct rw_remote *r, u32 i);
+void rw_remote_beats_start(struct rw_remote *r);
+void rw_remote_beats_stop(struct rw_remote *r);
+
+/*
+ * host_setup.c: set the declared run up again on the links relink made
+ * (a move's switch): each link connects and sends its setup until its
+ * box takes it, a link refused for a while (@retry says which errnos)
+ * made afresh and tried again every @nap_ms until @end (jiffies), so a
+ * box that took it is never left; then every box of set @epoch (@digest)
+ * must have replied as to the same layout, and every chunk's parameters
+ * come. 0 or the errno. *@tries: the rounds it took.
+ */
+int rw_remote_setup_again(struct rw_remote *r, u32 epoch, u64 digest,
+			  bool (*retry)(int err), unsigned long end,
+			  unsigned int nap_ms, u32 *tries);
+
+/*
+ * host_move.c: a move of the job's box set inside the run (docs/design.md
+ * "Many boxes", steps 2 and 5), for transfers (@r->xfer held).
+ */
+/* Every box told of the move's boundary: the links switch now. */
+bool rw_remote_switch_due(struct rw_remote *r);
+/* Switch: 0 or the errno that broke the attachment. */
+int rw_remote_switch(struct rw_remote *r);
+/* Rank 0, before it pushes: ask the boundary if a move is told. */
+int rw_remote_move_ask(struct rw_remote *r);
 
 #endif /* _RW_RDMA_HOST_PRIV_H */

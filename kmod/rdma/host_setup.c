@@ -17,6 +17,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -40,6 +42,13 @@ void rw_remote_break(struct rw_remote *r, struct rw_remote_link *lk,
 {
 	u32 i;
 
+	/* A move's switch tries a box again: the link alone is down. */
+	if (lk && READ_ONCE(r->joining)) {
+		WRITE_ONCE(lk->down, true);
+		complete(&lk->cm_done);
+		wake_up_all(&r->wq);
+		return;
+	}
 	if (!READ_ONCE(r->error)) {
 		WRITE_ONCE(r->error, -ECONNRESET);
 		lk = lk ?: &r->links[0];
@@ -291,18 +300,14 @@ static bool rw_remote_all_in(struct rw_remote *r, void *arg)
 	return bitmap_full(r->have, r->nr_chunks) || READ_ONCE(r->error);
 }
 
-/*
- * The layout as the replies' chunk size cuts it; the geometry agrees
- * with the model and every link's reply agrees with the first one's.
- */
-static int rw_remote_start(struct rw_remote *r)
+/* Every link's reply agrees with the first one's, and with @r's kind. */
+static int rw_remote_replies_agree(struct rw_remote *r)
 {
 	const struct rw_wire_reply_info *rep = &r->links[0].rep;
 	const struct rw_wire_reply_info *reps[RW_WIRE_MAX_NICS];
-	u32 n = r->l.nr_tensors, i;
 	const char *why;
-
 	int ret;
+	u32 i;
 
 	for (i = 0; i < r->nr_links; i++)
 		reps[i] = &r->links[i].rep;
@@ -323,6 +328,22 @@ static int rw_remote_start(struct rw_remote *r)
 				    r->job, r->rank, why);
 		return -EPROTO;
 	}
+	return 0;
+}
+
+/*
+ * The layout as the replies' chunk size cuts it; the geometry agrees
+ * with the model and every link's reply agrees with the first one's.
+ */
+static int rw_remote_start(struct rw_remote *r)
+{
+	const struct rw_wire_reply_info *rep = &r->links[0].rep;
+	u32 n = r->l.nr_tensors;
+	int ret;
+
+	ret = rw_remote_replies_agree(r);
+	if (ret)
+		return ret;
 	/* A window to push into, unless this is an observer. */
 	if (!rep->win.nr_segs != r->observer)
 		return -EPROTO;
@@ -391,33 +412,12 @@ static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
 	return 0;
 }
 
-static int rw_remote_declare_locked(struct rw_remote *r,
-				    const struct rw_tensor_desc *t, u32 n,
-				    u32 flags)
+/* The replies to every link's setup: 0, or a refusal, or what broke. */
+static int rw_remote_await_replies(struct rw_remote *r)
 {
-	long left;
 	u32 refusal;
-	int ret;
+	long left;
 
-	if (flags & ~RW_DECLARE_FLAGS_ALL || !n)
-		return -EINVAL;
-	if (n > RW_MAX_TENSORS)
-		return -E2BIG;
-	ret = READ_ONCE(r->error);
-	if (ret)
-		return ret;
-	/* One declaration per attachment: the box keeps the first. */
-	if (r->lt)
-		return r->declared ? -EEXIST : -EBUSY;
-	ret = rw_remote_alloc(r, t, n);
-	if (ret)
-		return ret;
-
-	mutex_lock(&r->rdma);
-	ret = rw_remote_send_setups(r, t, n, flags);
-	mutex_unlock(&r->rdma);
-	if (ret)
-		return ret;
 	left = wait_event_interruptible_timeout(r->wq,
 						rw_remote_answered(r, NULL),
 						msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
@@ -438,28 +438,214 @@ static int rw_remote_declare_locked(struct rw_remote *r,
 	refusal = rw_remote_refusal(r);
 	if (refusal)
 		return -(int)refusal;
-	ret = READ_ONCE(r->error);
-	if (ret)
-		return ret;
-	ret = rw_remote_start(r);
-	if (ret)
-		return ret;
-	/*
-	 * The box writes every chunk's parameters first: wait for them, or
-	 * one of them could pass for the answer to this worker's first push.
-	 */
+	return READ_ONCE(r->error);
+}
+
+/*
+ * The box writes every chunk's parameters first: wait for them, or one
+ * of them could pass for the answer to this worker's first push.
+ */
+static int rw_remote_await_params(struct rw_remote *r)
+{
+	long left;
+
 	left = wait_event_interruptible_timeout(r->wq, rw_remote_all_in(r, NULL),
 						msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
 	if (left < 0)
 		return -ERESTARTSYS;
 	if (!left)
 		return -ETIMEDOUT;
+	return READ_ONCE(r->error);
+}
+
+static int rw_remote_declare_locked(struct rw_remote *r,
+				    const struct rw_tensor_desc *t, u32 n,
+				    u32 flags)
+{
+	int ret;
+
+	if (flags & ~RW_DECLARE_FLAGS_ALL || !n)
+		return -EINVAL;
+	if (n > RW_MAX_TENSORS)
+		return -E2BIG;
 	ret = READ_ONCE(r->error);
+	if (ret)
+		return ret;
+	/* One declaration per attachment: the box keeps the first. */
+	if (r->lt)
+		return r->declared ? -EEXIST : -EBUSY;
+	ret = rw_remote_alloc(r, t, n);
+	if (ret)
+		return ret;
+
+	r->flags = flags;
+	mutex_lock(&r->rdma);
+	ret = rw_remote_send_setups(r, t, n, flags);
+	mutex_unlock(&r->rdma);
+	if (ret)
+		return ret;
+	ret = rw_remote_await_replies(r);
+	if (ret)
+		return ret;
+	ret = rw_remote_start(r);
+	if (ret)
+		return ret;
+	ret = rw_remote_await_params(r);
 	if (ret)
 		return ret;
 	/* Pairs with the acquires of setup, transfers, poll and mmap. */
 	smp_store_release(&r->declared, true);
 	return 0;
+}
+
+static bool rw_remote_link_replied(struct rw_remote_link *lk)
+{
+	/* Pairs with the release in rw_remote_ctl_done(). */
+	return smp_load_acquire(&lk->got_reply);
+}
+
+/* Link @lk's setup has its answer: taken, refused, or the link is down. */
+static bool rw_remote_link_settled(struct rw_remote_link *lk)
+{
+	return rw_remote_link_replied(lk) || READ_ONCE(lk->down);
+}
+
+static bool rw_remote_links_settled(struct rw_remote *r, unsigned long todo)
+{
+	u32 i;
+
+	if (READ_ONCE(r->error))
+		return true;
+	for_each_set_bit(i, &todo, r->nr_links)
+		if (!rw_remote_link_settled(&r->links[i]))
+			return false;
+	return true;
+}
+
+/* Connect link @i and send its setup (one round of setup_again()). */
+static int rw_remote_link_try(struct rw_remote *r, u32 i,
+			      const struct rw_tensor_desc *t)
+{
+	struct rw_remote_link *lk = &r->links[i];
+	int ret;
+
+	ret = rw_remote_link_open(lk);
+	if (ret)
+		return ret;
+	mutex_lock(&r->rdma);
+	ret = lk->id && !READ_ONCE(lk->down) ?
+	      rw_remote_send_setup(lk, t, r->l.nr_tensors, r->flags) :
+	      -ECONNRESET;
+	mutex_unlock(&r->rdma);
+	return ret;
+}
+
+/* What link @i's try came to: 0 (the box took it) or an errno. */
+static int rw_remote_link_outcome(struct rw_remote *r, u32 i)
+{
+	struct rw_remote_link *lk = &r->links[i];
+
+	/* A refusal is the answer, though the box hangs up after it. */
+	if (READ_ONCE(lk->down) && !rw_remote_link_replied(lk))
+		wait_event_timeout(r->wq, rw_remote_link_replied(lk),
+				   msecs_to_jiffies(RW_REMOTE_REPLY_LATE_MS));
+	if (!rw_remote_link_replied(lk))
+		return READ_ONCE(lk->down) ? -ECONNRESET : -ETIMEDOUT;
+	if (lk->rep.status)
+		return -(int)lk->rep.status;
+	return READ_ONCE(lk->down) ? -ECONNRESET : 0;
+}
+
+/* Every link's setup taken by its box, each tried again while it may. */
+static int rw_remote_join_links(struct rw_remote *r,
+				const struct rw_tensor_desc *t,
+				bool (*retry)(int err), unsigned long end,
+				unsigned int nap_ms, u32 *tries)
+{
+	unsigned long todo = GENMASK(r->nr_links - 1, 0), tried;
+	int ret = 0, err;
+	u32 i;
+
+	for (*tries = 1;; ++*tries) {
+		tried = 0;
+		for_each_set_bit(i, &todo, r->nr_links) {
+			err = rw_remote_link_try(r, i, t);
+			if (err && !retry(err))
+				return err;
+			if (!err)
+				tried |= BIT(i);
+			ret = err ?: ret;
+		}
+		if (tried &&
+		    wait_event_interruptible_timeout(r->wq,
+						     rw_remote_links_settled(r, tried),
+						     msecs_to_jiffies(RW_REMOTE_CONNECT_MS)) < 0)
+			return -ERESTARTSYS;
+		if (READ_ONCE(r->error))
+			return READ_ONCE(r->error);
+		for_each_set_bit(i, &tried, r->nr_links) {
+			err = rw_remote_link_outcome(r, i);
+			if (!err) {
+				todo &= ~BIT(i);
+				continue;
+			}
+			if (!retry(err))
+				return err;
+			ret = err;
+		}
+		if (!todo)
+			return 0;
+		/* The links still to join go again, afresh, in a moment. */
+		for_each_set_bit(i, &todo, r->nr_links)
+			rw_remote_link_reset(r, i);
+		if (time_after(jiffies, end))
+			return ret;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		msleep(nap_ms);
+	}
+}
+
+int rw_remote_setup_again(struct rw_remote *r, u32 epoch, u64 digest,
+			  bool (*retry)(int err), unsigned long end,
+			  unsigned int nap_ms, u32 *tries)
+{
+	const struct rw_wire_reply_info *rep = &r->links[0].rep;
+	u32 n = r->l.nr_tensors, i;
+	struct rw_tensor_desc *t;
+	int ret;
+
+	t = kvcalloc(n, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		t[i].key = r->lt[i].key;
+		t[i].nelems = r->lt[i].nelems;
+		t[i].dtype = r->lt[i].dtype;
+	}
+	ret = rw_remote_join_links(r, t, retry, end, nap_ms, tries);
+	kvfree(t);
+	/* Joined: from here a link's break is the attachment's. */
+	WRITE_ONCE(r->joining, false);
+	for (i = 0; !ret && i < r->nr_links; i++)
+		if (READ_ONCE(r->links[i].down))
+			ret = -ECONNRESET;
+	if (!ret)
+		ret = rw_remote_replies_agree(r);
+	if (ret)
+		return ret;
+	/* The set moved to, cutting the model as before. */
+	if (rep->box_epoch != epoch || rep->box_digest != digest ||
+	    rep->nr_boxes != r->nr_links) {
+		pr_warn_ratelimited("job %s rank %u: the boxes of the new set are not at its epoch %u\n",
+				    r->job, r->rank, epoch);
+		return -EXDEV;
+	}
+	if (rep->model_bytes != r->l.geom.total_bytes || rep->rank != r->rank ||
+	    rep->chunk_size != r->l.geom.chunk_size ||
+	    rep->nr_chunks != r->nr_chunks)
+		return -EPROTO;
+	return rw_remote_await_params(r);
 }
 
 int rw_remote_declare(struct rw_remote *r, const struct rw_tensor_desc *t,

@@ -136,26 +136,42 @@ static bool rw_remote_sel_fresh(struct rw_remote *r, void *arg)
 	       bitmap_subset(r->sel, r->have, r->nr_chunks);
 }
 
-/* Wait until @cond(@r, @arg) holds or the connection breaks: 0 or an errno. */
+/*
+ * Wait until @cond(@r, @arg) holds or the connection breaks: 0 or an
+ * errno. A move's switch, once every box has told its boundary, happens
+ * here first (host_move.c): every wait of a transfer is a point where
+ * the links may change under it.
+ */
 static int rw_remote_wait(struct rw_remote *r,
 			  bool (*cond)(struct rw_remote *r, void *arg),
 			  void *arg, bool nonblock, long tmo)
 {
 	long left;
+	int ret;
 
-	if (cond(r, arg))
-		return 0;
-	if (READ_ONCE(r->error))
-		return r->error;
-	if (nonblock)
-		return -EAGAIN;
-	left = wait_event_interruptible_timeout(r->wq, cond(r, arg) ||
-						READ_ONCE(r->error), tmo);
-	if (left < 0)
-		return -ERESTARTSYS;
-	if (!left)
-		return -ETIMEDOUT;
-	return READ_ONCE(r->error) ?: 0;
+	for (;;) {
+		if (rw_remote_switch_due(r)) {
+			ret = rw_remote_switch(r);
+			if (ret)
+				return ret;
+		}
+		if (cond(r, arg))
+			return 0;
+		if (READ_ONCE(r->error))
+			return r->error;
+		if (nonblock)
+			return -EAGAIN;
+		left = wait_event_interruptible_timeout(r->wq, cond(r, arg) ||
+							READ_ONCE(r->error) ||
+							rw_remote_switch_due(r),
+							tmo);
+		if (left < 0)
+			return -ERESTARTSYS;
+		if (!left)
+			return -ETIMEDOUT;
+		if (READ_ONCE(r->error) || !rw_remote_switch_due(r))
+			return READ_ONCE(r->error) ?: 0;
+	}
 }
 
 /*
@@ -204,6 +220,7 @@ static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
 	if (++r->npushed == r->nr_chunks) {
 		r->npushed = 0;
 		r->clock++;
+		r->iters++;
 	}
 	return 0;
 }
@@ -242,6 +259,10 @@ static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo)
 	u32 c, n = r->nr_chunks;
 	int ret;
 
+	/* Rank 0 asks a move's boundary before it pushes the iteration. */
+	ret = rw_remote_move_ask(r);
+	if (ret)
+		return ret;
 	/* A chunk goes again only once the box has answered it. */
 	ret = rw_remote_wait(r, rw_remote_sel_idle, NULL, nonblock, tmo);
 	if (ret)
@@ -257,6 +278,30 @@ static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo)
 			return ret;
 	}
 	return 0;
+}
+
+int rw_remote_push_again(struct rw_remote *r, const unsigned long *chunks)
+{
+	u32 npushed = r->npushed, n = r->max_chunks;
+	u64 iters = r->iters;
+	u8 clock = r->clock;
+	unsigned long *sel;
+	int ret;
+
+	lockdep_assert_held(&r->xfer);
+	sel = bitmap_alloc(n, GFP_KERNEL);
+	if (!sel)
+		return -ENOMEM;
+	bitmap_copy(sel, r->sel, n);
+	bitmap_copy(r->sel, chunks, n);
+	ret = rw_remote_push(r, false, msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
+	bitmap_copy(r->sel, sel, n);
+	bitmap_free(sel);
+	/* Pushed before, in the iteration's count: not again. */
+	r->npushed = npushed;
+	r->clock = clock;
+	r->iters = iters;
+	return ret;
 }
 
 int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,

@@ -202,7 +202,7 @@ struct rw_wire_request_info {
 	u32 nr_runs;
 	const struct rw_wire_run *runs;	/* in the message */
 	struct rw_wire_win win;		/* RW_OP_INIT's, else empty */
-	u64 at;				/* RW_OP_STOP_AT's, else 0 */
+	u64 at;				/* reserved, 0 */
 };
 
 /* One run of chunks: [@first, @first + @count). */

@@ -118,9 +118,8 @@ int rw_wire_request_parse(const void *data, size_t len, u32 nr_chunks,
 		*why = "unknown op or a status in a request";
 		return -EPROTO;
 	}
-	/* An iteration for a move's boundary, and for nothing else. */
-	if (out->op == RW_OP_STOP_AT ? !out->at : !!out->at) {
-		*why = "an iteration on a request that is not a move's stop";
+	if (out->at) {
+		*why = "a reserved field of a request is not 0";
 		return -EPROTO;
 	}
 	n = rw_wire_request_size(out->win.nr_segs, out->nr_runs);

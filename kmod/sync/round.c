@@ -174,7 +174,7 @@ void rw_round_decide(const struct rw_round_view *v, const struct rw_round *r,
 	ru = rw_round_rule_at(v, i);
 	elig = rw_round_eligible(v, i);
 	need = ru->quorum && ru->quorum < elig ? ru->quorum : elig;
-	if (ru->each || !need || ncur < need) {
+	if (ru->each || !need || ncur < need || (v->stop && i >= v->stop)) {
 		memset(out->sum, 0, sizeof(out->sum));
 		return;
 	}

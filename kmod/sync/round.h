@@ -28,7 +28,9 @@
  * arrival, whatever its tag.
  *
  * Rule changes take effect at an iteration boundary: the view keeps the
- * old rule for iterations below @from and the new one from there on.
+ * old rule for iterations below @from and the new one from there on. A
+ * view's @stop holds every synchronous round from it on, however many of
+ * its gradients are in (a move's boundary: the run ends there).
  */
 #ifndef _RW_SYNC_ROUND_H
 #define _RW_SYNC_ROUND_H
@@ -59,6 +61,11 @@ struct rw_round_view {
 	u64 from;			/* first iteration under @rule */
 	struct rw_round_rule old;	/* iterations below @from */
 	struct rw_round_rule rule;
+	/*
+	 * A move's boundary (docs/design.md "Many boxes"): no synchronous
+	 * round at or above it steps; 0: none. Kept by member updates.
+	 */
+	u64 stop;
 	u32 gen[RW_ROUND_MAX_RANKS];	/* 0: not a member */
 	u64 join[RW_ROUND_MAX_RANKS];	/* first iteration it is needed in */
 };

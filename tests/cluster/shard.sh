@@ -15,7 +15,7 @@
 #   gate keeps its bound (max skew from each box's stats).
 # - Refused, each with EXDEV or its own errno, and the job trains on after:
 #   an attachment naming one box, or two of the three; a local trainer on a
-#   box; boxes that disagree on the set (box3 given epoch 2); a box that is
+#   box; boxes that disagree on the set (box3 named at another port); a box that is
 #   not there at attach.
 # - A job-wide checkpoint: rank 0 saves the momentum run over the three
 #   boxes from the worker host (each box's own chunks put together into
@@ -32,12 +32,14 @@
 #   same boxes, epoch 2): each box tells both ranks' hosts of it (a MOVE
 #   notice each), keeps its chunks, and the next run goes on from step 3
 #   and ends as the straight six-iteration run.
-# - A box joins, a box leaves (job grow): two momentum iterations on boxes
-#   1 and 2, box 3 ordered in during the run; at its end boxes 1 and 2
-#   give box 3 its chunks box to box (what they gave is what it took,
-#   about a third); two more iterations on the three boxes, box 1 ordered
-#   out; it gives every chunk it had; the last two on boxes 2 and 3 end as
-#   the straight six-iteration run.
+# - A box joins, a box leaves, inside one run (job grow): six momentum
+#   iterations, the trainers attached once to boxes 1 and 2. Box 3 is
+#   ordered in before iteration 2: rank 0's host asks the boundary, the
+#   old boxes end their run there and give box 3 its chunks box to box
+#   (what they gave is what it took, about a third), and both hosts
+#   switch to the three boxes under the same buffers, rank 1 pushing its
+#   iteration 2 again. Box 1 is ordered out before iteration 4 and gives
+#   every chunk it had. The run ends as the straight six-iteration one.
 # cluster-roles: box1 box2 box3 worker
 # vm-timeout: 900
 RW_TEST_NAME=cluster-shard-$RW_ROLE
@@ -81,10 +83,11 @@ if [ "$RW_ROLE" != worker ]; then
 			chunk-size 4096 token-file "$TOKEN" optim momentum lr 0.5 momentum 0.5 \
 			boxes "1@$B1,2@$B2" self "$id"
 	fi
-	# Box 3 holds skew3 in a set of epoch 2: the boxes disagree.
+	# Box 3 holds skew3 in a set that names it at another port: the
+	# boxes disagree (a set at another epoch would be one box 3 joins).
 	if [ "$id" = 3 ]; then
-		t_ok "job add skew3, epoch 2 here" "$RWCTL" job add skew3 workers 2 \
-			chunk-size 4096 token-file "$TOKEN" boxes "$SET" self 3 epoch 2
+		t_ok "job add skew3, box 3 at port 7000 here" "$RWCTL" job add skew3 workers 2 \
+			chunk-size 4096 token-file "$TOKEN" boxes "1@$B1,2@$B2,3@$B3:7000" self 3
 	else
 		t_ok "job add skew3, epoch 1 here" "$RWCTL" job add skew3 workers 2 \
 			chunk-size 4096 token-file "$TOKEN" boxes "$SET" self "$id"
@@ -186,7 +189,7 @@ if [ "$RW_ROLE" != worker ]; then
 		dmesg | sed -n "s/.*job grow: $2 \([0-9]*\) chunks .*epoch $1\b.*/\1/p" |
 			awk '{ n += $1 } END { print n + 0 }'
 	}
-	t_ok "the worker's grow ranks hold, two iterations in on boxes 1 and 2" \
+	t_ok "the worker's grow ranks wait before iteration 2, on boxes 1 and 2" \
 		rw_await worker gr1-holding 300
 	if [ "$id" != 3 ]; then
 		t_ok "grow: box 3 joins, ordered during the run" \
@@ -196,7 +199,11 @@ if [ "$RW_ROLE" != worker ]; then
 	t_ok "grow: the move to epoch 2 settled here" rw_move_wait grow 2 $((id == 3))
 	echo "$(grow_count 2 gave) $(grow_count 2 took)" >"$RW_OUT/grow-2"
 	touch "$RW_OUT/grow-moved"
-	t_ok "the worker's grow ranks hold, four iterations in on three boxes" \
+	if [ "$id" != 3 ]; then
+		t_ok "grow: the run ended before its iteration 2 here" sh -c \
+			"dmesg | grep -q 'job grow: the move to epoch 2 ends the run before its iteration 2\$'"
+	fi
+	t_ok "the worker's grow ranks wait before iteration 4, on three boxes" \
 		rw_await worker gr2-holding 300
 	mine=$("$RWCTL" -j topo show grow | jpy '[b["chunks"] for b in d["box_set"]["boxes"] if b["self"]][0]')
 	t_ok "grow: box 1 leaves, ordered during the run" \
@@ -356,17 +363,53 @@ else
 		"continued step 3 continued step 3 $straight $straight" \
 		"$(cat "$RW_OUT/mvc-0.log" "$RW_OUT/mvc-1.log" | grep '^continued' | tr '\n' ' ')$(hash_of mvc-0) $(hash_of mvc-1)"
 
-	# grow: box 3 joins boxes 1 and 2 after two iterations, box 1 leaves
-	# after four; the run ends as the straight six-iteration one.
-	ITERS=2 held gr1 grow "$B1,$B2" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1
+	# grow: one run of six momentum iterations, its trainers never
+	# attaching again. Box 3 joins boxes 1 and 2 before iteration 2, box 1
+	# leaves before iteration 4: each time the trainers wait while the
+	# boxes take the order, then rank 1 goes on first (it pushes the
+	# boundary's iteration to the old set, and again to the new one) and
+	# rank 0 a second later (it asks the boundary). The run ends as the
+	# straight six-iteration one.
+	go=$RW_OUT/gr-go
+	# notices EPOCH N: N MOVE notices of the move to EPOCH reached the hosts.
+	notices() {
+		local _
+		for _ in $(seq 300); do
+			[ "$(dmesg | grep -c "job grow rank [01]: box [123] says the job moves to box set epoch $1 ")" = "$2" ] && return 0
+			sleep 0.2
+		done
+		return 1
+	}
+	# paused N: both ranks wait before iteration N.
+	paused() {
+		local _
+		for _ in $(seq 1500); do
+			[ "$(cat "$RW_OUT"/gr-[01].log 2>/dev/null | grep -c "^paused $1\$")" = 2 ] && return 0
+			sleep 0.2
+		done
+		return 1
+	}
+	pair gr grow "$B1,$B2" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 \
+		WIRE_LOCAL_PAUSE="2:$go-2,4:$go-4" &
+	grow_pid=$!
+	t_ok "grow: both ranks wait before iteration 2" paused 2
+	touch "$RW_OUT/gr1-holding"
 	for b in box1 box2 box3; do
 		rw_await $b grow-ordered 300
 	done
-	release gr1
-	t_eq "grow: two iterations on boxes 1 and 2, box 3 ordered in: trained" 0 $?
+	t_ok "grow: boxes 1 and 2 told both hosts of the move to epoch 2" notices 2 4
+	touch "$go-2-1"
+	sleep 1
+	touch "$go-2-0"
+	t_ok "grow: both ranks wait before iteration 4" paused 4
+	t_ok "grow: rank 0 switched to the three boxes, pushing nothing again" sh -c \
+		"dmesg | grep -q 'job grow rank 0: the run moves to box set epoch 2 (3 boxes) before iteration 2; 0 chunks to push again'"
+	t_ok "grow: rank 1 pushed its iteration 2 again to the new set" sh -c \
+		"dmesg | grep -q 'job grow rank 1: the run moves to box set epoch 2 (3 boxes) before iteration 2; [1-9][0-9]* chunks to push again'"
 	for b in box1 box2 box3; do
 		t_ok "grow: $b settled the move to epoch 2" rw_await $b grow-moved 300
 	done
+	touch "$RW_OUT/gr2-holding"
 	# moved EPOCH: each box's chunks given and taken in the move to EPOCH.
 	moved() {
 		read -r g1 t1 <"$RW_CLUSTER/box1/grow-$1"
@@ -377,26 +420,25 @@ else
 	t_eq "grow: the boxes took what they gave" "$((g1 + g2 + g3))" "$((t1 + t2 + t3))"
 	t_ok "grow: about a third of the 23 chunks moved to box 3 ($t3)" \
 		test "$t3" -ge 5 -a "$t3" -le 12
-	ITERS=4 held gr2 grow "$ALL" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 WIRE_LOCAL_CONTINUE=1
-	t_eq "grow: on three boxes both ranks went on from step 2" \
-		"continued step 2 continued step 2 " \
-		"$(cat "$RW_OUT/gr2-0.log" "$RW_OUT/gr2-1.log" | grep '^continued' | tr '\n' ' ')"
 	for b in box1 box2 box3; do
 		rw_await $b grow-drain-ordered 300
 	done
-	release gr2
-	t_eq "grow: two more iterations, box 1 ordered out: trained" 0 $?
+	t_ok "grow: the three boxes told both hosts of the move to epoch 3" notices 3 6
+	touch "$go-4-1"
+	sleep 1
+	touch "$go-4-0"
+	wait $grow_pid
+	t_eq "grow: six iterations in one run over three sets of boxes: trained" 0 $?
+	t_eq "grow: ... ending as the straight run" "$straight $straight" \
+		"$(hash_of gr-0) $(hash_of gr-1)"
+	t_ok "grow: both ranks switched to boxes 2 and 3" sh -c \
+		"[ \"\$(dmesg | grep -c 'job grow rank [01]: switched to box set epoch 3 (2 boxes)')\" = 2 ]"
 	for b in box1 box2 box3; do
 		t_ok "grow: $b settled the move to epoch 3" rw_await $b grow-drained 300
 	done
 	moved 3
 	t_eq "grow: boxes 2 and 3 took what box 1 gave, and box 1 took nothing" \
 		"$((g1 + g2 + g3)) 0" "$((t2 + t3)) $t1"
-	t_ok "grow: the last two iterations on boxes 2 and 3" \
-		pair gr3 grow "$B2,$B3" WIRE_LOCAL_BOXES=1 WIRE_LOCAL_ANY=1 WIRE_LOCAL_CONTINUE=1
-	t_eq "... both from step 4, ending as the straight run" \
-		"continued step 4 continued step 4 $straight $straight" \
-		"$(cat "$RW_OUT/gr3-0.log" "$RW_OUT/gr3-1.log" | grep '^continued' | tr '\n' ' ')$(hash_of gr3-0) $(hash_of gr3-1)"
 
 	t_ok "Python: Worker(boxes=[...]) trains the digits over three boxes" \
 		/usr/bin/python3 "$RW_TOP/tests/cluster/shard-digits.py" "$TOKEN" "$ALL" "$RW_OUT"

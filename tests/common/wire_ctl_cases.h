@@ -133,23 +133,33 @@ static const char *rw_wc_request_run(void)
 	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 10, &out, &why) !=
 	    -EPROTO)
 		return "request: a save without a window";
-	/* A move's stop: an iteration, nothing else; without one, refused. */
+	/*
+	 * A move's stop: nothing but the op (the box takes the asker's next
+	 * iteration); the reserved field set, or a timeout, refused.
+	 */
 	memset(&in, 0, sizeof(in));
 	in.op = RW_OP_STOP_AT;
-	in.at = 1ULL << 33;
 	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
 				 NULL, NULL);
 	if (n != RW_WIRE_REQUEST_SIZE ||
 	    rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) ||
-	    out.op != RW_OP_STOP_AT || out.at != 1ULL << 33)
+	    out.op != RW_OP_STOP_AT || out.at)
 		return "request: a move's stop";
-	in.at = 0;
+	in.at = 1ULL << 33;
 	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
 				 NULL, NULL);
 	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) !=
 	    -EPROTO)
-		return "request: a move's stop without its iteration";
-	in.at = 7;
+		return "request: a move's stop with the reserved field set";
+	in.op = RW_OP_HEAD;
+	in.at = 3;
+	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
+				 NULL, NULL);
+	if (rw_wire_request_parse(rw_wc_msg_buf, (size_t)n, 1, &out, &why) !=
+	    -EPROTO)
+		return "request: a head with the reserved field set";
+	in.op = RW_OP_STOP_AT;
+	in.at = 0;
 	in.timeout_ms = 5;
 	n = rw_wire_request_pack(rw_wc_msg_buf, sizeof(rw_wc_msg_buf), &in,
 				 NULL, NULL);

@@ -442,6 +442,91 @@ static void rw_s_job_done(struct kunit *test, struct rw_job *job)
 }
 
 /*
+ * A move's boundary (job_move.c): refused without a move, for a policy
+ * that applies each push and for another boundary than the one set; once
+ * set, the run's rounds step up to it and not from it on, whoever pushed.
+ * A box added to a set past its first epoch joins by a move: its runs
+ * wait for the chunks the move gives it (job_carry.c).
+ */
+static void rw_shard_stop_test(struct kunit *test)
+{
+	struct rw_boxset *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	struct rw_engine_config cfg;
+	struct rw_engine *e;
+	struct rw_job *job;
+	u32 c, w, it;
+	u64 v;
+	u8 *g;
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	rw_s_set(set, rw_s_ids[0]);
+	job = rw_s_job(test, set);
+	rw_s_config(&cfg, set);
+	e = rw_kt_engine(test, &cfg);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop(job, 2), -ENOENT);
+	mutex_lock(&job->run_lock);
+	job->engine = e;
+	mutex_unlock(&job->run_lock);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop(job, 2), -ENOENT);
+	mutex_lock(&job->run_lock);
+	job->move = kmemdup(set, sizeof(*set), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, job->move);
+	job->move->epoch = 2;
+	job->cfg.sync = RW_SYNC_SSP;
+	mutex_unlock(&job->run_lock);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop(job, 2), -EOPNOTSUPP);
+	mutex_lock(&job->run_lock);
+	job->cfg.sync = RW_SYNC_BSP;
+	mutex_unlock(&job->run_lock);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop(job, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop(job, 1ULL << 40), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop_at(job), 0ULL);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop(job, 2), 0);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop(job, 2), 0);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop(job, 3), -EALREADY);
+	KUNIT_EXPECT_EQ(test, rw_job_move_stop_at(job), 2ULL);
+
+	/* Rounds 0 and 1 step; every rank's gradient of round 2 waits. */
+	for (c = 0; !rw_engine_owns(e, c); c++)
+		;
+	g = kunit_kzalloc(test, rw_engine_chunk_len(e, c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	v = rw_engine_version(e, c);
+	for (it = 0; it < 3; it++) {
+		for (w = 0; w < RW_S_WORKERS; w++) {
+			rw_kt_grad((u32 *)g, rw_engine_chunk_len(e, c), it, w,
+				   c);
+			KUNIT_ASSERT_EQ(test, rw_engine_push(e, w, c, g,
+							     rw_engine_chunk_len(e, c)),
+					0);
+		}
+		KUNIT_EXPECT_EQ(test, rw_engine_wait(e, c, v + it + 1,
+						     it < 2 ? RW_S_TIMEOUT :
+						     HZ / 2),
+				it < 2 ? 0 : -ETIMEDOUT);
+	}
+	KUNIT_EXPECT_EQ(test, rw_engine_version(e, c), v + 2);
+	mutex_lock(&job->run_lock);
+	job->engine = NULL;
+	/* Its set's first epoch: a run starts from nothing carried. */
+	KUNIT_EXPECT_FALSE(test, job->joining);
+	KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, e), 0);
+	mutex_unlock(&job->run_lock);
+	rw_s_job_done(test, job);
+
+	/* Added at epoch 2, a box that joins: no run before its chunks. */
+	set->epoch = 2;
+	job = rw_s_job(test, set);
+	e = rw_kt_engine(test, &cfg);
+	mutex_lock(&job->run_lock);
+	KUNIT_EXPECT_TRUE(test, job->joining);
+	KUNIT_EXPECT_EQ(test, rw_job_carry_apply(job, e), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, rw_engine_params_set(e));
+	mutex_unlock(&job->run_lock);
+	rw_s_job_done(test, job);
+}
+
+/*
  * A fourth box joins three at a run's end (job_carry.c): each old box
  * keeps the chunks it still owns and gives the others; each box's next run
  * waits for every chunk it gains and then starts from the bytes the old
@@ -599,6 +684,7 @@ static struct kunit_case rw_shard_test_cases[] = {
 	KUNIT_CASE(rw_shard_same_bits_test),
 	KUNIT_CASE(rw_shard_carry_test),
 	KUNIT_CASE(rw_shard_handover_test),
+	KUNIT_CASE(rw_shard_stop_test),
 	{}
 };
 

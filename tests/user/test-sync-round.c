@@ -158,6 +158,46 @@ static void round_leave_before_push(void **state)
 }
 
 /*
+ * A move's boundary (view stop 2): rounds 0 and 1 step, round 2 never
+ * does, not when every member's gradient is in nor when members leave
+ * (the run ends there), and a member update keeps the stop; a mutation
+ * that lets the boundary's round step fails here.
+ */
+static void round_stop(void **state)
+{
+	struct rt t;
+	u64 it;
+
+	(void)state;
+	rt_init(&t, 3, 0, false);
+	t.v.stop = 2;
+	for (it = 0; it < 2; it++) {
+		rt_push(&t, 0, it);
+		rt_push(&t, 1, it);
+		rt_push(&t, 2, it);
+	}
+	assert_int_equal(t.steps, 2);
+	rt_push(&t, 1, 2);
+	rt_push(&t, 2, 2);
+	rt_push(&t, 0, 2);
+	assert_int_equal(t.steps, 2);
+	rw_round_view_member(&t.v, 0, 0, 0);
+	rt_settle(&t);
+	assert_int_equal(t.v.stop, 2);
+	assert_int_equal(t.drops, 1);
+	assert_int_equal(t.steps, 2);
+	rw_round_view_member(&t.v, 1, 0, 0);
+	rt_settle(&t);
+	assert_int_equal(t.steps, 2);
+	assert_int_equal(t.r.iter, 2);
+	/* Without the stop the round steps at once with what is left. */
+	t.v.stop = 0;
+	rt_settle(&t);
+	assert_int_equal(t.steps, 3);
+	assert_int_equal(t.last_sum[0], bits_of(2, NONE, NONE, NONE));
+}
+
+/*
  * A member leaves after pushing some chunks of the iteration: what it
  * pushed but was not yet summed is dropped, never summed later.
  */
@@ -441,6 +481,7 @@ int main(void)
 		cmocka_unit_test(round_bsp),
 		cmocka_unit_test(round_leave_before_push),
 		cmocka_unit_test(round_leave_after_push),
+		cmocka_unit_test(round_stop),
 		cmocka_unit_test(round_rejoin),
 		cmocka_unit_test(round_quorum_orders),
 		cmocka_unit_test(round_quorum_members),

@@ -36,6 +36,10 @@
  *   WIRE_LOCAL_SCALE=K   the model's largest tensor (key 13) K times as
  *                        long (1 to 4096; 1, the default, is the wire
  *                        tests' model); the exact result still holds
+ *   WIRE_LOCAL_PAUSE=N:PREFIX[,N:PREFIX...]  before iteration N (from 0)
+ *                        print "paused N" and wait until PREFIX-RANK
+ *                        exists (a move of the job's set ordered while
+ *                        the trainers wait, each going on when told)
  *   WIRE_LOCAL_TIMED=1   before the result, "timed START END": the
  *                        CLOCK_MONOTONIC nanoseconds at the first
  *                        iteration's start and after the last one's pull
@@ -50,6 +54,27 @@
 #include <rackweave.h>
 
 #include "wire-model.h"
+
+/* WIRE_LOCAL_PAUSE: wait before iteration @i if it says so. */
+static void pause_at(const char *spec, uint32_t i, uint32_t rank)
+{
+	char path[512];
+	const char *p;
+	size_t n;
+
+	for (p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		if ((uint32_t)atoi(p) != i || !strchr(p, ':'))
+			continue;
+		p = strchr(p, ':') + 1;
+		n = strcspn(p, ",");
+		snprintf(path, sizeof(path), "%.*s-%u", (int)n, p, rank);
+		printf("paused %u\n", i);
+		fflush(stdout);
+		while (access(path, F_OK))
+			usleep(100000);
+		return;
+	}
+}
 
 static int fail(const char *what, int err)
 {
@@ -160,6 +185,7 @@ int main(int argc, char **argv)
 
 			nanosleep(&ts, NULL);
 		}
+		pause_at(getenv("WIRE_LOCAL_PAUSE"), i, rank);
 		for (t = 0; t < WM_NR_TENSORS; t++)
 			for (k = 0; k < v[t].nelems; k++)
 				((float *)v[t].grad)[k] = wm_grad(rank, i, t, k);
