@@ -607,14 +607,41 @@ int rw_conn_ctl_round(struct rw_conn *c)
 	return 1;
 }
 
+/*
+ * Write notice @in about the job's move (its kind, and a stop's boundary,
+ * set by the caller; the rest from the move's set) at @off of the peer's
+ * inbox: 1 once posted, 0 if the move is gone, or a negative errno.
+ */
+static int rw_conn_notice_post(struct rw_conn *c,
+			       struct rw_wire_notice_info *in, u32 off)
+{
+	struct rw_boxset *set = rw_job_boxes_copy(rw_worker_job(c->w), true);
+	int n;
+
+	if (IS_ERR_OR_NULL(set))
+		return set ? PTR_ERR(set) : 0;
+	in->seq = ++c->notice_seq;
+	in->epoch = set->epoch;
+	in->digest = rw_boxset_digest(set);
+	if (in->kind == RW_NOTICE_MOVE)
+		in->set = set;
+	n = rw_wire_notice_pack((u8 *)c->outbox_buf + off,
+				RW_WIRE_INBOX_LEN - off, in);
+	kfree(set);
+	if (n < 0)
+		return n;
+	n = rw_link_write_imm(&c->notice_cqe, c->id->qp, &c->outbox,
+			      &c->peer_inbox, off, n,
+			      RW_IMM(RW_IMM_NOTICE, in->seq, 0));
+	return n ?: 1;
+}
+
 int rw_conn_stop_round(struct rw_conn *c)
 {
 	struct rw_wire_notice_info in = { .kind = RW_NOTICE_STOP };
-	struct rw_job *job = rw_worker_job(c->w);
-	u64 stop = rw_job_move_stop_at(job);
-	struct rw_boxset *set;
+	u64 stop = rw_job_move_stop_at(rw_worker_job(c->w));
 	u32 chunk;
-	int n;
+	int ret;
 
 	/* Told already, no boundary, no inbox, or the move not told yet. */
 	if (!stop || stop == c->stop_told || !c->peer_inbox.nr_segs ||
@@ -628,58 +655,27 @@ int rw_conn_stop_round(struct rw_conn *c)
 	for_each_set_bit(chunk, c->awaiting, c->nr_chunks)
 		if (rw_worker_chunk_fresh(c->w, chunk))
 			return 0;
-	set = rw_job_boxes_copy(job, true);
-	if (IS_ERR_OR_NULL(set))
-		return set ? PTR_ERR(set) : 0;
-	in.seq = ++c->notice_seq;
-	in.epoch = set->epoch;
-	in.digest = rw_boxset_digest(set);
 	in.stop_before = (u32)stop;
-	kfree(set);
-	n = rw_wire_notice_pack((u8 *)c->outbox_buf + RW_WIRE_STOP_OFF,
-				RW_WIRE_INBOX_LEN - RW_WIRE_STOP_OFF, &in);
-	if (n < 0)
-		return n;
-	n = rw_link_write_imm(&c->notice_cqe, c->id->qp, &c->outbox,
-			      &c->peer_inbox, RW_WIRE_STOP_OFF, n,
-			      RW_IMM(RW_IMM_NOTICE, in.seq, 0));
-	if (n)
-		return n;
-	c->stop_told = stop;
-	return 1;
+	ret = rw_conn_notice_post(c, &in, RW_WIRE_STOP_OFF);
+	if (ret > 0)
+		c->stop_told = stop;
+	return ret;
 }
 
 int rw_conn_notice_round(struct rw_conn *c)
 {
 	struct rw_wire_notice_info in = { .kind = RW_NOTICE_MOVE };
-	struct rw_job *job = rw_worker_job(c->w);
-	u32 epoch = rw_job_move_epoch(job);
-	struct rw_boxset *set;
-	int n;
+	u32 epoch = rw_job_move_epoch(rw_worker_job(c->w));
+	int ret;
 
 	/* Told already, no move, or no inbox to tell it in. */
 	if (!epoch || epoch == c->noticed || !c->peer_inbox.nr_segs ||
 	    atomic_read(&c->ep.sq_room) <= 0)
 		return 0;
-	set = rw_job_boxes_copy(job, true);
-	if (IS_ERR_OR_NULL(set))
-		return set ? PTR_ERR(set) : 0;
-	in.seq = ++c->notice_seq;
-	in.epoch = set->epoch;
-	in.digest = rw_boxset_digest(set);
-	in.set = set;
-	n = rw_wire_notice_pack((u8 *)c->outbox_buf + RW_WIRE_NOTICE_OFF,
-				RW_WIRE_INBOX_LEN - RW_WIRE_NOTICE_OFF, &in);
-	kfree(set);
-	if (n < 0)
-		return n;
-	n = rw_link_write_imm(&c->notice_cqe, c->id->qp, &c->outbox,
-			      &c->peer_inbox, RW_WIRE_NOTICE_OFF, n,
-			      RW_IMM(RW_IMM_NOTICE, in.seq, 0));
-	if (n)
-		return n;
-	c->noticed = in.epoch;
-	return 1;
+	ret = rw_conn_notice_post(c, &in, RW_WIRE_NOTICE_OFF);
+	if (ret > 0)
+		c->noticed = in.epoch;
+	return ret;
 }
 
 void rw_conn_ctl_free(struct rw_conn *c)
