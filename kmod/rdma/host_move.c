@@ -23,7 +23,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -151,48 +154,133 @@ static int rw_remote_new_addrs(const struct rw_boxset *set,
 	return 0;
 }
 
+static bool rw_remote_links_settled(struct rw_remote *r, unsigned long todo)
+{
+	u32 i;
+
+	if (READ_ONCE(r->error))
+		return true;
+	for_each_set_bit(i, &todo, r->nr_links)
+		if (!rw_remote_link_settled(&r->links[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Every link's setup taken by its box, a link refused for a while made
+ * afresh and tried again, so a box that took its link is never left:
+ * leaving its new run would take this rank out of its members, and BSP
+ * would step without it. 0 or the errno; *@tries the rounds it took.
+ */
+static int rw_remote_join_links(struct rw_remote *r,
+				const struct rw_tensor_desc *t,
+				unsigned long end, u32 *tries)
+{
+	unsigned long todo = GENMASK(r->nr_links - 1, 0), tried;
+	int ret = 0, err;
+	u32 i;
+
+	for (*tries = 1;; ++*tries) {
+		tried = 0;
+		for_each_set_bit(i, &todo, r->nr_links) {
+			err = rw_remote_link_open(&r->links[i]) ?:
+			      rw_remote_link_setup(&r->links[i], t);
+			if (err && !rw_remote_switch_retry(err))
+				return err;
+			if (!err)
+				tried |= BIT(i);
+			ret = err ?: ret;
+		}
+		if (tried &&
+		    wait_event_interruptible_timeout(r->wq,
+						     rw_remote_links_settled(r, tried),
+						     msecs_to_jiffies(RW_REMOTE_CONNECT_MS)) < 0)
+			return -ERESTARTSYS;
+		if (READ_ONCE(r->error))
+			return READ_ONCE(r->error);
+		for_each_set_bit(i, &tried, r->nr_links) {
+			err = rw_remote_link_outcome(&r->links[i]);
+			if (!err) {
+				todo &= ~BIT(i);
+				continue;
+			}
+			if (!rw_remote_switch_retry(err))
+				return err;
+			ret = err;
+		}
+		if (!todo)
+			return 0;
+		/* The links still to join go again, afresh, in a moment. */
+		for_each_set_bit(i, &todo, r->nr_links)
+			rw_remote_link_reset(r, i);
+		if (time_after(jiffies, end))
+			return ret;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		msleep(RW_REMOTE_SWITCH_NAP_MS);
+	}
+}
+
 static int rw_remote_join(struct rw_remote *r, const struct rw_boxset *set)
 {
 	struct sockaddr_storage addrs[RW_WIRE_MAX_NICS];
 	unsigned long end = jiffies + msecs_to_jiffies(RW_REMOTE_SWITCH_MS);
-	u32 tries = 0;
+	u32 n = r->l.nr_tensors, tries = 0, i;
+	struct rw_tensor_desc *t;
 	int ret;
 
 	ret = rw_remote_new_addrs(set, addrs);
+	if (ret)
+		return ret;
+	/* The declaration again, as the layout keeps it. */
+	t = kvcalloc(n, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		t[i].key = r->lt[i].key;
+		t[i].nelems = r->lt[i].nelems;
+		t[i].dtype = r->lt[i].dtype;
+	}
+	ret = rw_remote_relink(r, addrs, set->nr);
 	if (!ret)
-		ret = rw_remote_relink(r, addrs, set->nr);
-	if (!ret)
-		ret = rw_remote_setup_again(r, set->epoch,
-					    rw_boxset_digest(set),
-					    rw_remote_switch_retry, end,
-					    RW_REMOTE_SWITCH_NAP_MS, &tries);
+		ret = rw_remote_join_links(r, t, end, &tries);
+	kvfree(t);
+	if (ret) {
+		WRITE_ONCE(r->joining, false);
+		return ret;
+	}
+	ret = rw_remote_setup_joined(r, set->epoch, rw_boxset_digest(set));
 	if (!ret)
 		pr_info("job %s rank %u: switched to box set epoch %u (%u boxes) in %u tries\n",
 			r->job, r->rank, set->epoch, set->nr, tries);
 	return ret;
 }
 
-int rw_remote_switch(struct rw_remote *r)
+int rw_remote_switch(struct rw_remote *r, unsigned long **redo)
 {
 	u32 nc = r->max_chunks, again;
 	struct rw_boxset *set;
-	unsigned long *redo;
 	int ret;
 
 	lockdep_assert_held(&r->xfer);
+	*redo = NULL;
 	set = kmemdup(r->links[0].notice_set, sizeof(*set), GFP_KERNEL);
-	redo = bitmap_zalloc(nc, GFP_KERNEL);
-	if (!set || !redo) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!set)
+		return -ENOMEM;
 	/*
 	 * Still in flight: pushes of the boundary's iteration, which the old
 	 * set never sums (its answers of the ones before came before its
 	 * stop notices).
 	 */
-	bitmap_copy(redo, r->busy, nc);
-	again = bitmap_weight(redo, nc);
+	again = bitmap_weight(r->busy, nc);
+	if (again) {
+		*redo = bitmap_zalloc(nc, GFP_KERNEL);
+		if (!*redo) {
+			kfree(set);
+			return -ENOMEM;
+		}
+		bitmap_copy(*redo, r->busy, nc);
+	}
 	pr_info("job %s rank %u: the run moves to box set epoch %u (%u boxes) before iteration %llu; %u chunks to push again\n",
 		r->job, r->rank, set->epoch, set->nr, r->links[0].stop_before,
 		again);
@@ -202,12 +290,11 @@ int rw_remote_switch(struct rw_remote *r)
 		rw_remote_break(r, NULL, "the switch to the job's new box set failed");
 		pr_warn("job %s rank %u: could not join box set epoch %u (%d)\n",
 			r->job, r->rank, set->epoch, ret);
-		goto out;
+		bitmap_free(*redo);
+		*redo = NULL;
+	} else {
+		rw_remote_beats_start(r);
 	}
-	rw_remote_beats_start(r);
-	ret = again ? rw_remote_push_again(r, redo) : 0;
-out:
-	bitmap_free(redo);
 	kfree(set);
 	return ret ?: READ_ONCE(r->error);
 }

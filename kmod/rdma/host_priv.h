@@ -2,7 +2,9 @@
 /*
  * What the worker host's files (rdma/host_*.c) share and no one else: an
  * attachment and its links, and the few functions one of them calls in
- * another. The calls go one way: host_life.c calls into host_setup.c,
+ * another. The calls go one way: host_xfer.c calls into host_move.c (a
+ * move's switch), host_move.c into host_life.c, host_setup.c and
+ * host_ctl.c, host_life.c into host_setup.c,
  * host_xfer.c and host_ctl.c (the completions it gives a new queue pair),
  * host_xfer.c into host_setup.c and host_ctl.c, host_setup.c into
  * host_ctl.c, and host_ctl.c into none of them.
@@ -229,8 +231,6 @@ int rw_remote_ask_stop(struct rw_remote *r, u32 *nr_set);
 /* host_xfer.c: completions of a push and of a parameter write. */
 void rw_remote_push_done(struct rw_link *ep, struct ib_wc *wc);
 void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc);
-/* Push the chunks of @chunks again (a move's switch; @r->xfer held). */
-int rw_remote_push_again(struct rw_remote *r, const unsigned long *chunks);
 
 /*
  * host_life.c, a move's switch (@r->xfer held; heartbeats stopped).
@@ -249,17 +249,17 @@ void rw_remote_beats_start(struct rw_remote *r);
 void rw_remote_beats_stop(struct rw_remote *r);
 
 /*
- * host_setup.c: set the declared run up again on the links relink made
- * (a move's switch): each link connects and sends its setup until its
- * box takes it, a link refused for a while (@retry says which errnos)
- * made afresh and tried again every @nap_ms until @end (jiffies), so a
- * box that took it is never left; then every box of set @epoch (@digest)
- * must have replied as to the same layout, and every chunk's parameters
- * come. 0 or the errno. *@tries: the rounds it took.
+ * host_setup.c, a move's switch: one link's setup (a declared run's, on
+ * a link relink made), whether its answer came (or the link went down),
+ * and what it was: 0 (the box took it) or the errno, a refusal's or the
+ * link's. Once every link is taken: the replies name one set, @epoch's
+ * (@digest), and the same layout, and every chunk's parameters come.
  */
-int rw_remote_setup_again(struct rw_remote *r, u32 epoch, u64 digest,
-			  bool (*retry)(int err), unsigned long end,
-			  unsigned int nap_ms, u32 *tries);
+int rw_remote_link_setup(struct rw_remote_link *lk,
+			 const struct rw_tensor_desc *t);
+bool rw_remote_link_settled(struct rw_remote_link *lk);
+int rw_remote_link_outcome(struct rw_remote_link *lk);
+int rw_remote_setup_joined(struct rw_remote *r, u32 epoch, u64 digest);
 
 /*
  * host_move.c: a move of the job's box set inside the run (docs/design.md
@@ -267,8 +267,11 @@ int rw_remote_setup_again(struct rw_remote *r, u32 epoch, u64 digest,
  */
 /* Every box told of the move's boundary: the links switch now. */
 bool rw_remote_switch_due(struct rw_remote *r);
-/* Switch: 0 or the errno that broke the attachment. */
-int rw_remote_switch(struct rw_remote *r);
+/*
+ * Switch: 0 with *@redo the chunks to push again (NULL: none; the caller
+ * frees it), or the errno that broke the attachment.
+ */
+int rw_remote_switch(struct rw_remote *r, unsigned long **redo);
 /* Rank 0, before it pushes: ask the boundary if a move is told. */
 int rw_remote_move_ask(struct rw_remote *r);
 

@@ -17,8 +17,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
-#include <linux/bits.h>
-#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -504,34 +502,17 @@ static bool rw_remote_link_replied(struct rw_remote_link *lk)
 	return smp_load_acquire(&lk->got_reply);
 }
 
-/* Link @lk's setup has its answer: taken, refused, or the link is down. */
-static bool rw_remote_link_settled(struct rw_remote_link *lk)
+bool rw_remote_link_settled(struct rw_remote_link *lk)
 {
 	return rw_remote_link_replied(lk) || READ_ONCE(lk->down);
 }
 
-static bool rw_remote_links_settled(struct rw_remote *r, unsigned long todo)
+int rw_remote_link_setup(struct rw_remote_link *lk,
+			 const struct rw_tensor_desc *t)
 {
-	u32 i;
-
-	if (READ_ONCE(r->error))
-		return true;
-	for_each_set_bit(i, &todo, r->nr_links)
-		if (!rw_remote_link_settled(&r->links[i]))
-			return false;
-	return true;
-}
-
-/* Connect link @i and send its setup (one round of setup_again()). */
-static int rw_remote_link_try(struct rw_remote *r, u32 i,
-			      const struct rw_tensor_desc *t)
-{
-	struct rw_remote_link *lk = &r->links[i];
+	struct rw_remote *r = lk->r;
 	int ret;
 
-	ret = rw_remote_link_open(lk);
-	if (ret)
-		return ret;
 	mutex_lock(&r->rdma);
 	ret = lk->id && !READ_ONCE(lk->down) ?
 	      rw_remote_send_setup(lk, t, r->l.nr_tensors, r->flags) :
@@ -540,10 +521,9 @@ static int rw_remote_link_try(struct rw_remote *r, u32 i,
 	return ret;
 }
 
-/* What link @i's try came to: 0 (the box took it) or an errno. */
-static int rw_remote_link_outcome(struct rw_remote *r, u32 i)
+int rw_remote_link_outcome(struct rw_remote_link *lk)
 {
-	struct rw_remote_link *lk = &r->links[i];
+	struct rw_remote *r = lk->r;
 
 	/* A refusal is the answer, though the box hangs up after it. */
 	if (READ_ONCE(lk->down) && !rw_remote_link_replied(lk))
@@ -556,82 +536,18 @@ static int rw_remote_link_outcome(struct rw_remote *r, u32 i)
 	return READ_ONCE(lk->down) ? -ECONNRESET : 0;
 }
 
-/* Every link's setup taken by its box, each tried again while it may. */
-static int rw_remote_join_links(struct rw_remote *r,
-				const struct rw_tensor_desc *t,
-				bool (*retry)(int err), unsigned long end,
-				unsigned int nap_ms, u32 *tries)
-{
-	unsigned long todo = GENMASK(r->nr_links - 1, 0), tried;
-	int ret = 0, err;
-	u32 i;
-
-	for (*tries = 1;; ++*tries) {
-		tried = 0;
-		for_each_set_bit(i, &todo, r->nr_links) {
-			err = rw_remote_link_try(r, i, t);
-			if (err && !retry(err))
-				return err;
-			if (!err)
-				tried |= BIT(i);
-			ret = err ?: ret;
-		}
-		if (tried &&
-		    wait_event_interruptible_timeout(r->wq,
-						     rw_remote_links_settled(r, tried),
-						     msecs_to_jiffies(RW_REMOTE_CONNECT_MS)) < 0)
-			return -ERESTARTSYS;
-		if (READ_ONCE(r->error))
-			return READ_ONCE(r->error);
-		for_each_set_bit(i, &tried, r->nr_links) {
-			err = rw_remote_link_outcome(r, i);
-			if (!err) {
-				todo &= ~BIT(i);
-				continue;
-			}
-			if (!retry(err))
-				return err;
-			ret = err;
-		}
-		if (!todo)
-			return 0;
-		/* The links still to join go again, afresh, in a moment. */
-		for_each_set_bit(i, &todo, r->nr_links)
-			rw_remote_link_reset(r, i);
-		if (time_after(jiffies, end))
-			return ret;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		msleep(nap_ms);
-	}
-}
-
-int rw_remote_setup_again(struct rw_remote *r, u32 epoch, u64 digest,
-			  bool (*retry)(int err), unsigned long end,
-			  unsigned int nap_ms, u32 *tries)
+int rw_remote_setup_joined(struct rw_remote *r, u32 epoch, u64 digest)
 {
 	const struct rw_wire_reply_info *rep = &r->links[0].rep;
-	u32 n = r->l.nr_tensors, i;
-	struct rw_tensor_desc *t;
-	int ret;
+	int ret = 0;
+	u32 i;
 
-	t = kvcalloc(n, sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		t[i].key = r->lt[i].key;
-		t[i].nelems = r->lt[i].nelems;
-		t[i].dtype = r->lt[i].dtype;
-	}
-	ret = rw_remote_join_links(r, t, retry, end, nap_ms, tries);
-	kvfree(t);
 	/* Joined: from here a link's break is the attachment's. */
 	WRITE_ONCE(r->joining, false);
-	for (i = 0; !ret && i < r->nr_links; i++)
+	for (i = 0; i < r->nr_links; i++)
 		if (READ_ONCE(r->links[i].down))
-			ret = -ECONNRESET;
-	if (!ret)
-		ret = rw_remote_replies_agree(r);
+			return -ECONNRESET;
+	ret = rw_remote_replies_agree(r);
 	if (ret)
 		return ret;
 	/* The set moved to, cutting the model as before. */

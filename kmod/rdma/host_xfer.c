@@ -136,6 +136,47 @@ static bool rw_remote_sel_fresh(struct rw_remote *r, void *arg)
 	       bitmap_subset(r->sel, r->have, r->nr_chunks);
 }
 
+static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo);
+
+/* Push the chunks of @chunks again (a move's switch; @r->xfer held). */
+static int rw_remote_push_again(struct rw_remote *r,
+				const unsigned long *chunks)
+{
+	u32 npushed = r->npushed, n = r->max_chunks;
+	u64 iters = r->iters;
+	u8 clock = r->clock;
+	unsigned long *sel;
+	int ret;
+
+	lockdep_assert_held(&r->xfer);
+	sel = bitmap_alloc(n, GFP_KERNEL);
+	if (!sel)
+		return -ENOMEM;
+	bitmap_copy(sel, r->sel, n);
+	bitmap_copy(r->sel, chunks, n);
+	ret = rw_remote_push(r, false, msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
+	bitmap_copy(r->sel, sel, n);
+	bitmap_free(sel);
+	/* Pushed before, in the iteration's count: not again. */
+	r->npushed = npushed;
+	r->clock = clock;
+	r->iters = iters;
+	return ret;
+}
+
+/* A move's switch, and what it has this host push again. */
+static int rw_remote_switch_now(struct rw_remote *r)
+{
+	unsigned long *redo;
+	int ret;
+
+	ret = rw_remote_switch(r, &redo);
+	if (!ret && redo)
+		ret = rw_remote_push_again(r, redo);
+	bitmap_free(redo);
+	return ret;
+}
+
 /*
  * Wait until @cond(@r, @arg) holds or the connection breaks: 0 or an
  * errno. A move's switch, once every box has told its boundary, happens
@@ -151,7 +192,7 @@ static int rw_remote_wait(struct rw_remote *r,
 
 	for (;;) {
 		if (rw_remote_switch_due(r)) {
-			ret = rw_remote_switch(r);
+			ret = rw_remote_switch_now(r);
 			if (ret)
 				return ret;
 		}
@@ -278,30 +319,6 @@ static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo)
 			return ret;
 	}
 	return 0;
-}
-
-int rw_remote_push_again(struct rw_remote *r, const unsigned long *chunks)
-{
-	u32 npushed = r->npushed, n = r->max_chunks;
-	u64 iters = r->iters;
-	u8 clock = r->clock;
-	unsigned long *sel;
-	int ret;
-
-	lockdep_assert_held(&r->xfer);
-	sel = bitmap_alloc(n, GFP_KERNEL);
-	if (!sel)
-		return -ENOMEM;
-	bitmap_copy(sel, r->sel, n);
-	bitmap_copy(r->sel, chunks, n);
-	ret = rw_remote_push(r, false, msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
-	bitmap_copy(r->sel, sel, n);
-	bitmap_free(sel);
-	/* Pushed before, in the iteration's count: not again. */
-	r->npushed = npushed;
-	r->clock = clock;
-	r->iters = iters;
-	return ret;
 }
 
 int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,
