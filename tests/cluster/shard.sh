@@ -39,7 +39,8 @@
 #   (what they gave is what it took, about a third), and both hosts
 #   switch to the three boxes under the same buffers, rank 1 pushing its
 #   iteration 2 again. Box 1 is ordered out before iteration 4 and gives
-#   every chunk it had. The run ends as the straight six-iteration one.
+#   every chunk it had. The run ends as the straight six-iteration one,
+#   and a trainer naming the first set (boxes 1 and 2) is refused.
 # cluster-roles: box1 box2 box3 worker
 # vm-timeout: 900
 RW_TEST_NAME=cluster-shard-$RW_ROLE
@@ -439,6 +440,9 @@ else
 	moved 3
 	t_eq "grow: boxes 2 and 3 took what box 1 gave, and box 1 took nothing" \
 		"$((g1 + g2 + g3)) 0" "$((t2 + t3)) $t1"
+	t_eq "grow: a trainer with the first set (boxes 1 and 2) is refused" \
+		"error: declare: the job is spread over several boxes" \
+		"$(refused WIRE_LOCAL_BOXES=1 grow "$B1,$B2")"
 
 	t_ok "Python: Worker(boxes=[...]) trains the digits over three boxes" \
 		/usr/bin/python3 "$RW_TOP/tests/cluster/shard-digits.py" "$TOKEN" "$ALL" "$RW_OUT"
