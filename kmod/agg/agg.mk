@@ -24,7 +24,7 @@ RW_AGG_FLAGS_agg_scalar	:= $(RW_AGG_FPU) -fno-tree-vectorize
 RW_AGG_FLAGS_agg_avx2	:= $(RW_AGG_FPU) -mavx -mavx2 -mfma
 RW_AGG_FLAGS_agg_avx512	:= $(RW_AGG_FPU) -mavx -mavx2 -mfma -mavx512f
 
-RW_AGG_TEST_NAMES := test-agg-sum test-agg-optim test-agg-average
+RW_AGG_TEST_NAMES := test-agg-sum test-agg-optim test-agg-average test-agg-half
 RW_AGG_TESTS	:= $(addprefix $(RW_UT_OUT)/,$(RW_AGG_TEST_NAMES))
 RW_AGG_TEST_HELPER := $(RW_UT_OBJ)/aggtest.o
 

@@ -11,6 +11,7 @@
 #define _RW_AGG_ELEM_H
 
 #include "agg_impl.h"
+#include "agg_half.h"
 
 #ifdef __CHECKER__
 /* sparse does not know GCC's math and x86 builtins; GCC must not see these. */
@@ -36,6 +37,40 @@ static __always_inline float rw_agg_elem_sum(const float *const *src,
 	for (k = 1; k < nsrc; k++)
 		s += src[k][i];
 	return s;
+}
+
+/* A 16-bit slot's element (@dtype RW_AGG_F16 or _BF16), widened exactly. */
+static __always_inline float rw_agg_elem_h16(u16 h, u32 dtype)
+{
+	u32 b = dtype == RW_AGG_BF16 ? rw_bf16_to_f32(h) : rw_f16_to_f32(h);
+	float f;
+
+	__builtin_memcpy(&f, &b, sizeof(f));
+	return f;
+}
+
+/* The tall sum of element i of 16-bit slots: in f32, in worker-rank order. */
+static __always_inline float rw_agg_elem_sum_h16(const u16 *const *src,
+						 unsigned int nsrc, size_t i,
+						 u32 dtype)
+{
+	float s = rw_agg_elem_h16(src[0][i], dtype);
+	unsigned int k;
+
+	for (k = 1; k < nsrc; k++)
+		s += rw_agg_elem_h16(src[k][i], dtype);
+	return s;
+}
+
+/* Element i's sum for slots of @dtype (a constant where it is inlined). */
+static __always_inline float rw_agg_elem_sum_of(const struct rw_agg_chunk *c,
+						size_t i, u32 dtype)
+{
+	if (dtype == RW_AGG_F32)
+		return rw_agg_elem_sum((const float *const *)c->src, c->nsrc,
+				       i);
+	return rw_agg_elem_sum_h16((const u16 *const *)c->src, c->nsrc, i,
+				   dtype);
 }
 
 /* The sum scaled: the mean under the default scale 1/W. */

@@ -38,9 +38,12 @@
  * kernels use fused multiply-add, so optimizer results may differ from the
  * scalar ones in the last bits (the tests allow a few ulp); the sum never.
  *
- * Gradients are typed (enum rw_agg_dtype) so f16/bf16 slots can be added as
- * new per-dtype entries in struct rw_agg_impl; parameters, the sum and the
- * optimizer state are always f32. Only f32 gradients exist today.
+ * Gradients are typed (enum rw_agg_dtype): f32 slots, or 16-bit ones (f16,
+ * bf16), whose elements are widened exactly (agg_half.h) and summed in f32
+ * in the same order, so a 16-bit chunk sums to the bits its f32 image
+ * would; parameters, the sum and the optimizer state are always f32. The
+ * 16-bit kernels are the scalar implementation's alone so far: an
+ * implementation without them answers -EOPNOTSUPP.
  *
  * All pointers are float-aligned; nothing else about alignment is assumed.
  * In the kernel every call into an implementation must sit between
@@ -59,8 +62,8 @@
 
 enum rw_agg_dtype {
 	RW_AGG_F32 = 0,
-	RW_AGG_F16 = 1,		/* reserved: not implemented yet */
-	RW_AGG_BF16 = 2,	/* reserved: not implemented yet */
+	RW_AGG_F16 = 1,		/* IEEE binary16 slots */
+	RW_AGG_BF16 = 2,	/* bfloat16 slots */
 	RW_AGG_DTYPE_COUNT
 };
 
@@ -141,6 +144,10 @@ struct rw_agg_impl {
 	void (*sum_f32)(const struct rw_agg_chunk *c);
 	void (*update_f32)(const struct rw_agg_chunk *c,
 			   const struct rw_agg_step *st);
+	/* Slots of a 16-bit dtype (the chunk's: RW_AGG_F16 or _BF16). */
+	void (*sum_h16)(const struct rw_agg_chunk *c);
+	void (*update_h16)(const struct rw_agg_chunk *c,
+			   const struct rw_agg_step *st);
 };
 
 #define RW_AGG_MAX_IMPLS	4
@@ -193,6 +200,9 @@ int rw_agg_select(struct rw_agg_choice *ch, void *scratch, size_t len);
 /* The kernels of each implementation, named for the table in agg_select.c. */
 void rw_agg_scalar_sum_f32(const struct rw_agg_chunk *c);
 void rw_agg_scalar_update_f32(const struct rw_agg_chunk *c,
+			      const struct rw_agg_step *st);
+void rw_agg_scalar_sum_h16(const struct rw_agg_chunk *c);
+void rw_agg_scalar_update_h16(const struct rw_agg_chunk *c,
 			      const struct rw_agg_step *st);
 void rw_agg_avx2_sum_f32(const struct rw_agg_chunk *c);
 void rw_agg_avx2_update_f32(const struct rw_agg_chunk *c,

@@ -34,6 +34,8 @@ const struct rw_agg_impl rw_agg_impls[] = {
 		.usable = rw_agg_usable_scalar,
 		.sum_f32 = rw_agg_scalar_sum_f32,
 		.update_f32 = rw_agg_scalar_update_f32,
+		.sum_h16 = rw_agg_scalar_sum_h16,
+		.update_h16 = rw_agg_scalar_update_h16,
 	},
 	{
 		.name = "avx2",
@@ -94,20 +96,24 @@ int rw_agg_check(const struct rw_agg_chunk *c, bool update, u32 optim)
 
 int rw_agg_sum(const struct rw_agg_impl *impl, const struct rw_agg_chunk *c)
 {
+	void (*sum)(const struct rw_agg_chunk *c);
 	int ret = rw_agg_check(c, false, 0);
 
 	if (ret)
 		return ret;
-	if (c->dtype != RW_AGG_F32 || !impl->sum_f32)
+	sum = c->dtype == RW_AGG_F32 ? impl->sum_f32 : impl->sum_h16;
+	if (!sum)
 		return -EOPNOTSUPP;
 	if (c->n)
-		impl->sum_f32(c);
+		sum(c);
 	return 0;
 }
 
 int rw_agg_update(const struct rw_agg_impl *impl,
 		  const struct rw_agg_chunk *c, const struct rw_agg_step *st)
 {
+	void (*update)(const struct rw_agg_chunk *c,
+		       const struct rw_agg_step *st);
 	int ret;
 
 	if (!st)
@@ -115,10 +121,11 @@ int rw_agg_update(const struct rw_agg_impl *impl,
 	ret = rw_agg_check(c, true, st->optim);
 	if (ret)
 		return ret;
-	if (c->dtype != RW_AGG_F32 || !impl->update_f32)
+	update = c->dtype == RW_AGG_F32 ? impl->update_f32 : impl->update_h16;
+	if (!update)
 		return -EOPNOTSUPP;
 	if (c->n)
-		impl->update_f32(c, st);
+		update(c, st);
 	return 0;
 }
 

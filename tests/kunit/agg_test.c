@@ -19,6 +19,8 @@
 #include <linux/string.h>
 
 #include "agg/agg.h"
+#include "agg/agg_half.h"
+#include "../common/half_cases.h"
 
 #define RW_AGG_T_NAN		0x7fc00000U
 #define RW_AGG_T_MAX_W		64
@@ -527,9 +529,12 @@ static void rw_agg_bad_args_test(struct kunit *test)
 	x = c;
 	x.off = RW_AGG_MAX_ELEMS;
 	KUNIT_EXPECT_EQ(test, rw_agg_sum_chunk(&x), -EINVAL);
+	/* 16-bit slots: scalar sums them, AVX2 has no kernel for them yet. */
 	x = c;
 	x.dtype = RW_AGG_F16;
-	KUNIT_EXPECT_EQ(test, rw_agg_sum_chunk(&x), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rw_agg_sum_chunk_with(rw_agg_impl_at(0), &x), 0);
+	KUNIT_EXPECT_EQ(test, rw_agg_sum_chunk_with(rw_agg_impl_at(1), &x),
+			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, rw_agg_update_chunk(&c, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rw_agg_step_prepare(&st, &hp, 2, 0), -EINVAL);
 	KUNIT_ASSERT_EQ(test, rw_agg_step_prepare(&st, &hp, 2, 1), 0);
@@ -539,6 +544,36 @@ static void rw_agg_bad_args_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rw_agg_update_chunk(&c, &st), 0);
 	hp.beta1 = 1.0f;
 	KUNIT_EXPECT_EQ(test, rw_agg_step_prepare(&st, &hp, 2, 1), -EINVAL);
+}
+
+/*
+ * The 16-bit conversions at their edges (tests/common/half_cases.h, as
+ * cmocka runs them): rounding to nearest even, overflow to infinity,
+ * subnormals, NaNs kept quiet; every value widened back where exact.
+ */
+static void rw_agg_half_test(struct kunit *test)
+{
+	size_t i;
+	u32 h;
+
+	for (i = 0; i < ARRAY_SIZE(rw_half_cases); i++) {
+		const struct rw_half_case *k = &rw_half_cases[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, rw_f32_to_f16(k->f32), k->f16,
+				    "case %zu (%08x)", i, k->f32);
+		KUNIT_EXPECT_EQ_MSG(test, rw_f32_to_bf16(k->f32), k->bf16,
+				    "case %zu (%08x)", i, k->f32);
+	}
+	/* Every finite f16 and bf16 comes back from its f32 image. */
+	for (h = 0; h < 0x10000; h++) {
+		if ((h & 0x7c00) != 0x7c00)
+			KUNIT_EXPECT_EQ(test, rw_f32_to_f16(rw_f16_to_f32(h)),
+					(u16)h);
+		if ((h & 0x7f80) != 0x7f80)
+			KUNIT_EXPECT_EQ(test,
+					rw_f32_to_bf16(rw_bf16_to_f32(h)),
+					(u16)h);
+	}
 }
 
 static struct kunit_case rw_agg_test_cases[] = {
@@ -551,6 +586,7 @@ static struct kunit_case rw_agg_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_agg_optim_vs_scalar_test, rw_agg_t_random_gen_params),
 	KUNIT_CASE(rw_agg_nan_test),
 	KUNIT_CASE(rw_agg_bad_args_test),
+	KUNIT_CASE(rw_agg_half_test),
 	{}
 };
 

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * 16-bit conversions (kmod/agg/agg_half.h) at their edges, shared by
+ * cmocka (tests/user/test-agg-half.c) and KUnit (tests/kunit/agg_test.c).
+ * The finite and infinite rows are what NumPy (float16) and PyTorch
+ * (bfloat16) give for the f32 value; the NaN rows are the header's rule
+ * (quiet, sign and the payload's top bits kept), which is what x86's
+ * conversions do and what NumPy and PyTorch do not agree on.
+ */
+#ifndef _RW_TESTS_HALF_CASES_H
+#define _RW_TESTS_HALF_CASES_H
+
+struct rw_half_case {
+	u32 f32;		/* the value's bits */
+	u16 f16;		/* rounded to nearest even */
+	u16 bf16;
+};
+
+static const struct rw_half_case rw_half_cases[] = {
+	/* Zeros, ones, infinities. */
+	{ 0x00000000, 0x0000, 0x0000 },
+	{ 0x80000000, 0x8000, 0x8000 },
+	{ 0x3f800000, 0x3c00, 0x3f80 },
+	{ 0xbf800000, 0xbc00, 0xbf80 },
+	{ 0x7f800000, 0x7c00, 0x7f80 },
+	{ 0xff800000, 0xfc00, 0xff80 },
+	/* NaNs: quiet and signalling, both signs, payloads. */
+	{ 0x7fc00000, 0x7e00, 0x7fc0 },
+	{ 0xffc00001, 0xfe00, 0xffc0 },
+	{ 0x7f800001, 0x7e00, 0x7fc0 },
+	{ 0x7fa00000, 0x7f00, 0x7fe0 },
+	/* f16's largest finite 65504, the tie at 65520, and past it. */
+	{ 0x477fe000, 0x7bff, 0x4780 },
+	{ 0x477fefff, 0x7bff, 0x4780 },
+	{ 0x477ff000, 0x7c00, 0x4780 },
+	{ 0x477ff001, 0x7c00, 0x4780 },
+	{ 0x47800000, 0x7c00, 0x4780 },
+	/* f32's largest: bf16 rounds it, and its tie, to infinity. */
+	{ 0x7f7fffff, 0x7c00, 0x7f80 },
+	{ 0x7f7f8000, 0x7c00, 0x7f80 },
+	{ 0x7f7f7fff, 0x7c00, 0x7f7f },
+	{ 0xff7fffff, 0xfc00, 0xff80 },
+	/* f16's smallest normal, 2^-14, and what rounds up to it. */
+	{ 0x38800000, 0x0400, 0x3880 },
+	{ 0x387fffff, 0x0400, 0x3880 },
+	{ 0x387fe000, 0x0400, 0x3880 },
+	{ 0x387ff000, 0x0400, 0x3880 },
+	/* f16 subnormals: 2^-24, the tie at 2^-25, and around them. */
+	{ 0x33800000, 0x0001, 0x3380 },
+	{ 0x33000000, 0x0000, 0x3300 },
+	{ 0x33000001, 0x0001, 0x3300 },
+	{ 0x32ffffff, 0x0000, 0x3300 },
+	{ 0x33c00000, 0x0002, 0x33c0 },
+	{ 0x33a00000, 0x0001, 0x33a0 },
+	{ 0x35000000, 0x0008, 0x3500 },
+	{ 0x34ffffff, 0x0008, 0x3500 },
+	/* Ties to even and their neighbours, near 1. */
+	{ 0x3f808000, 0x3c04, 0x3f80 },
+	{ 0x3f818000, 0x3c0c, 0x3f82 },
+	{ 0x3f808001, 0x3c04, 0x3f81 },
+	{ 0x3f807fff, 0x3c04, 0x3f80 },
+	{ 0x3f801000, 0x3c00, 0x3f80 },
+	{ 0x3f803000, 0x3c02, 0x3f80 },
+	{ 0x3f802000, 0x3c01, 0x3f80 },
+	{ 0x3f800fff, 0x3c00, 0x3f80 },
+	/* f32 subnormals, and f32's smallest normal. */
+	{ 0x00000001, 0x0000, 0x0000 },
+	{ 0x807fffff, 0x8000, 0x8080 },
+	{ 0x00800000, 0x0000, 0x0080 },
+	/* Ordinary values: pi, -pi, 0.1, 123.456, 2^24 + 2. */
+	{ 0x40490fdb, 0x4248, 0x4049 },
+	{ 0xc0490fdb, 0xc248, 0xc049 },
+	{ 0x3dcccccd, 0x2e66, 0x3dcd },
+	{ 0x42f6e979, 0x57b7, 0x42f7 },
+	{ 0x4b800001, 0x7c00, 0x4b80 },
+};
+
+#endif /* _RW_TESTS_HALF_CASES_H */
