@@ -6,7 +6,8 @@
  * tests/kunit/agg_test.c).
  *
  * Widening is exact (every 16-bit value is an f32 value; a NaN keeps its
- * sign and payload, as the top bits of the f32 payload). Narrowing rounds
+ * sign and payload, as the top bits of the f32 payload, and an f16 NaN
+ * comes out quiet, as x86's VCVTPH2PS makes it). Narrowing rounds
  * to nearest, ties to even, as IEEE 754's default and the conversions of
  * PyTorch and of the CPUs' instructions (VCVTPS2PH with imm 0,
  * VCVTNEPS2BF16) do: a value past the largest finite one that rounds up
@@ -45,8 +46,8 @@ static inline u32 rw_f16_to_f32(u16 h)
 	u32 e = (h >> 10) & 0x1f;
 	u32 m = h & 0x3ff;
 
-	if (e == 0x1f)			/* infinity, NaN (payload kept) */
-		return s | RW_F32_EXP | m << 13;
+	if (e == 0x1f)			/* infinity; NaN: quiet, payload kept */
+		return s | RW_F32_EXP | m << 13 | (m ? 0x400000U : 0);
 	if (e)				/* normal: rebias 15 to 127 */
 		return s | (e + 112) << 23 | m << 13;
 	if (!m)

@@ -41,9 +41,9 @@
  * Gradients are typed (enum rw_agg_dtype): f32 slots, or 16-bit ones (f16,
  * bf16), whose elements are widened exactly (agg_half.h) and summed in f32
  * in the same order, so a 16-bit chunk sums to the bits its f32 image
- * would; parameters, the sum and the optimizer state are always f32. The
- * 16-bit kernels are the scalar implementation's alone so far: an
- * implementation without them answers -EOPNOTSUPP.
+ * would; parameters, the sum and the optimizer state are always f32. Every
+ * implementation has 16-bit kernels; one without them would answer
+ * -EOPNOTSUPP.
  *
  * All pointers are float-aligned; nothing else about alignment is assumed.
  * In the kernel every call into an implementation must sit between
@@ -207,8 +207,14 @@ void rw_agg_scalar_update_h16(const struct rw_agg_chunk *c,
 void rw_agg_avx2_sum_f32(const struct rw_agg_chunk *c);
 void rw_agg_avx2_update_f32(const struct rw_agg_chunk *c,
 			    const struct rw_agg_step *st);
+void rw_agg_avx2_sum_h16(const struct rw_agg_chunk *c);
+void rw_agg_avx2_update_h16(const struct rw_agg_chunk *c,
+			    const struct rw_agg_step *st);
 void rw_agg_avx512_sum_f32(const struct rw_agg_chunk *c);
 void rw_agg_avx512_update_f32(const struct rw_agg_chunk *c,
+			      const struct rw_agg_step *st);
+void rw_agg_avx512_sum_h16(const struct rw_agg_chunk *c);
+void rw_agg_avx512_update_h16(const struct rw_agg_chunk *c,
 			      const struct rw_agg_step *st);
 
 #endif /* _RW_AGG_IMPL_H */

@@ -42,12 +42,16 @@ const struct rw_agg_impl rw_agg_impls[] = {
 		.usable = rw_agg_usable_avx2,
 		.sum_f32 = rw_agg_avx2_sum_f32,
 		.update_f32 = rw_agg_avx2_update_f32,
+		.sum_h16 = rw_agg_avx2_sum_h16,
+		.update_h16 = rw_agg_avx2_update_h16,
 	},
 	{
 		.name = "avx512",
 		.usable = rw_agg_usable_avx512,
 		.sum_f32 = rw_agg_avx512_sum_f32,
 		.update_f32 = rw_agg_avx512_update_f32,
+		.sum_h16 = rw_agg_avx512_sum_h16,
+		.update_h16 = rw_agg_avx512_update_h16,
 	},
 };
 

@@ -30,6 +30,9 @@
  *   alignment assumption about the caller's pointers.
  * - Elements before the first aligned output vector (streaming only) and
  *   after the last whole vector use the scalar formulas of agg_elem.h.
+ * - 16-bit slots (f16, bf16) are widened exactly as they are loaded, then
+ *   summed and stepped as f32 ones: every loop is written once over the
+ *   slots' dtype, a constant at each instantiation.
  */
 #ifndef RW_SIMD
 #error "define RW_SIMD, RW_VL, RW_V, RW_VSQRT and RW_VSTREAM first"
@@ -77,22 +80,71 @@ static __always_inline RW_V RW_SIMD(splat)(float s)
 	return s - zero;
 }
 
-/* a[u] = sum over workers of the vector at element i + u * RW_VL. */
-static __always_inline void RW_SIMD(sum4)(const float *const *src,
-					  unsigned int nsrc, size_t i,
-					  RW_V *a)
+#define RW_VU	unsigned int __attribute__((__vector_size__(4 * RW_VL)))
+#define RW_VH	unsigned short __attribute__((__vector_size__(2 * RW_VL)))
+/* Lane by lane, 16 bits to 32 (zero-extended); sparse does not know it. */
+#ifdef __CHECKER__
+#define RW_VWIDEN(h)	((RW_VU) { 0 })
+#else
+#define RW_VWIDEN(h)	__builtin_convertvector(h, RW_VU)
+#endif
+
+/*
+ * RW_VL 16-bit elements at @p widened exactly, as agg_half.h does each:
+ * bf16 is the f32's top half; f16's exponent and fraction, moved into
+ * place, are rebiased by one exact multiply (which also makes subnormals
+ * normal), infinities and NaNs (quiet) set apart, then the sign.
+ */
+static __always_inline RW_V RW_SIMD(ld16)(const u16 *p, u32 dtype)
 {
-	const float *s = src[0] + i;
-	RW_V a0 = RW_SIMD(ld)(s), a1 = RW_SIMD(ld)(s + RW_VL);
-	RW_V a2 = RW_SIMD(ld)(s + 2 * RW_VL), a3 = RW_SIMD(ld)(s + 3 * RW_VL);
+	RW_VH h;
+	RW_VU u, em, inf, nan;
+	RW_V v;
+
+	__builtin_memcpy(&h, p, sizeof(h));
+	u = RW_VWIDEN(h);
+	if (dtype == RW_AGG_BF16) {
+		u <<= 16;
+		__builtin_memcpy(&v, &u, sizeof(v));
+		return v;
+	}
+	em = u & 0x7fff;
+	u = em << 13;
+	__builtin_memcpy(&v, &u, sizeof(v));
+	v *= RW_SIMD(splat)(0x1p112f);
+	__builtin_memcpy(&u, &v, sizeof(u));
+	inf = (RW_VU)(em >= 0x7c00);
+	nan = (RW_VU)(em > 0x7c00);
+	u = (u & ~inf) | (inf & ((em << 13) | 0x7f800000)) | (nan & 0x400000);
+	u |= (RW_VWIDEN(h) & 0x8000) << 16;
+	__builtin_memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+/* The vector at element i of slot @s, of @dtype (a constant when inlined). */
+static __always_inline RW_V RW_SIMD(ldk)(const void *s, size_t i, u32 dtype)
+{
+	if (dtype == RW_AGG_F32)
+		return RW_SIMD(ld)((const float *)s + i);
+	return RW_SIMD(ld16)((const u16 *)s + i, dtype);
+}
+
+/* a[u] = sum over workers of the vector at element i + u * RW_VL. */
+static __always_inline void RW_SIMD(sum4)(const void *const *src,
+					  unsigned int nsrc, size_t i,
+					  RW_V *a, u32 dtype)
+{
+	RW_V a0 = RW_SIMD(ldk)(src[0], i, dtype);
+	RW_V a1 = RW_SIMD(ldk)(src[0], i + RW_VL, dtype);
+	RW_V a2 = RW_SIMD(ldk)(src[0], i + 2 * RW_VL, dtype);
+	RW_V a3 = RW_SIMD(ldk)(src[0], i + 3 * RW_VL, dtype);
 	unsigned int k;
 
 	for (k = 1; k < nsrc; k++) {
-		s = src[k] + i;
-		a0 += RW_SIMD(ld)(s);
-		a1 += RW_SIMD(ld)(s + RW_VL);
-		a2 += RW_SIMD(ld)(s + 2 * RW_VL);
-		a3 += RW_SIMD(ld)(s + 3 * RW_VL);
+		a0 += RW_SIMD(ldk)(src[k], i, dtype);
+		a1 += RW_SIMD(ldk)(src[k], i + RW_VL, dtype);
+		a2 += RW_SIMD(ldk)(src[k], i + 2 * RW_VL, dtype);
+		a3 += RW_SIMD(ldk)(src[k], i + 3 * RW_VL, dtype);
 	}
 	a[0] = a0;
 	a[1] = a1;
@@ -100,38 +152,38 @@ static __always_inline void RW_SIMD(sum4)(const float *const *src,
 	a[3] = a3;
 }
 
-static __always_inline void RW_SIMD(sum2)(const float *const *src,
+static __always_inline void RW_SIMD(sum2)(const void *const *src,
 					  unsigned int nsrc, size_t i,
-					  RW_V *a)
+					  RW_V *a, u32 dtype)
 {
-	const float *s = src[0] + i;
-	RW_V a0 = RW_SIMD(ld)(s), a1 = RW_SIMD(ld)(s + RW_VL);
+	RW_V a0 = RW_SIMD(ldk)(src[0], i, dtype);
+	RW_V a1 = RW_SIMD(ldk)(src[0], i + RW_VL, dtype);
 	unsigned int k;
 
 	for (k = 1; k < nsrc; k++) {
-		s = src[k] + i;
-		a0 += RW_SIMD(ld)(s);
-		a1 += RW_SIMD(ld)(s + RW_VL);
+		a0 += RW_SIMD(ldk)(src[k], i, dtype);
+		a1 += RW_SIMD(ldk)(src[k], i + RW_VL, dtype);
 	}
 	a[0] = a0;
 	a[1] = a1;
 }
 
-static __always_inline RW_V RW_SIMD(sum1)(const float *const *src,
-					  unsigned int nsrc, size_t i)
+static __always_inline RW_V RW_SIMD(sum1)(const void *const *src,
+					  unsigned int nsrc, size_t i,
+					  u32 dtype)
 {
-	RW_V a = RW_SIMD(ld)(src[0] + i);
+	RW_V a = RW_SIMD(ldk)(src[0], i, dtype);
 	unsigned int k;
 
 	for (k = 1; k < nsrc; k++)
-		a += RW_SIMD(ld)(src[k] + i);
+		a += RW_SIMD(ldk)(src[k], i, dtype);
 	return a;
 }
 
 static __always_inline void RW_SIMD(sum_loop)(const struct rw_agg_chunk *c,
-					      bool nt)
+					      bool nt, u32 dtype)
 {
-	const float *const *src = (const float *const *)c->src;
+	const void *const *src = c->src;
 	unsigned int nsrc = c->nsrc;
 	size_t i = c->off, end = i + c->n, head;
 	float *out = c->out;
@@ -140,7 +192,7 @@ static __always_inline void RW_SIMD(sum_loop)(const struct rw_agg_chunk *c,
 	if (nt) {
 		head = i + rw_agg_head(out + i, RW_VBYTES, c->n);
 		for (; i < head; i++)
-			out[i] = rw_agg_elem_sum(src, nsrc, i);
+			out[i] = rw_agg_elem_sum_of(c, i, dtype);
 	}
 	/*
 	 * With one or two sources the loop is a streaming copy, and storing
@@ -149,27 +201,41 @@ static __always_inline void RW_SIMD(sum_loop)(const struct rw_agg_chunk *c,
 	 * (docs/performance.md). With more sources the four-vector step wins.
 	 */
 	for (; (!nt || nsrc > 2) && i + 4 * RW_VL <= end; i += 4 * RW_VL) {
-		RW_SIMD(sum4)(src, nsrc, i, a);
+		RW_SIMD(sum4)(src, nsrc, i, a, dtype);
 		RW_SIMD(st)(out + i, a[0], nt);
 		RW_SIMD(st)(out + i + RW_VL, a[1], nt);
 		RW_SIMD(st)(out + i + 2 * RW_VL, a[2], nt);
 		RW_SIMD(st)(out + i + 3 * RW_VL, a[3], nt);
 	}
 	for (; i + RW_VL <= end; i += RW_VL)
-		RW_SIMD(st1)(out + i, RW_SIMD(sum1)(src, nsrc, i), nt);
+		RW_SIMD(st1)(out + i, RW_SIMD(sum1)(src, nsrc, i, dtype), nt);
 	for (; i < end; i++)
-		out[i] = rw_agg_elem_sum(src, nsrc, i);
+		out[i] = rw_agg_elem_sum_of(c, i, dtype);
 	/* Streaming stores are weakly ordered: publish them before returning. */
 	if (nt)
 		__builtin_ia32_sfence();
 }
 
-void RW_SIMD(sum_f32)(const struct rw_agg_chunk *c)
+static __always_inline void RW_SIMD(sum_as)(const struct rw_agg_chunk *c,
+					    u32 dtype)
 {
 	if (c->flags & RW_AGG_F_STREAM)
-		RW_SIMD(sum_loop)(c, true);
+		RW_SIMD(sum_loop)(c, true, dtype);
 	else
-		RW_SIMD(sum_loop)(c, false);
+		RW_SIMD(sum_loop)(c, false, dtype);
+}
+
+void RW_SIMD(sum_f32)(const struct rw_agg_chunk *c)
+{
+	RW_SIMD(sum_as)(c, RW_AGG_F32);
+}
+
+void RW_SIMD(sum_h16)(const struct rw_agg_chunk *c)
+{
+	if (c->dtype == RW_AGG_BF16)
+		RW_SIMD(sum_as)(c, RW_AGG_BF16);
+	else
+		RW_SIMD(sum_as)(c, RW_AGG_F16);
 }
 
 /* The step's constants, broadcast once per call. */
@@ -235,10 +301,9 @@ static __always_inline void RW_SIMD(apply)(const struct rw_agg_vconsts *k,
 /* The scalar formula for element i (heads and tails). */
 static __always_inline void RW_SIMD(apply1)(const struct rw_agg_chunk *c,
 					    const struct rw_agg_step *st,
-					    u32 optim, size_t i)
+					    u32 optim, size_t i, u32 dtype)
 {
-	const float *const *src = (const float *const *)c->src;
-	float s = rw_agg_elem_sum(src, c->nsrc, i);
+	float s = rw_agg_elem_sum_of(c, i, dtype);
 
 	switch (optim) {
 	case RW_AGG_SGD:
@@ -261,9 +326,9 @@ static __always_inline void RW_SIMD(apply1)(const struct rw_agg_chunk *c,
 
 static __always_inline void RW_SIMD(update_loop)(const struct rw_agg_chunk *c,
 						 const struct rw_agg_step *st,
-						 u32 optim, bool nt)
+						 u32 optim, bool nt, u32 dtype)
 {
-	const float *const *src = (const float *const *)c->src;
+	const void *const *src = c->src;
 	float *p = c->out, *s0 = c->state[0], *s1 = c->state[1];
 	size_t i = c->off, end = i + c->n, head;
 	struct rw_agg_vconsts k;
@@ -273,19 +338,19 @@ static __always_inline void RW_SIMD(update_loop)(const struct rw_agg_chunk *c,
 	if (nt) {
 		head = i + rw_agg_head(p + i, RW_VBYTES, c->n);
 		for (; i < head; i++)
-			RW_SIMD(apply1)(c, st, optim, i);
+			RW_SIMD(apply1)(c, st, optim, i, dtype);
 	}
 	for (; i + 2 * RW_VL <= end; i += 2 * RW_VL) {
-		RW_SIMD(sum2)(src, c->nsrc, i, a);
+		RW_SIMD(sum2)(src, c->nsrc, i, a, dtype);
 		RW_SIMD(apply)(&k, optim, a[0], p + i, s0 + i, s1 + i, nt);
 		RW_SIMD(apply)(&k, optim, a[1], p + i + RW_VL,
 			       s0 + i + RW_VL, s1 + i + RW_VL, nt);
 	}
 	for (; i + RW_VL <= end; i += RW_VL)
-		RW_SIMD(apply)(&k, optim, RW_SIMD(sum1)(src, c->nsrc, i),
+		RW_SIMD(apply)(&k, optim, RW_SIMD(sum1)(src, c->nsrc, i, dtype),
 			       p + i, s0 + i, s1 + i, nt);
 	for (; i < end; i++)
-		RW_SIMD(apply1)(c, st, optim, i);
+		RW_SIMD(apply1)(c, st, optim, i, dtype);
 	if (nt)
 		__builtin_ia32_sfence();
 }
@@ -313,36 +378,56 @@ static bool RW_SIMD(update_nt)(const struct rw_agg_chunk *c, u32 optim)
 /* Both store kinds of one optimizer's loop, chosen once per call. */
 static __always_inline void RW_SIMD(update_as)(const struct rw_agg_chunk *c,
 					       const struct rw_agg_step *st,
-					       u32 optim, bool nt)
+					       u32 optim, bool nt, u32 dtype)
 {
 	if (nt)
-		RW_SIMD(update_loop)(c, st, optim, true);
+		RW_SIMD(update_loop)(c, st, optim, true, dtype);
 	else
-		RW_SIMD(update_loop)(c, st, optim, false);
+		RW_SIMD(update_loop)(c, st, optim, false, dtype);
 }
 
-void RW_SIMD(update_f32)(const struct rw_agg_chunk *c,
-			 const struct rw_agg_step *st)
+/* Every optimizer's loop for slots of @dtype, one chosen per call. */
+static __always_inline void RW_SIMD(update_of)(const struct rw_agg_chunk *c,
+					       const struct rw_agg_step *st,
+					       u32 dtype)
 {
 	bool nt = RW_SIMD(update_nt)(c, st->optim);
 
 	switch (st->optim) {
 	case RW_AGG_SGD:
-		RW_SIMD(update_as)(c, st, RW_AGG_SGD, nt);
+		RW_SIMD(update_as)(c, st, RW_AGG_SGD, nt, dtype);
 		break;
 	case RW_AGG_MOMENTUM:
-		RW_SIMD(update_as)(c, st, RW_AGG_MOMENTUM, nt);
+		RW_SIMD(update_as)(c, st, RW_AGG_MOMENTUM, nt, dtype);
 		break;
 	case RW_AGG_NESTEROV:
-		RW_SIMD(update_as)(c, st, RW_AGG_NESTEROV, nt);
+		RW_SIMD(update_as)(c, st, RW_AGG_NESTEROV, nt, dtype);
 		break;
 	case RW_AGG_ADAM:
-		RW_SIMD(update_as)(c, st, RW_AGG_ADAM, nt);
+		RW_SIMD(update_as)(c, st, RW_AGG_ADAM, nt, dtype);
 		break;
 	case RW_AGG_AVERAGE:
-		RW_SIMD(update_as)(c, st, RW_AGG_AVERAGE, nt);
+		RW_SIMD(update_as)(c, st, RW_AGG_AVERAGE, nt, dtype);
 		break;
 	}
 }
 
+void RW_SIMD(update_f32)(const struct rw_agg_chunk *c,
+			 const struct rw_agg_step *st)
+{
+	RW_SIMD(update_of)(c, st, RW_AGG_F32);
+}
+
+void RW_SIMD(update_h16)(const struct rw_agg_chunk *c,
+			 const struct rw_agg_step *st)
+{
+	if (c->dtype == RW_AGG_BF16)
+		RW_SIMD(update_of)(c, st, RW_AGG_BF16);
+	else
+		RW_SIMD(update_of)(c, st, RW_AGG_F16);
+}
+
 #undef RW_VBYTES
+#undef RW_VU
+#undef RW_VH
+#undef RW_VWIDEN
