@@ -27,23 +27,8 @@
 #include "compat.h"
 #include "agg_half.h"
 #include "agg_impl.h"
+#include "aggtest.h"
 #include "../common/half_cases.h"
-
-static float bits_f(u32 b)
-{
-	float f;
-
-	memcpy(&f, &b, sizeof(f));
-	return f;
-}
-
-static u32 f_bits(float f)
-{
-	u32 b;
-
-	memcpy(&b, &f, sizeof(b));
-	return b;
-}
 
 static u16 h_bits(_Float16 h)
 {
@@ -70,12 +55,12 @@ static bool is_nan32(u32 b)
 static u16 ref_bf16(u32 x)
 {
 	u32 lo = x & 0xffff0000U, hi = lo + 0x10000U;
-	double v = fabs((double)bits_f(x));
-	double dl = fabs((double)bits_f(lo)), dh;
+	double v = fabs((double)aggt_from_bits(x));
+	double dl = fabs((double)aggt_from_bits(lo)), dh;
 
 	/* Past the largest finite: the next binade's start, 2^128. */
 	dh = (hi & RW_F32_ABS) == RW_F32_EXP ? ldexp(1.0, 128) :
-	     fabs((double)bits_f(hi));
+	     fabs((double)aggt_from_bits(hi));
 	if (v - dl < dh - v || (v - dl == dh - v && !(lo & 0x10000U)))
 		return (u16)(lo >> 16);
 	return (u16)(hi >> 16);
@@ -84,7 +69,7 @@ static u16 ref_bf16(u32 x)
 static void check_f16_out(u32 x)
 {
 	u16 got = rw_f32_to_f16(x);
-	u16 want = h_bits((_Float16)bits_f(x));
+	u16 want = h_bits((_Float16)aggt_from_bits(x));
 
 	if (is_nan32(x)) {
 		assert_true((got & 0x7c00) == 0x7c00 && (got & 0x200));
@@ -117,7 +102,7 @@ static void half_f16_widen(void **state)
 	(void)state;
 	for (h = 0; h < 0x10000; h++) {
 		got = rw_f16_to_f32((u16)h);
-		want = f_bits((float)bits_h((u16)h));
+		want = aggt_bits((float)bits_h((u16)h));
 		if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff)) {
 			assert_true(is_nan32(got));
 			assert_int_equal(got >> 13, ((u32)h & 0x8000) << 3 |
@@ -156,7 +141,7 @@ static void half_f16_narrow(void **state)
 		a = rw_f16_to_f32((u16)h);
 		b = rw_f16_to_f32((u16)(h + 1));
 		/* The tie halfway to the next (exact in f32), and around. */
-		x = f_bits((bits_f(a) + bits_f(b)) / 2);
+		x = aggt_bits((aggt_from_bits(a) + aggt_from_bits(b)) / 2);
 		for (d = -2; d <= 2; d++) {
 			check_f16_out(a + (u32)d);
 			check_f16_out(x + (u32)d);
@@ -226,7 +211,7 @@ static void fill_h16(u16 *h, float *f, size_t n, u32 dtype, u32 *seed)
 		       rw_f32_to_f16(x);
 		x = dtype == RW_AGG_BF16 ? rw_bf16_to_f32(h[i]) :
 		    rw_f16_to_f32(h[i]);
-		f[i] = bits_f(x);
+		f[i] = aggt_from_bits(x);
 	}
 }
 
@@ -276,7 +261,7 @@ static void half_kernels(void **state)
 			hp.optim = o;
 			assert_int_equal(rw_agg_prepare(&st, &hp, ws[wi], 3), 0);
 			for (i = 0; i < ns[ni]; i++) {
-				p16[i] = p32[i] = bits_f(0x3f000000U +
+				p16[i] = p32[i] = aggt_from_bits(0x3f000000U +
 							 (lcg(&seed) >> 12));
 				s16[0][i] = s32[0][i] = 0.01f * (float)i;
 				s16[1][i] = s32[1][i] = 0.001f * (float)i;
@@ -322,11 +307,11 @@ static void half_widen_loads(void **state)
 					want = dts[di] == RW_AGG_BF16 ?
 					       rw_bf16_to_f32((u16)i) :
 					       rw_f16_to_f32((u16)i);
-					if (f_bits(out[i]) != want)
+					if (aggt_bits(out[i]) != want)
 						fail_msg("%s %s %04x: %08x, want %08x",
 							 rw_agg_impls[m].name,
 							 di ? "bf16" : "f16", i,
-							 f_bits(out[i]), want);
+							 aggt_bits(out[i]), want);
 				}
 			}
 		}
