@@ -109,9 +109,7 @@ static int rw_give_connect(struct rw_give_link *lk, struct rw_job *job,
 	struct sockaddr_storage ss;
 	int ret;
 
-	ret = rw_sockaddr_fill(&ss, b->addr,
-			       b->family == RW_BOX_AF_INET ? 4 : 16,
-			       b->port ?: RW_WIRE_PORT);
+	ret = rw_box_sockaddr(&ss, b);
 	if (ret)
 		return ret;
 	init_completion(&gl->cm_done);

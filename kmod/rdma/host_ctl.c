@@ -133,6 +133,7 @@ bool rw_remote_notice_in(struct rw_remote_link *lk, u32 byte_len, u32 seq)
 		lk->stop_before = n.stop_before;
 		/* Pairs with the acquire in rw_remote_switch_due(). */
 		smp_store_release(&lk->stopped, n.epoch);
+		WRITE_ONCE(r->stop_seen, true);
 		pr_info("job %s rank %u: box %u stops the run before iteration %u for the move to epoch %u\n",
 			r->job, r->rank, lk->rep.box_id, n.stop_before,
 			n.epoch);

@@ -599,6 +599,7 @@ int rw_remote_relink(struct rw_remote *r, const struct sockaddr_storage *addrs,
 	bitmap_zero(r->resent, r->max_chunks);
 	memset(r->link_of, nr > 1 ? RW_REMOTE_NO_LINK : 0, r->max_chunks);
 	r->asking = false;
+	WRITE_ONCE(r->stop_seen, false);
 	WRITE_ONCE(r->joining, true);
 	WRITE_ONCE(r->error, 0);
 	mutex_unlock(&r->rdma);

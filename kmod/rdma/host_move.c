@@ -57,9 +57,12 @@ static u32 rw_remote_move_known(struct rw_remote *r)
 
 bool rw_remote_switch_due(struct rw_remote *r)
 {
-	u32 e = rw_remote_move_known(r);
-	u32 i;
+	u32 e, i;
 
+	/* Every transfer's wait asks: one load while no stop has come. */
+	if (!READ_ONCE(r->stop_seen))
+		return false;
+	e = rw_remote_move_known(r);
 	if (!e || READ_ONCE(r->error))
 		return false;
 	for (i = 0; i < r->nr_links; i++)
@@ -109,10 +112,8 @@ int rw_remote_move_ask(struct rw_remote *r)
 		return READ_ONCE(r->error);
 	}
 	if (!wait_event_timeout(r->wq, rw_remote_stop_came(r),
-				msecs_to_jiffies(RW_REMOTE_CONNECT_MS))) {
+				msecs_to_jiffies(RW_REMOTE_CONNECT_MS)))
 		rw_remote_break(r, NULL, "the boxes did not tell the move's boundary");
-		return READ_ONCE(r->error);
-	}
 	return READ_ONCE(r->error);
 }
 
@@ -137,17 +138,13 @@ static bool rw_remote_switch_retry(int err)
 static int rw_remote_new_addrs(const struct rw_boxset *set,
 			       struct sockaddr_storage *addrs)
 {
-	const struct rw_box *b;
 	u32 i;
 	int ret;
 
 	if (set->nr > RW_WIRE_MAX_NICS)
 		return -E2BIG;
 	for (i = 0; i < set->nr; i++) {
-		b = &set->box[i];
-		ret = rw_sockaddr_fill(&addrs[i], b->addr,
-				       b->family == RW_BOX_AF_INET ? 4 : 16,
-				       b->port ?: RW_WIRE_PORT);
+		ret = rw_box_sockaddr(&addrs[i], &set->box[i]);
 		if (ret)
 			return ret;
 	}

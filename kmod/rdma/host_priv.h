@@ -116,6 +116,7 @@ struct rw_remote {
 	u32 session;			/* with several links */
 	struct rw_remote_link links[RW_WIRE_MAX_NICS];
 	bool joining;			/* a move's switch makes the links */
+	bool stop_seen;			/* a link has its move's stop */
 	struct delayed_work beat_work;	/* heartbeats (rdma/link.h) */
 
 	/* The run, once declared. */

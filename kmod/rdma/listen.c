@@ -30,6 +30,7 @@
 
 #include "rw.h"
 #include "job.h"
+#include "chunk/boxset.h"
 #include "rdma/cm.h"
 #include "rdma/gift.h"
 #include "rdma/rdma.h"
@@ -369,6 +370,13 @@ int rw_sockaddr_fill(struct sockaddr_storage *ss, const void *addr,
 		return 0;
 	}
 	return -EAFNOSUPPORT;
+}
+
+int rw_box_sockaddr(struct sockaddr_storage *ss, const struct rw_box *b)
+{
+	return rw_sockaddr_fill(ss, b->addr,
+				b->family == RW_BOX_AF_INET ? 4 : 16,
+				b->port ?: RW_WIRE_PORT);
 }
 
 void rw_wire_dev_gone(struct ib_device *dev)

@@ -100,6 +100,10 @@ int rw_conn_for_each(int (*fn)(const struct rw_conn_info *info, void *arg),
 int rw_sockaddr_fill(struct sockaddr_storage *ss, const void *addr,
 		     size_t len, u16 port);
 
+struct rw_box;
+/* Where box @b of a job's set is reached (its port, or RW_WIRE_PORT). */
+int rw_box_sockaddr(struct sockaddr_storage *ss, const struct rw_box *b);
+
 /*
  * Listen on @addr (AF_INET or AF_INET6, with the port): 0, or -EEXIST (a
  * live listener there), -ENOSPC (RW_LISTEN_MAX), -EADDRNOTAVAIL (no RDMA
