@@ -68,6 +68,7 @@ void rw_carry_desc_of(const struct rw_engine *e, struct rw_carry_desc *d)
 	d->nr_state = rw_engine_nr_state(e);
 	d->chunk_size = g->chunk_size;
 	d->last_short = g->total_bytes & (g->chunk_size - 1);
+	d->half = rw_layout_half(rw_engine_layout(e));
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_carry_desc_of);
 
@@ -77,7 +78,7 @@ static bool rw_carry_desc_eq(const struct rw_carry_desc *a,
 	return a->layout_hash == b->layout_hash &&
 	       a->nr_chunks == b->nr_chunks && a->nr_state == b->nr_state &&
 	       a->chunk_size == b->chunk_size &&
-	       a->last_short == b->last_short;
+	       a->last_short == b->last_short && a->half == b->half;
 }
 
 /*
@@ -226,8 +227,8 @@ static u8 *rw_carry_rec(struct rw_carry *k, u32 c)
  */
 static int rw_carry_chunk(struct rw_engine *e, u32 c, u8 *rec, bool put)
 {
-	u64 blen = rw_engine_buf_len(e, RW_BUF_PARAMS), off;
-	u32 cs = rw_engine_layout(e)->geom.chunk_size;
+	u32 cs = rw_engine_image_chunk(e);
+	u64 blen = (u64)rw_engine_nr_chunks(e) * cs, off;
 	u32 arrays = 1 + rw_engine_nr_state(e), a, len;
 	int ret = 0;
 

@@ -24,15 +24,21 @@ struct rw_carry_desc {
 	u32 nr_state;			/* optimizer arrays besides parameters */
 	u32 chunk_size;
 	bool last_short;		/* the last chunk is shorter */
+	bool half;			/* a 16-bit tensor: f32 masters */
 };
 
 /* @e's run, described. */
 void rw_carry_desc_of(const struct rw_engine *e, struct rw_carry_desc *d);
 
-/* One carried chunk's bytes: every array's, then its version (le64). */
+/*
+ * One carried chunk's bytes: every array's as the image holds it
+ * (rw_layout_image_chunk(): twice the chunk size with @half), then its
+ * version (le64).
+ */
 static inline u64 rw_carry_rec_len(const struct rw_carry_desc *d)
 {
-	return (1 + (u64)d->nr_state) * d->chunk_size + sizeof(u64);
+	return ((1 + (u64)d->nr_state) * d->chunk_size << (d->half ? 1 : 0)) +
+	       sizeof(u64);
 }
 
 /* What the end of a run keeps for a move (rw_carry_plan()). */

@@ -301,8 +301,6 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 	for (i = 0; i < n; i++) {
 		if (t[i].reserved || !t[i].nelems || t[i].dtype > RW_DTYPE_BF16)
 			return -EINVAL;
-		if (t[i].dtype != RW_DTYPE_F32)
-			return -EOPNOTSUPP;
 	}
 	/* A remote attachment serialises its own calls (see attach). */
 	if (rw_worker_remote(w))

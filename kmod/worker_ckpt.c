@@ -96,7 +96,7 @@ static void rw_worker_ckpt_head(struct rw_worker *w, struct rw_engine *e,
 	h->hparams[3] = c->beta1;
 	h->hparams[4] = c->beta2;
 	h->hparams[5] = c->eps;
-	h->params_len = rw_engine_buf_len(e, RW_BUF_PARAMS);
+	h->params_len = (u64)h->nr_chunks * rw_engine_image_chunk(e);
 	h->image_len = rw_engine_image_len(e);
 	h->step = rw_engine_max_version(e);
 }

@@ -193,13 +193,16 @@ int rw_ckpt_head_check(const struct rw_ckpt_head *h, char *why,
 		return rw_ckpt_fail(why, whylen, -EINVAL,
 				    "chunk_size %" PRIu32 " is not a power of two of at least 4",
 				    h->chunk_size);
+	/* Twice the chunk size: a model with a 16-bit tensor's f32 masters. */
 	params = (uint64_t)h->nr_chunks * h->chunk_size;
-	if (h->params_len != params)
+	if (h->params_len != params && h->params_len != 2 * params)
 		return rw_ckpt_fail(why, whylen, -EINVAL,
 				    "params_len %" PRIu64 " is not nr_chunks %"
-				    PRIu32 " x chunk_size %" PRIu32,
+				    PRIu32 " x chunk_size %" PRIu32
+				    " (or twice that, for 16-bit tensors)",
 				    (uint64_t)h->params_len, h->nr_chunks,
 				    h->chunk_size);
+	params = h->params_len;
 	if (__builtin_mul_overflow(1 + (uint64_t)h->nr_state, params, &arrays) ||
 	    __builtin_add_overflow(arrays, 8ULL * h->nr_chunks, &image) ||
 	    image != h->image_len)

@@ -40,7 +40,8 @@
 /*
  * Whether @h can describe a run's checkpoint: the magic and head length of
  * this uapi, reserved fields zero, at least one tensor and chunk, a
- * power-of-two chunk size, params_len = nr_chunks * chunk_size, image_len
+ * power-of-two chunk size, params_len = nr_chunks * chunk_size (twice that
+ * for a model with a 16-bit tensor), image_len
  * = (1 + nr_state) * params_len + 8 * nr_chunks, and a whole file that
  * fits in memory. 0, or -EINVAL with the reason in @why (if not NULL).
  */

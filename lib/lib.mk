@@ -21,7 +21,8 @@ RW_LIB_SO	:= $(RW_LIB_OUT)/librackweave.so.$(RW_LIB_VERSION)
 RW_LIB_A	:= $(RW_LIB_OUT)/librackweave.a
 RW_LIB_PC	:= $(RW_LIB_OUT)/rackweave.pc
 RW_LIB_MAP	:= $(TOP)/lib/librackweave.map
-RW_LIB_NAMES	:= ctx attach model map xfer token numa error crc32c ckpt checkpoint
+RW_LIB_NAMES	:= ctx attach model map xfer token numa error crc32c ckpt checkpoint \
+		   half
 RW_LIB_OBJS	:= $(patsubst %,$(RW_LIB_OUT)/%.o,$(RW_LIB_NAMES))
 # What the library needs from others; also Libs.private in rackweave.pc.
 RW_LIB_LIBS	:= -lnuma -pthread

@@ -699,7 +699,14 @@ struct rw_attach_addr {
 
 #define RW_IOC_ATTACH		_IOW(RW_IOC_MAGIC, 0x01, struct rw_attach)
 
-/* Element types of a tensor (the module handles F32 today). */
+/*
+ * Element types of a tensor. A 16-bit tensor (IEEE binary16, bfloat16)
+ * travels, sits in the gradient buffer and is published in the parameter
+ * buffer in its type, half an f32's bytes; the box widens each gradient
+ * exactly, sums in f32 in rank order, steps an f32 master copy with f32
+ * optimizer state and publishes the parameters rounded to nearest even.
+ * A model may mix types tensor by tensor.
+ */
 #define RW_DTYPE_F32		0
 #define RW_DTYPE_F16		1
 #define RW_DTYPE_BF16		2
@@ -830,8 +837,10 @@ struct rw_params_init {
 
 /*
  * Checkpoints. A job's state is the head below, then the image: the
- * parameters (params_len bytes, as the parameter buffer), each optimizer
- * state array laid out the same way (nr_state of them: momentum's buffer,
+ * parameters (params_len bytes, as the parameter buffer; a model with a
+ * 16-bit tensor keeps its f32 master copy here instead, params_len twice
+ * the buffer's, each chunk's part of a tensor at twice its offset in the
+ * chunk, in f32), each optimizer state array laid out the same way (nr_state of them: momentum's buffer,
  * or Adam's first then second moments), then each chunk's version (u64,
  * nr_chunks of them: the steps applied, which Adam's bias correction
  * counts from). Host byte order in the module; files keep it
@@ -885,7 +894,7 @@ struct rw_ckpt_head {
 	__u32 hparams[6];	/* lr, momentum, weight decay, beta1, beta2, eps
 				 * (binary32 bit patterns) */
 	__u32 reserved0;
-	__u64 params_len;
+	__u64 params_len;	/* nr_chunks * chunk_size, x2 with 16-bit */
 	__u64 image_len;	/* (1 + nr_state) * params_len + 8 * nr_chunks */
 	__u64 step;		/* the largest chunk version */
 	__u64 reserved[2];
@@ -1427,8 +1436,9 @@ struct rw_wire_notice {
  * @nr_given of them set) of the model that @layout_hash, @nr_chunks,
  * @nr_state, @chunk_size and RW_GIFT_LAST_SHORT describe, for the set of
  * @epoch and @digest. Each chunk is a record of (1 + @nr_state) *
- * @chunk_size + 8 bytes: the chunk of each array of the run's checkpoint
- * image, then its version (le64); the records lie in chunk order from
+ * @chunk_size + 8 bytes (twice the arrays with RW_GIFT_HALF, a model with
+ * a 16-bit tensor, whose image holds f32 masters): the chunk of each array
+ * of the run's checkpoint image, then its version (le64); the records lie in chunk order from
  * byte @off of the window that follows (RDMA read access). The taker
  * checks the set, that it gains every chunk offered and has none of them
  * yet, reads the records into its carry and replies: status 0 and
@@ -1437,6 +1447,7 @@ struct rw_wire_notice {
  * does not gain or has). Its next run starts once it has every chunk.
  */
 #define RW_GIFT_LAST_SHORT	(1U << 0)
+#define RW_GIFT_HALF		(1U << 1)
 
 struct rw_wire_gift {
 	struct rw_wire_msg msg;	/* RW_MSG_GIFT, status 0 */
@@ -1447,7 +1458,7 @@ struct rw_wire_gift {
 	__le32 nr_chunks;
 	__le32 nr_state;
 	__le32 chunk_size;
-	__le32 flags;		/* RW_GIFT_LAST_SHORT or 0 */
+	__le32 flags;		/* RW_GIFT_LAST_SHORT, RW_GIFT_HALF */
 	__le32 first;		/* the map's first chunk */
 	__le32 nr_map;		/* 1..RW_WIRE_GIFT_MAP_MAX */
 	__le32 nr_given;	/* bits set in the map, >= 1 */

@@ -55,11 +55,15 @@ $(RW_AGG_A): $(RW_AGG_OBJS)
 $(RW_UT_OBJ)/test-agg-%.o $(RW_AGG_TEST_HELPER): \
 	RW_UT_CFLAGS += -I$(TOP)/kmod -I$(RW_AGG_SRC)
 
+# test-agg-half also holds the library's restatement (lib/half.c) to them.
+$(RW_UT_OUT)/test-agg-half: $(RW_LIB_A)
+$(RW_UT_OUT)/test-agg-half: RW_AGG_TEST_LIBS = $(RW_LIB_A)
+
 $(RW_UT_OUT)/test-agg-%: $(RW_UT_OBJ)/test-agg-%.o $(RW_AGG_TEST_HELPER) \
 		$(RW_AGG_A)
 	$(call rw_msg,LD,$@)
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(RW_AGG_TEST_HELPER) $(RW_AGG_A) \
-		$(RW_CMOCKA_LIBS) -lm
+		$(RW_AGG_TEST_LIBS) $(RW_CMOCKA_LIBS) -lm
 
 # The bench's bound loops pick their ISA per function (target attributes).
 $(RW_AGG_BENCH_OUT)/%.o: $(RW_AGG_BENCH_SRC)/%.c

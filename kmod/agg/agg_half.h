@@ -90,4 +90,34 @@ static inline u16 rw_f32_to_f16(u32 x)
 	return (u16)(s | q);
 }
 
+/*
+ * @n elements between f32 and a 16-bit type (@bf16: bfloat16, else f16),
+ * as the functions above do each: the box's master copy of a 16-bit
+ * tensor widened from the parameters it was given, and narrowed into the
+ * parameters it publishes. Bits only: callable outside FPU sections.
+ */
+static inline void rw_half_widen(float *dst, const u16 *src, size_t n,
+				 bool bf16)
+{
+	size_t i;
+	u32 b;
+
+	for (i = 0; i < n; i++) {
+		b = bf16 ? rw_bf16_to_f32(src[i]) : rw_f16_to_f32(src[i]);
+		__builtin_memcpy(&dst[i], &b, sizeof(b));
+	}
+}
+
+static inline void rw_half_narrow(u16 *dst, const float *src, size_t n,
+				  bool bf16)
+{
+	size_t i;
+	u32 b;
+
+	for (i = 0; i < n; i++) {
+		__builtin_memcpy(&b, &src[i], sizeof(b));
+		dst[i] = bf16 ? rw_f32_to_bf16(b) : rw_f32_to_f16(b);
+	}
+}
+
 #endif /* _RW_AGG_HALF_H */

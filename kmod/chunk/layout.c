@@ -364,6 +364,33 @@ int rw_layout_seg(const struct rw_layout *l, u32 c, u32 tensor,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_layout_seg);
 
+int rw_layout_run(const struct rw_layout *l, u32 c, u32 *t, u32 last,
+		  struct rw_layout_run *run)
+{
+	struct rw_layout_seg seg;
+	struct rw_layout_run r;
+	u32 i;
+	int ret;
+
+	if (!t || !run || *t >= last)
+		return -EINVAL;
+	ret = rw_layout_seg(l, c, *t, &seg);
+	if (ret)
+		return ret;
+	r.off = seg.chunk_off;
+	r.end = seg.chunk_off + (u32)(seg.nelems << rw_dtype_shift(seg.dtype));
+	r.dtype = seg.dtype;
+	for (i = *t + 1; r.dtype != RW_DTYPE_F32 && i < last; i++) {
+		if (rw_layout_seg(l, c, i, &seg) || seg.dtype != r.dtype)
+			break;
+		r.end = seg.chunk_off + (u32)(seg.nelems << 1);
+	}
+	*t = i;
+	*run = r;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_layout_run);
+
 int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
 		   u32 nr, bool keys, unsigned long *sel)
 {

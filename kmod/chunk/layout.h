@@ -31,8 +31,9 @@
 
 /*
  * Element types: the same numbers as the uapi's RW_DTYPE_* (a macro may be
- * defined twice when both definitions are identical). f32 is what
- * aggregation handles today.
+ * defined twice when both definitions are identical). 16-bit tensors
+ * travel and sit in the slots and the published parameters in their
+ * type; the box keeps their master copy in f32 (rw_layout_half()).
  */
 #define RW_DTYPE_F32		0
 #define RW_DTYPE_F16		1
@@ -73,6 +74,29 @@ struct rw_layout {
 	u32 dtype_mask;		/* bit d set: some tensor has dtype d */
 	struct rw_layout_geom geom;
 };
+
+/*
+ * Whether @l has a 16-bit tensor. Such a model's box keeps, per chunk, an
+ * f32 master copy of its parameters and its optimizer state in f32, each
+ * twice the chunk's size: the part of a tensor at byte offset b of the
+ * chunk has its master (and state) at byte offset 2 * b, which holds a
+ * 16-bit element's f32 at twice its place and keeps an f32 tensor's
+ * elements together, so every tensor's part is one run in the master.
+ */
+static inline bool rw_layout_half(const struct rw_layout *l)
+{
+	return l->dtype_mask & ~(1U << RW_DTYPE_F32);
+}
+
+/*
+ * Bytes per chunk of each array of a checkpoint image of @l (uapi
+ * RW_IOC_CHECKPOINT): the chunk size, twice it for a model with a 16-bit
+ * tensor, whose image holds the f32 master copy.
+ */
+static inline u32 rw_layout_image_chunk(const struct rw_layout *l)
+{
+	return l->geom.chunk_size << (rw_layout_half(l) ? 1 : 0);
+}
 
 /* Where a (key, element range) lies: bytes and the chunks they touch. */
 struct rw_layout_span {
@@ -149,6 +173,25 @@ int rw_layout_chunk_tensors(const struct rw_layout *l, u32 c, u32 *first,
 /* The part of tensor @tensor in chunk @c; -EINVAL if it has none there. */
 int rw_layout_seg(const struct rw_layout *l, u32 c, u32 tensor,
 		  struct rw_layout_seg *seg);
+
+/* Bytes [off, end) of a chunk, elements of one type. */
+struct rw_layout_run {
+	u32 off;
+	u32 end;
+	u32 dtype;
+};
+
+/*
+ * How a box with 16-bit tensors (rw_layout_half()) steps chunk @c: in
+ * runs, each f32 tensor's part alone, 16-bit parts of one type that follow
+ * each other together (with the padding between them), in layout order.
+ * The run that starts at tensor *@t (layout order, in [first, first +
+ * count) of rw_layout_chunk_tensors()): *@t moves past it, never beyond
+ * @last. -EINVAL if tensor *@t has nothing in the chunk or *@t >= @last.
+ * Its master and state lie at twice its offsets (rw_layout_half()).
+ */
+int rw_layout_run(const struct rw_layout *l, u32 c, u32 *t, u32 last,
+		  struct rw_layout_run *run);
 
 struct rw_range;
 

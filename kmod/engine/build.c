@@ -48,10 +48,26 @@ static u32 rw_engine_state_arrays(u32 optim)
 	}
 }
 
-/* Chunk-sized buffers per chunk: parameters, state, one slot per worker. */
-static u32 rw_engine_bufs_per_chunk(u32 nr_state, u32 nr_workers)
+/*
+ * Chunk-sized buffers per chunk: parameters, state, one slot per worker;
+ * with @half (a 16-bit tensor in the model) also the f32 master, and the
+ * master and each state array twice the chunk's size (layout.h).
+ */
+static u32 rw_engine_bufs_per_chunk(u32 nr_state, u32 nr_workers, bool half)
 {
-	return 1 + nr_state + nr_workers;
+	return half ? 3 + 2 * nr_state + nr_workers :
+		      1 + nr_state + nr_workers;
+}
+
+/* Whether @t[0..n) has a 16-bit tensor (rw_layout_half() before a layout). */
+static bool rw_engine_tensors_half(const struct rw_layout_tensor *t, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].dtype != RW_DTYPE_F32)
+			return true;
+	return false;
 }
 
 /*
@@ -136,6 +152,8 @@ static int rw_engine_build_layout(struct rw_engine *e,
 	if (ret)
 		goto err;
 	e->nr_chunks = e->layout.geom.nr_chunks;
+	e->half = rw_layout_half(&e->layout);
+	e->ics = rw_layout_image_chunk(&e->layout);
 	ret = rw_engine_owned_of(cfg->boxes, cfg->name, &e->layout.geom,
 				 &e->owned, &e->nr_owned);
 	if (ret)
@@ -239,8 +257,10 @@ static void rw_engine_free_cores(struct rw_engine *e)
 	u32 i;
 
 	if (e->cores)
-		for (i = 0; i < e->map.nr.nr_cores; i++)
+		for (i = 0; i < e->map.nr.nr_cores; i++) {
 			kfree(e->cores[i].srcv);
+			kfree(e->cores[i].segv);
+		}
 	kfree(e->cores);
 	e->cores = NULL;
 }
@@ -255,12 +275,15 @@ static int rw_engine_build_cores(struct rw_engine *e)
 		return -ENOMEM;
 	for (i = 0; i < e->map.nr.nr_cores; i++) {
 		struct rw_core *core = &e->cores[i].core;
+		int nid = cpu_to_node(e->map.cores[i].cpu);
 
 		e->cores[i].srcv = kcalloc_node(e->nr_workers,
 						sizeof(*e->cores[i].srcv),
-						GFP_KERNEL,
-						cpu_to_node(e->map.cores[i].cpu));
-		if (!e->cores[i].srcv) {
+						GFP_KERNEL, nid);
+		e->cores[i].segv = kcalloc_node(e->nr_workers,
+						sizeof(*e->cores[i].segv),
+						GFP_KERNEL, nid);
+		if (!e->cores[i].srcv || !e->cores[i].segv) {
 			rw_engine_free_cores(e);
 			return -ENOMEM;
 		}
@@ -298,6 +321,7 @@ static void rw_engine_place_chunk(struct rw_engine *e, u32 c, u8 *mem)
 {
 	struct rw_chunk *ch = &e->chunks[c];
 	u32 cs = e->layout.geom.chunk_size, i, w;
+	u8 *at;
 	u64 off;
 
 	rw_layout_chunk(&e->layout.geom, c, &off, &ch->len);
@@ -306,15 +330,17 @@ static void rw_engine_place_chunk(struct rw_engine *e, u32 c, u8 *mem)
 	ch->tags = &e->tags[(size_t)c * e->nr_workers];
 	ch->recheck.chunk = c;
 	ch->recheck.type = RW_EV_RECHECK;
-	ch->params = (float *)mem;
-	for (i = 0; mem && i < e->nr_state; i++)
-		ch->state[i] = (float *)(mem + (size_t)(1 + i) * cs);
+	/* Parameters, the master if apart, state, slots: see build_memory. */
+	ch->params = mem;
+	ch->master = (float *)(mem && e->half ? mem + cs : mem);
+	at = mem ? (u8 *)ch->master + (e->half ? e->ics : cs) : NULL;
+	for (i = 0; mem && i < e->nr_state; i++, at += e->ics)
+		ch->state[i] = (float *)at;
 	seqcount_init(&ch->seq);
 	for (w = 0; w < e->nr_workers; w++) {
 		struct rw_slot *s = &e->slots[(size_t)c * e->nr_workers + w];
 
-		s->grad = mem ? mem + (size_t)(1 + e->nr_state + w) * cs :
-			  NULL;
+		s->grad = mem ? at + (size_t)w * cs : NULL;
 		s->ev.chunk = c;
 		s->ev.worker = w;
 		s->ev.type = RW_EV_PUSH;
@@ -327,6 +353,9 @@ static void rw_engine_place_chunk(struct rw_engine *e, u32 c, u8 *mem)
  * parameters, optimizer state and one receive slot per worker, each a full
  * chunk_size (page-aligned, since chunk sizes are powers of two >= 4 KiB),
  * for the chunks this box owns (rw_engine_owns()); the others have none.
+ * A model with a 16-bit tensor adds each chunk's f32 master after its
+ * parameters, and its master and state arrays take two chunk sizes each
+ * (chunk/layout.h, rw_layout_half()).
  * Then the user-mappable version array. rw_engine_footprint() counts the
  * same.
  */
@@ -339,7 +368,8 @@ static int rw_engine_build_memory(struct rw_engine *e,
 	size_t bytes;
 	int ret = -ENOMEM;
 
-	per_chunk = rw_engine_bufs_per_chunk(e->nr_state, e->nr_workers);
+	per_chunk = rw_engine_bufs_per_chunk(e->nr_state, e->nr_workers,
+					     e->half);
 	e->arenas = kcalloc(nn, sizeof(*e->arenas), GFP_KERNEL);
 	used = kcalloc(nn, sizeof(*used), GFP_KERNEL);
 	e->chunks = kvcalloc(e->nr_chunks, sizeof(*e->chunks), RW_GFP_BIG);
@@ -450,7 +480,9 @@ int rw_engine_footprint(const struct rw_engine_config *cfg, u64 *bytes)
 	/* Parameters, optimizer state, one slot per worker (build_memory). */
 	per_chunk = (u64)cs *
 		    rw_engine_bufs_per_chunk(rw_engine_state_arrays(cfg->hp.optim),
-					     cfg->nr_workers);
+					     cfg->nr_workers,
+					     rw_engine_tensors_half(cfg->tensors,
+								    cfg->nr_tensors));
 	slots = nc * cfg->nr_workers;
 	pages = nc * (cs >> PAGE_SHIFT);
 	meta = nc * (sizeof(struct rw_chunk) + sizeof(struct rw_map_place) +

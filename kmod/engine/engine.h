@@ -147,6 +147,8 @@ void rw_engine_init_close(struct rw_engine *e, u32 chunk, bool ok);
  * _init_end() (-EFAULT).
  */
 u32 rw_engine_nr_state(const struct rw_engine *e);
+/* Bytes per chunk of each array: rw_layout_image_chunk() of the layout. */
+u32 rw_engine_image_chunk(const struct rw_engine *e);
 u64 rw_engine_image_len(const struct rw_engine *e);
 u64 rw_engine_layout_hash(const struct rw_engine *e);
 u64 rw_engine_max_version(const struct rw_engine *e);

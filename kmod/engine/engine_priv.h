@@ -5,6 +5,7 @@
  *  - path.c: the fast path (push, arrive, step, publish) and pulls;
  *  - build.c: building and teardown, the lifecycle;
  *  - image.c: initial parameters and the checkpoint image;
+ *  - half.c: the f32 masters of a model with a 16-bit tensor;
  *  - chunk/migrate.c: rebalancing windows and the migration of chunks
  *    between cores;
  *  - query.c: read-only snapshots for netlink and KUnit.
@@ -41,7 +42,13 @@ struct rw_slot {
 struct rw_chunk {
 	struct rw_core *owner;		/* see the ownership rules */
 	const void **src;		/* the slots' buffers, worker-rank order */
-	float *params;
+	void *params;			/* published: each tensor in its type */
+	/*
+	 * The f32 parameters the optimizer steps: @params itself, or in a
+	 * model with a 16-bit tensor (e->half) a copy of twice the chunk's
+	 * size, laid out as rw_layout_half() says, as is the state.
+	 */
+	float *master;
 	float *state[2];
 	u32 len;			/* bytes */
 	struct rw_round round;		/* owner only: held gradients */
@@ -68,6 +75,7 @@ struct rw_engine_core {
 	u64 st_t;
 	u32 st_n;			/* gradients the constants scale for */
 	const void **srcv;		/* nr_workers: a step's sources */
+	const void **segv;		/* nr_workers: the same, at a tensor */
 	u32 unwoken;			/* chunks freed, pullers not woken yet */
 	u64 steps;
 	u64 forwards;
@@ -85,6 +93,8 @@ struct rw_engine {
 	u32 nr_workers;
 	u32 nr_chunks;
 	u32 nr_state;			/* optimizer state arrays per chunk */
+	bool half;			/* a 16-bit tensor: masters in f32 */
+	u32 ics;			/* rw_layout_image_chunk() */
 	struct rw_agg_hparams hp;
 	/*
 	 * Who is a member, from when, and the step rule (sync/round.h):
@@ -162,6 +172,17 @@ static inline bool rw_engine_has(const struct rw_engine *e, u32 c)
  */
 void rw_engine_handle(struct rw_core *core, struct rw_event *ev);
 void rw_engine_idle(struct rw_core *core);
+
+/*
+ * Implemented in half.c, for a model with a 16-bit tensor: the optimizer
+ * step of chunk @c over its tensors' parts, each in its type (0 or the
+ * kernels' error), and the master copy from the published parameters or
+ * back (inside the chunk's write section).
+ */
+int rw_engine_step_half(struct rw_engine *e, struct rw_engine_core *ec,
+			u32 c, const void *const *src, u32 nsrc);
+void rw_engine_half_widen(struct rw_engine *e, u32 c);
+void rw_engine_half_publish(struct rw_engine *e, u32 c);
 
 /*
  * Implemented in chunk/migrate.c, for build.c's lifecycle and path.c's

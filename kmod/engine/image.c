@@ -8,6 +8,10 @@
  * hash of the layout it fits; it is read while the engine is quiet and
  * written like initial parameters, so no step runs under either.
  *
+ * A model with a 16-bit tensor keeps the f32 master copy in the image, its
+ * arrays two chunk sizes per chunk (rw_layout_image_chunk()); the
+ * published parameters follow from it (half.c).
+ *
  * A box of a job over several boxes keeps the same image, whole-model in
  * shape: its own chunks as they are, every other chunk zeros with version
  * 0 on the way out and left alone on the way in, so the boxes' images of
@@ -54,6 +58,8 @@ int rw_engine_init_chunk(struct rw_engine *e, u32 chunk,
 	raw_write_seqcount_begin(&ch->seq);
 	if (copy_from_user(ch->params, src, ch->len))
 		ret = -EFAULT;
+	else
+		rw_engine_half_widen(e, chunk);
 	raw_write_seqcount_end(&ch->seq);
 	return ret;
 }
@@ -72,8 +78,13 @@ void rw_engine_init_close(struct rw_engine *e, u32 chunk, bool ok)
 
 	lockdep_assert_held(&e->init_lock);
 	/* Before any initial parameters the run's are zeros (the arena's). */
-	if (!ok && ch->params)
+	if (!ok && ch->params) {
 		memset(ch->params, 0, ch->len);
+		if (e->half)
+			memset(ch->master, 0, e->ics);
+	} else if (ok) {
+		rw_engine_half_widen(e, chunk);
+	}
 	raw_write_seqcount_end(&ch->seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_init_close);
@@ -98,9 +109,21 @@ u32 rw_engine_nr_state(const struct rw_engine *e)
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_nr_state);
 
+/* Bytes of each array of the image: rw_layout_image_chunk() per chunk. */
+static u64 rw_engine_image_array_len(const struct rw_engine *e)
+{
+	return (u64)e->nr_chunks * e->ics;
+}
+
+u32 rw_engine_image_chunk(const struct rw_engine *e)
+{
+	return e->ics;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_chunk);
+
 u64 rw_engine_image_len(const struct rw_engine *e)
 {
-	return (1 + (u64)e->nr_state) * rw_engine_buf_len(e, RW_BUF_PARAMS) +
+	return (1 + (u64)e->nr_state) * rw_engine_image_array_len(e) +
 	       (u64)e->nr_chunks * sizeof(u64);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_len);
@@ -164,16 +187,29 @@ EXPORT_SYMBOL_IF_KUNIT(rw_engine_quiet);
  */
 static u64 rw_engine_image_at(const struct rw_engine *e, u32 a, u32 c)
 {
-	u64 base = (u64)a * rw_engine_buf_len(e, RW_BUF_PARAMS);
+	u64 base = (u64)a * rw_engine_image_array_len(e);
 
 	if (a > e->nr_state)
 		return base + (u64)c * sizeof(u64);
-	return base + ((u64)c << e->layout.geom.chunk_shift);
+	return base + (u64)c * e->ics;
+}
+
+/* Array @a of chunk @ch in the image: 0 the (master) parameters. */
+static float *rw_engine_image_array(struct rw_chunk *ch, u32 a)
+{
+	return a ? ch->state[a - 1] : ch->master;
+}
+
+/* Bytes of chunk @ch's arrays that hold its elements; zeros after. */
+static u32 rw_engine_image_used(const struct rw_engine *e,
+				const struct rw_chunk *ch)
+{
+	return e->half ? 2 * ch->len : ch->len;
 }
 
 int rw_engine_image_read(struct rw_engine *e, void __user *dst)
 {
-	u32 cs = e->layout.geom.chunk_size, c, a;
+	u32 cs = e->ics, c, a;
 
 	for (c = 0; c < e->nr_chunks; c++) {
 		struct rw_chunk *ch = &e->chunks[c];
@@ -184,8 +220,7 @@ int rw_engine_image_read(struct rw_engine *e, void __user *dst)
 
 			/* Another box's chunk: zeros here (the header). */
 			if (!rw_engine_has(e, c) ? clear_user(to, cs) :
-			    copy_to_user(to, a ? ch->state[a - 1] : ch->params,
-					 cs))
+			    copy_to_user(to, rw_engine_image_array(ch, a), cs))
 				return -EFAULT;
 		}
 		if (copy_to_user(dst + rw_engine_image_at(e, e->nr_state + 1, c),
@@ -198,15 +233,15 @@ EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_read);
 
 int rw_engine_image_get(struct rw_engine *e, u64 off, u64 len, void *dst)
 {
-	u64 blen = rw_engine_buf_len(e, RW_BUF_PARAMS), end = off + len;
-	u32 cs = e->layout.geom.chunk_size, a, c, in, n;
+	u64 blen = rw_engine_image_array_len(e), end = off + len;
+	u32 cs = e->ics, a, c, in, n;
 	u8 *p = dst;
 
 	if (off % 8 || len % 8 || off > rw_engine_image_len(e) ||
 	    len > rw_engine_image_len(e) - off)
 		return -EINVAL;
 	while (off < end) {
-		const struct rw_chunk *ch;
+		struct rw_chunk *ch;
 
 		a = (u32)(off / blen);
 		if (a > e->nr_state) {
@@ -217,15 +252,15 @@ int rw_engine_image_get(struct rw_engine *e, u64 off, u64 len, void *dst)
 			memcpy(p, &v, sizeof(v));
 			n = sizeof(v);
 		} else {
-			c = (u32)((off % blen) >> e->layout.geom.chunk_shift);
+			c = (u32)((off % blen) / cs);
 			in = (u32)(off & (cs - 1));
 			n = (u32)min_t(u64, cs - in, end - off);
 			ch = &e->chunks[c];
 			if (!rw_engine_has(e, c))
 				memset(p, 0, n);
 			else
-				memcpy(p, (const u8 *)(a ? ch->state[a - 1] :
-						       ch->params) + in, n);
+				memcpy(p, (const u8 *)rw_engine_image_array(ch, a) +
+				       in, n);
 		}
 		off += n;
 		p += n;
@@ -236,7 +271,7 @@ EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_get);
 
 int rw_engine_image_write(struct rw_engine *e, const void __user *src)
 {
-	u32 cs = e->layout.geom.chunk_size, c, a;
+	u32 cs = e->ics, c, a, used;
 
 	lockdep_assert_held(&e->init_lock);
 	for (c = 0; c < e->nr_chunks; c++) {
@@ -247,18 +282,20 @@ int rw_engine_image_write(struct rw_engine *e, const void __user *src)
 			continue;
 		if (copy_from_user(&v, src + at, sizeof(v)))
 			return -EFAULT;
+		used = rw_engine_image_used(e, ch);
 		/* No step runs before the first push (rw_engine_init_chunk). */
 		raw_write_seqcount_begin(&ch->seq);
 		for (a = 0; a <= e->nr_state; a++) {
-			float *to = a ? ch->state[a - 1] : ch->params;
+			float *to = rw_engine_image_array(ch, a);
 
 			if (copy_from_user(to, src + rw_engine_image_at(e, a, c),
-					   ch->len)) {
+					   used)) {
 				raw_write_seqcount_end(&ch->seq);
 				return -EFAULT;
 			}
-			memset((u8 *)to + ch->len, 0, cs - ch->len);
+			memset((u8 *)to + used, 0, cs - used);
 		}
+		rw_engine_half_publish(e, c);
 		ch->version = v;
 		WRITE_ONCE(e->versions[c], v);
 		raw_write_seqcount_end(&ch->seq);
@@ -276,8 +313,8 @@ EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_write);
 int rw_engine_image_put(struct rw_engine *e, u64 off, u64 len,
 			const void *src)
 {
-	u64 blen = rw_engine_buf_len(e, RW_BUF_PARAMS), end = off + len;
-	u32 cs = e->layout.geom.chunk_size, a, c, in, n;
+	u64 blen = rw_engine_image_array_len(e), end = off + len;
+	u32 cs = e->ics, a, c, in, n, used;
 	const u8 *p = src;
 
 	lockdep_assert_held(&e->init_lock);
@@ -304,19 +341,23 @@ int rw_engine_image_put(struct rw_engine *e, u64 off, u64 len,
 		} else {
 			u8 *to;
 
-			c = (u32)((off % blen) >> e->layout.geom.chunk_shift);
+			c = (u32)((off % blen) / cs);
 			in = (u32)(off & (cs - 1));
 			n = (u32)min_t(u64, cs - in, end - off);
 			ch = &e->chunks[c];
 			if (!rw_engine_has(e, c))
 				goto next;
-			to = (u8 *)(a ? ch->state[a - 1] : ch->params);
+			to = (u8 *)rw_engine_image_array(ch, a);
+			used = rw_engine_image_used(e, ch);
 			raw_write_seqcount_begin(&ch->seq);
-			if (in < ch->len)
-				memcpy(to + in, p, min(n, ch->len - in));
-			if (in + n > ch->len)
-				memset(to + max(in, ch->len), 0,
-				       in + n - max(in, ch->len));
+			if (in < used)
+				memcpy(to + in, p, min(n, used - in));
+			if (in + n > used)
+				memset(to + max(in, used), 0,
+				       in + n - max(in, used));
+			/* The parameters follow their master, piece by piece. */
+			if (!a)
+				rw_engine_half_publish(e, c);
 			raw_write_seqcount_end(&ch->seq);
 		}
 next:
@@ -329,7 +370,7 @@ EXPORT_SYMBOL_IF_KUNIT(rw_engine_image_put);
 
 void rw_engine_image_clear(struct rw_engine *e)
 {
-	u32 cs = e->layout.geom.chunk_size, c, a;
+	u32 cs = e->ics, c, a;
 
 	lockdep_assert_held(&e->init_lock);
 	for (c = 0; c < e->nr_chunks; c++) {
@@ -339,7 +380,9 @@ void rw_engine_image_clear(struct rw_engine *e)
 			continue;
 		raw_write_seqcount_begin(&ch->seq);
 		for (a = 0; a <= e->nr_state; a++)
-			memset(a ? ch->state[a - 1] : ch->params, 0, cs);
+			memset(rw_engine_image_array(ch, a), 0, cs);
+		if (e->half)
+			memset(ch->params, 0, ch->len);
 		ch->version = 0;
 		WRITE_ONCE(e->versions[c], 0);
 		raw_write_seqcount_end(&ch->seq);

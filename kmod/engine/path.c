@@ -52,15 +52,16 @@
  * the owner's thread only. Returns the time it took, in ns.
  */
 static u64 rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
-			  struct rw_chunk *ch, const void *const *src,
-			  u32 nsrc, u32 scale_n)
+			  u32 chunk, const void *const *src, u32 nsrc,
+			  u32 scale_n)
 {
+	struct rw_chunk *ch = &e->chunks[chunk];
 	struct rw_agg_chunk c = {
 		.src = src,
 		.nsrc = nsrc,
 		.n = ch->len / sizeof(float),
 		.dtype = RW_AGG_F32,
-		.out = ch->params,
+		.out = ch->master,
 		.state = { ch->state[0], ch->state[1] },
 	};
 	u64 t = ch->version + 1, t0 = ktime_get_ns(), ns;
@@ -71,8 +72,10 @@ static u64 rw_engine_step(struct rw_engine *e, struct rw_engine_core *ec,
 		ec->st_t = ret ? 0 : t;
 		ec->st_n = scale_n;
 	}
+	/* A model with a 16-bit tensor steps tensor by tensor (half.c). */
 	if (!ret)
-		ret = rw_agg_update_chunk(&c, &ec->st);
+		ret = e->half ? rw_engine_step_half(e, ec, chunk, src, nsrc) :
+			rw_agg_update_chunk(&c, &ec->st);
 	ns = ktime_get_ns() - t0;
 	WRITE_ONCE(ch->work_ns, ch->work_ns + ns);
 	if (ret) {
@@ -116,7 +119,7 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 		 * Asynchronous SGD: alone, still scaled by 1/W. Averaging
 		 * writes the mean of what it applied: the gradient itself.
 		 */
-		ns = rw_engine_step(e, ec, ch, &ch->src[o->rank], 1,
+		ns = rw_engine_step(e, ec, chunk, &ch->src[o->rank], 1,
 				    e->hp.optim == RW_AGG_AVERAGE ? 1 :
 				    e->nr_workers);
 		rw_engine_release(e, chunk, o->rank);
@@ -125,7 +128,7 @@ static void rw_engine_publish(struct rw_engine *e, struct rw_engine_core *ec,
 		for (w = 0; w < e->nr_workers; w++)
 			if (rw_round_test(o->sum, w))
 				ec->srcv[n++] = ch->src[w];
-		ns = rw_engine_step(e, ec, ch, ec->srcv, n, n);
+		ns = rw_engine_step(e, ec, chunk, ec->srcv, n, n);
 		for (w = 0; w < e->nr_workers; w++)
 			if (rw_round_test(o->sum, w))
 				rw_engine_release(e, chunk, w);

@@ -212,6 +212,7 @@ static int rw_give_offer(struct rw_give_link *lk, const struct rw_carry *k,
 	g.nr_state = d->nr_state;
 	g.chunk_size = d->chunk_size;
 	g.last_short = d->last_short;
+	g.half = d->half;
 	g.win.seg_shift = lk->win.seg_shift;
 	g.win.nr_segs = lk->win.nr_segs;
 	g.map = map;

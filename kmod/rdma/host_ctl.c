@@ -470,8 +470,8 @@ static int rw_remote_src_copy(struct rw_remote *r, void *buf,
 static int rw_remote_copy_owned(struct rw_remote *r, u32 nic,
 				const u8 *stage, u64 out, u64 len)
 {
-	u32 shift = r->l.geom.chunk_shift, c, a, arrays;
-	u64 blen = (u64)r->nr_chunks << shift;
+	u32 ics = rw_layout_image_chunk(&r->l), c, a, arrays;
+	u64 blen = (u64)r->nr_chunks * ics;
 	u64 vers = (u64)r->nr_chunks * sizeof(u64), at;
 
 	if (len < vers || (len - vers) % blen)
@@ -481,9 +481,9 @@ static int rw_remote_copy_owned(struct rw_remote *r, u32 nic,
 		if (READ_ONCE(r->link_of[c]) != nic)
 			continue;
 		for (a = 0; a < arrays; a++) {
-			at = (u64)a * blen + ((u64)c << shift);
+			at = (u64)a * blen + (u64)c * ics;
 			if (copy_to_user(u64_to_user_ptr(out + at), stage + at,
-					 1U << shift))
+					 ics))
 				return -EFAULT;
 		}
 		at = (u64)arrays * blen + (u64)c * sizeof(u64);

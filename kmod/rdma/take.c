@@ -71,7 +71,7 @@ static int rw_take_piece(struct rw_take *t, u32 chunk_size)
 /* Read gift @g's records into their chunks' places in the job's carry. */
 static int rw_take_records(struct rw_take *t, const struct rw_wire_gift_info *g)
 {
-	u64 rec = rw_wire_gift_rec_len(g->nr_state, g->chunk_size);
+	u64 rec = rw_wire_gift_rec_len(g->nr_state, g->chunk_size, g->half);
 	u64 src = g->off, done;
 	u32 i, n, lkey;
 	u64 addr;
@@ -168,6 +168,7 @@ static int rw_take_gift(struct rw_take *t, u32 *taken)
 	d.nr_state = g.nr_state;
 	d.chunk_size = g.chunk_size;
 	d.last_short = g.last_short;
+	d.half = g.half;
 	mutex_lock(&job->run_lock);
 	ret = rw_take_check(t, &g, &d, &why);
 	if (!ret) {

@@ -290,6 +290,7 @@ struct rw_wire_gift_info {
 	u32 nr_state;
 	u32 chunk_size;
 	bool last_short;
+	bool half;			/* records of f32 masters (job_carry.h) */
 	u32 first;
 	u32 nr_map;
 	u32 nr_given;
@@ -303,7 +304,7 @@ struct rw_wire_gift_info {
 #define RW_WIRE_GIFT_STATE_MAX	2
 
 /* One record's bytes (uapi "Gifts"). */
-u64 rw_wire_gift_rec_len(u32 nr_state, u32 chunk_size);
+u64 rw_wire_gift_rec_len(u32 nr_state, u32 chunk_size, bool half);
 /* Bytes of a gift with @nr_segs segments and @nr_map chunks: 0 if too many. */
 size_t rw_wire_gift_size(u32 nr_segs, u32 nr_map);
 /*

@@ -132,9 +132,10 @@ EXPORT_SYMBOL_IF_KUNIT(rw_wire_notice_parse);
 
 /* ---- gifts ---- */
 
-u64 rw_wire_gift_rec_len(u32 nr_state, u32 chunk_size)
+u64 rw_wire_gift_rec_len(u32 nr_state, u32 chunk_size, bool half)
 {
-	return (1 + (u64)nr_state) * chunk_size + sizeof(u64);
+	return ((1 + (u64)nr_state) * chunk_size << (half ? 1 : 0)) +
+	       sizeof(u64);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_gift_rec_len);
 
@@ -167,7 +168,8 @@ int rw_wire_gift_pack(void *buf, size_t len, const struct rw_wire_gift_info *in,
 	h.nr_chunks = cpu_to_le32(in->nr_chunks);
 	h.nr_state = cpu_to_le32(in->nr_state);
 	h.chunk_size = cpu_to_le32(in->chunk_size);
-	h.flags = cpu_to_le32(in->last_short ? RW_GIFT_LAST_SHORT : 0);
+	h.flags = cpu_to_le32((in->last_short ? RW_GIFT_LAST_SHORT : 0) |
+			      (in->half ? RW_GIFT_HALF : 0));
 	h.first = cpu_to_le32(in->first);
 	h.nr_map = cpu_to_le32(in->nr_map);
 	h.nr_given = cpu_to_le32(in->nr_given);
@@ -243,13 +245,14 @@ int rw_wire_gift_parse(const void *data, size_t len,
 	out->chunk_size = le32_to_cpu(h.chunk_size);
 	flags = le32_to_cpu(h.flags);
 	out->last_short = flags & RW_GIFT_LAST_SHORT;
+	out->half = flags & RW_GIFT_HALF;
 	out->first = le32_to_cpu(h.first);
 	out->nr_map = le32_to_cpu(h.nr_map);
 	out->nr_given = le32_to_cpu(h.nr_given);
 	out->win.seg_shift = le32_to_cpu(h.seg_shift);
 	out->win.nr_segs = le32_to_cpu(h.nr_segs);
 	out->off = le64_to_cpu(h.off);
-	if (h.msg.status || h.reserved || flags & ~RW_GIFT_LAST_SHORT ||
+	if (h.msg.status || h.reserved || flags & ~(RW_GIFT_LAST_SHORT | RW_GIFT_HALF) ||
 	    !out->giver || out->giver > RW_BOX_ID_MAX || !out->epoch) {
 		*why = "a status, reserved bytes, unknown flags or no giver or epoch in a gift";
 		return -EPROTO;
@@ -298,7 +301,8 @@ int rw_wire_gift_parse(const void *data, size_t len,
 		return -EPROTO;
 	}
 	bytes = (u64)out->nr_given *
-		rw_wire_gift_rec_len(out->nr_state, out->chunk_size);
+		rw_wire_gift_rec_len(out->nr_state, out->chunk_size,
+				     out->half);
 	if (out->off >= (u64)out->win.nr_segs << out->win.seg_shift ||
 	    bytes > ((u64)out->win.nr_segs << out->win.seg_shift) - out->off) {
 		*why = "a gift's records pass its window";

@@ -158,6 +158,17 @@ struct rw_tensor_view {
 int rw_tensor(struct rw_ctx *ctx, uint64_t key, struct rw_tensor_view *v);
 
 /*
+ * @n elements of a tensor of @dtype (RW_DTYPE_*) to float, and float to
+ * it: for trainers that compute in float on a 16-bit model. Widening is
+ * exact; narrowing rounds to nearest, ties to even, as the box publishes
+ * 16-bit parameters (a NaN stays a NaN, quiet; past the largest finite
+ * value, infinity). F32 copies. 0, or -EINVAL for an unknown @dtype.
+ */
+int rw_dtype_to_float(float *dst, const void *src, size_t n, uint32_t dtype);
+int rw_dtype_from_float(void *dst, const float *src, size_t n,
+			uint32_t dtype);
+
+/*
  * The versions buffer: entry c counts the optimizer steps applied to chunk
  * c (setup.nr_chunks entries). NULL until rw_map() has succeeded.
  */

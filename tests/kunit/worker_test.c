@@ -172,8 +172,8 @@ static void rw_wt_declare(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, rw_wt_desc, 2,
 						RW_DECLARE_VERIFY, NULL), -ENOENT);
 	f16[0] = rw_wt_desc[0];
-	f16[0].dtype = RW_DTYPE_F16;
-	KUNIT_EXPECT_EQ(test, rw_worker_declare(a, f16, 1, 0, NULL), -EOPNOTSUPP);
+	f16[0].dtype = 3;
+	KUNIT_EXPECT_EQ(test, rw_worker_declare(a, f16, 1, 0, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rw_worker_declare(a, rw_wt_desc, 0, 0, NULL), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, job->engine, NULL);
 
@@ -182,6 +182,8 @@ static void rw_wt_declare(struct kunit *test)
 	memcpy(other, rw_wt_desc, sizeof(other));
 	other[1].nelems++;
 	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, other, 2, 0, NULL), -EEXIST);
+	f16[0].dtype = RW_DTYPE_F16;
+	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, f16, 1, 0, NULL), -EEXIST);
 	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, rw_wt_desc, 1, 0, NULL), -EEXIST);
 	KUNIT_EXPECT_EQ(test, rw_worker_declare(b, rw_wt_desc, 2,
 						RW_DECLARE_VERIFY, NULL), 0);

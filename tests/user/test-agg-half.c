@@ -14,6 +14,10 @@
  * (infinities, NaNs and subnormals through the vector loads), and a sum
  * and every optimizer's step give the bits the same implementation gives
  * on the slots' f32 images, for several W and lengths.
+ *
+ * And the library's restatement for trainers (lib/half.c,
+ * rw_dtype_to_float(3)): the same bits as the header on every 16-bit
+ * value and on the same sweep of f32 values.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -23,6 +27,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <rackweave.h>
 
 #include "compat.h"
 #include "agg_half.h"
@@ -189,6 +195,60 @@ static void half_cases(void **state)
 	}
 }
 
+/* The library's conversion of one value, both ways, against the header. */
+static void check_lib(u32 x, u16 h)
+{
+	u16 got16[2];
+	u32 got[2];
+	float f[2];
+
+	memcpy(&f[0], &x, sizeof(x));
+	assert_int_equal(rw_dtype_from_float(&got16[0], f, 1, RW_DTYPE_F16), 0);
+	assert_int_equal(rw_dtype_from_float(&got16[1], f, 1, RW_DTYPE_BF16),
+			 0);
+	if (got16[0] != rw_f32_to_f16(x) || got16[1] != rw_f32_to_bf16(x))
+		fail_msg("library narrowing of %08x: f16 %04x bf16 %04x, want %04x %04x",
+			 x, got16[0], got16[1], rw_f32_to_f16(x),
+			 rw_f32_to_bf16(x));
+	assert_int_equal(rw_dtype_to_float(&f[0], &h, 1, RW_DTYPE_F16), 0);
+	assert_int_equal(rw_dtype_to_float(&f[1], &h, 1, RW_DTYPE_BF16), 0);
+	memcpy(got, f, sizeof(got));
+	if (got[0] != rw_f16_to_f32(h) || got[1] != rw_bf16_to_f32(h))
+		fail_msg("library widening of %04x: f16 %08x bf16 %08x, want %08x %08x",
+			 h, got[0], got[1], rw_f16_to_f32(h), rw_bf16_to_f32(h));
+}
+
+static void half_library(void **state)
+{
+	float f[3] = { 1.5f, -2.0f, 3.25f }, back[3];
+	u16 h[3];
+	u32 i, x;
+	int d;
+
+	(void)state;
+	for (i = 0; i < 0x10000; i++) {
+		x = rw_f16_to_f32((u16)i);
+		for (d = -1; d <= 1; d++) {
+			check_lib(x + (u32)d, (u16)i);
+			check_lib(x + 0x1000U + (u32)d, (u16)i);
+			check_lib((i << 16) + 0x8000U + (u32)d, (u16)i);
+		}
+	}
+	for (x = 0; x < 0xffffffffU - 65521; x += 65521)
+		check_lib(x, (u16)x);
+	for (i = 0; i < ARRAY_SIZE(rw_half_cases); i++)
+		check_lib(rw_half_cases[i].f32, rw_half_cases[i].f16);
+	/* Arrays, f32 copied, an unknown type refused. */
+	assert_int_equal(rw_dtype_from_float(h, f, 3, RW_DTYPE_BF16), 0);
+	assert_int_equal(h[2], 0x4050);
+	assert_int_equal(rw_dtype_to_float(back, h, 3, RW_DTYPE_BF16), 0);
+	assert_memory_equal(back, f, sizeof(f));
+	assert_int_equal(rw_dtype_to_float(back, f, 3, RW_DTYPE_F32), 0);
+	assert_memory_equal(back, f, sizeof(f));
+	assert_int_equal(rw_dtype_from_float(h, f, 3, 3), -EINVAL);
+	assert_int_equal(rw_dtype_to_float(back, h, 3, 7), -EINVAL);
+}
+
 #define KW	7
 #define KN	1000
 
@@ -326,6 +386,7 @@ int main(void)
 		cmocka_unit_test(half_f16_narrow),
 		cmocka_unit_test(half_bf16_narrow),
 		cmocka_unit_test(half_cases),
+		cmocka_unit_test(half_library),
 		cmocka_unit_test(half_kernels),
 		cmocka_unit_test(half_widen_loads),
 	};

@@ -160,6 +160,82 @@ static void layout_reverse(void **state)
 }
 
 /*
+ * The runs a box steps a chunk of a model with 16-bit tensors in: 16-bit
+ * parts of one type together, an f32 part alone, a run cut at the chunk's
+ * end; and which layouts count as 16-bit ones.
+ */
+static void layout_runs(void **state)
+{
+	static const struct rw_layout_tensor t[] = {
+		T(1, 100, BF16),	/* 200 bytes at 0 */
+		T(2, 30, BF16),		/* 60 bytes at 256 */
+		T(3, 3, F32),		/* 12 bytes at 320 */
+		T(4, 16, F32),		/* 64 bytes at 384 */
+		T(5, 10, F16),		/* 20 bytes at 448 */
+		T(6, 3000, BF16),	/* 6000 bytes at 512: to 6512 */
+		T(7, 8, F16),		/* 16 bytes at 6528 */
+	};
+	static const struct rw_layout_tensor f32[] = { T(1, 5, F32) };
+	struct rw_layout_run run;
+	struct lay x;
+	u32 first, count, i;
+
+	(void)state;
+	assert_int_equal(lay_init(&x, t, 7, 4096), 0);
+	assert_true(rw_layout_half(&x.l));
+	assert_int_equal(rw_layout_image_chunk(&x.l), 8192);
+	assert_int_equal(rw_layout_chunk_tensors(&x.l, 0, &first, &count), 0);
+	assert_int_equal(count, 6);
+	i = first;
+	assert_int_equal(rw_layout_run(&x.l, 0, &i, first + count, &run), 0);
+	assert_int_equal(run.off, 0);
+	assert_int_equal(run.end, 316);
+	assert_int_equal(run.dtype, RW_DTYPE_BF16);
+	assert_int_equal(i, 2);
+	assert_int_equal(rw_layout_run(&x.l, 0, &i, first + count, &run), 0);
+	assert_int_equal(run.off, 320);
+	assert_int_equal(run.end, 332);
+	assert_int_equal(run.dtype, RW_DTYPE_F32);
+	assert_int_equal(i, 3);
+	assert_int_equal(rw_layout_run(&x.l, 0, &i, first + count, &run), 0);
+	assert_int_equal(run.off, 384);
+	assert_int_equal(run.end, 448);
+	assert_int_equal(i, 4);
+	assert_int_equal(rw_layout_run(&x.l, 0, &i, first + count, &run), 0);
+	assert_int_equal(run.off, 448);
+	assert_int_equal(run.end, 468);
+	assert_int_equal(run.dtype, RW_DTYPE_F16);
+	assert_int_equal(i, 5);
+	/* Tensor 6 to the chunk's end: a run stops at its chunk. */
+	assert_int_equal(rw_layout_run(&x.l, 0, &i, first + count, &run), 0);
+	assert_int_equal(run.off, 512);
+	assert_int_equal(run.end, 4096);
+	assert_int_equal(i, 6);
+	assert_int_equal(rw_layout_run(&x.l, 0, &i, first + count, &run),
+			 -EINVAL);
+	/* Chunk 1: the rest of tensor 6, then tensor 7 of another type. */
+	assert_int_equal(rw_layout_chunk_tensors(&x.l, 1, &first, &count), 0);
+	assert_int_equal(first, 5);
+	assert_int_equal(count, 2);
+	i = first;
+	assert_int_equal(rw_layout_run(&x.l, 1, &i, first + count, &run), 0);
+	assert_int_equal(run.off, 0);
+	assert_int_equal(run.end, 6512 - 4096);
+	assert_int_equal(rw_layout_run(&x.l, 1, &i, first + count, &run), 0);
+	assert_int_equal(run.off, 6528 - 4096);
+	assert_int_equal(run.end, 6544 - 4096);
+	assert_int_equal(run.dtype, RW_DTYPE_F16);
+	/* Bad input: a tensor with nothing in the chunk, no cursor. */
+	i = 0;
+	assert_int_equal(rw_layout_run(&x.l, 1, &i, 7, &run), -EINVAL);
+	assert_int_equal(rw_layout_run(&x.l, 1, NULL, 7, &run), -EINVAL);
+
+	assert_int_equal(lay_init(&x, f32, 1, 4096), 0);
+	assert_false(rw_layout_half(&x.l));
+	assert_int_equal(rw_layout_image_chunk(&x.l), 4096);
+}
+
+/*
  * Random layouts: walking the chunks and their segments must visit every
  * element of every tensor exactly once, in order, agree with the forward
  * lookup and leave only alignment padding uncovered.
@@ -388,6 +464,7 @@ int main(void)
 		cmocka_unit_test(layout_placement),
 		cmocka_unit_test(layout_span),
 		cmocka_unit_test(layout_reverse),
+		cmocka_unit_test(layout_runs),
 		cmocka_unit_test(layout_random_roundtrip),
 		cmocka_unit_test(layout_bad_input),
 		cmocka_unit_test(layout_limits),
