@@ -5,7 +5,7 @@
 #
 #   examples   build/examples/softmax-trainer  (links librackweave.a)
 #              build/examples/digits.bin       (digits-export.py --shuffle 1)
-#              build/tests/vm/softmax-ref      (links kmod/agg natively)
+#              build/tests/vm/softmax-ref      (links kmod/agg and kmod/chunk/layout.c natively)
 #
 # The model code is built with -ffp-contract=off: the trainers on the box
 # and the reference must compute the same bits (see examples/softmax.h).
@@ -45,7 +45,7 @@ $(RW_EX_OUT)/%.o: $(RW_EX_SRC)/%.c $(RW_UAPI_COPY)
 	$(Q)$(CC) $(RW_EX_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(RW_EX_TRAINER): $(RW_EX_OUT)/softmax-trainer.o $(RW_EX_OUT)/softmax.o \
-		$(RW_LIB_A)
+		$(RW_EX_OUT)/softmax-buf.o $(RW_LIB_A)
 	$(call rw_msg,LD,$@)
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $(filter %.o,$^) $(RW_LIB_A) \
 		$(RW_LIB_LIBS) -lm
@@ -57,7 +57,9 @@ $(RW_EX_OUT)/softmax-ref.o: $(TOP)/tests/vm/softmax-ref.c
 	$(Q)$(CC) -I$(RW_EX_SRC) -I$(TOP)/kmod -I$(RW_AGG_SRC) $(USER_CFLAGS) \
 		$(RW_EX_FPFLAGS) -MMD -MP -c -o $@ $<
 
-$(RW_EX_REF): $(RW_EX_OUT)/softmax-ref.o $(RW_EX_OUT)/softmax.o $(RW_AGG_A)
+# It places the model and cuts its 16-bit runs with the module's own layout.c.
+$(RW_EX_REF): $(RW_EX_OUT)/softmax-ref.o $(RW_EX_OUT)/softmax.o \
+		$(RW_CHUNK_OBJ)/layout.o $(RW_AGG_A)
 	@mkdir -p $(@D)
 	$(call rw_msg,LD,$@)
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $(filter %.o,$^) $(RW_AGG_A) -lm

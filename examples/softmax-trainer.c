@@ -9,7 +9,8 @@
  *                   [--slow FACTOR] [--stall P:MS] [--leave-after N]
  *                   [--follow] [--join] [--init-seed N]
  *                   [--restore FILE] [--checkpoint-at N:FILE] [--wait-params]
- *                   [--save-at N:FILE] [--async] [--quiet] [--verbose]
+ *                   [--save-at N:FILE] [--dtype TYPE] [--async] [--quiet]
+ *                   [--verbose]
  *
  * Start W of them (ranks 0..W-1) against a job created with as many
  * workers; see examples/README.md. Each step a worker pulls every chunk,
@@ -22,6 +23,9 @@
  * and rw_wait(), the way an event-driven trainer would; the result is the
  * same. With --box the job runs on another host's box: this host's module
  * connects to it over RDMA (rw_attach_remote) and the rest is unchanged.
+ * With --dtype bf16, f16 or mixed the model's tensors are 16-bit ones
+ * (examples/softmax-buf.h): the model computes in float, its gradients
+ * rounded into the buffer and its parameters widened out of it.
  *
  * A straggler on purpose, for tests and demonstrations of what the job's
  * policy does with one (a BSP quorum below W drops its late gradients,
@@ -98,6 +102,7 @@
 #include <rackweave.h>
 
 #include "softmax.h"
+#include "softmax-buf.h"
 
 struct trainer_opts {
 	const char *job;
@@ -131,6 +136,7 @@ struct trainer_opts {
 	bool async;
 	bool quiet;
 	bool verbose;
+	uint32_t dtype[2];		/* --dtype: W's and b's RW_DTYPE_* */
 };
 
 static const char trainer_usage[] =
@@ -141,7 +147,7 @@ static const char trainer_usage[] =
 "                       [--stall-at N:MS]\n"
 "                       [--follow] [--join] [--init-seed N]\n"
 "                       [--restore FILE] [--checkpoint-at N:FILE] [--wait-params]\n"
-"                       [--save-at N:FILE]\n"
+"                       [--save-at N:FILE] [--dtype TYPE]\n"
 "                       [--async] [--quiet] [--verbose]\n"
 "\n"
 "  --job NAME          the RackWeave job (rwctl job add NAME workers W ...)\n"
@@ -184,6 +190,8 @@ static const char trainer_usage[] =
 "                      its push of step N (>= 1) and its pull (BSP: at that\n"
 "                      boundary; under other rules EBUSY if an iteration in\n"
 "                      flight needs rank 0: use --checkpoint-at there)\n"
+"  --dtype TYPE        the model's tensors: f32 (default), bf16, f16, or mixed\n"
+"                      (weights bf16, bias f32); every rank the same\n"
 "  --async             push and pull with rw_pushpull_start and rw_wait\n"
 "  --quiet             print nothing but errors\n"
 "  --verbose           other ranks print their losses too (\"rank R: epoch ...\")\n";
@@ -346,6 +354,7 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		{ "save-at", required_argument, NULL, 'A' },
 		{ "stall-at", required_argument, NULL, 'K' },
 		{ "async", no_argument, NULL, 'a' },
+		{ "dtype", required_argument, NULL, 'Y' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -365,6 +374,12 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 		case 'B': o->box = optarg; break;
 		case 'X': o->box = optarg; o->boxes = true; break;
 		case 'a': o->async = true; break;
+		case 'Y':
+			err = softmax_buf_dtype(optarg, o->dtype);
+			if (err)
+				fprintf(stderr, "softmax-trainer: --dtype: f32, bf16, f16 or mixed, not '%s'\n",
+					optarg);
+			break;
 		case 'F': o->follow = true; break;
 		case 'J': o->join = o->follow = true; break;
 		case 'I':
@@ -428,20 +443,18 @@ static int trainer_parse(int argc, char **argv, struct trainer_opts *o)
 	return 0;
 }
 
-/* The job's shared buffers as this worker sees them. */
-struct trainer_model {
-	struct rw_tensor_view w, b;
-};
+/* Declare the model's tensors in --dtype's types. */
+static int trainer_declare(struct rw_ctx *ctx, const struct trainer_opts *o)
+{
+	struct rw_tensor_desc t[2];
 
-/* The model's tensors, as every rank (and an observer) declares them. */
-static const struct rw_tensor_desc trainer_tensors[] = {
-	{ .key = SOFTMAX_KEY_W, .nelems = SOFTMAX_NW, .dtype = RW_DTYPE_F32 },
-	{ .key = SOFTMAX_KEY_B, .nelems = SOFTMAX_NB, .dtype = RW_DTYPE_F32 },
-};
+	softmax_buf_tensors(t, o->dtype);
+	return rw_declare(ctx, t, 2, 0);
+}
 
 /* Attach, declare, map and place this thread: everything before step 0. */
 static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
-			struct trainer_model *m)
+			struct softmax_buf *m)
 {
 	uint8_t token[RW_JOB_TOKEN_LEN];
 	struct rw_version_info info;
@@ -481,7 +494,7 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 			    o->box ? " at " : "", o->box ? o->box : "");
 		return err;
 	}
-	err = rw_declare(ctx, trainer_tensors, 2, 0);
+	err = trainer_declare(ctx, o);
 	if (err) {
 		trainer_err(err, "cannot declare the softmax model");
 		return err;
@@ -510,9 +523,7 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
 			s.nr_chunks, s.chunk_size,
 			(unsigned long long)s.model_bytes, s.node);
 
-	err = rw_tensor(ctx, SOFTMAX_KEY_W, &m->w);
-	if (!err)
-		err = rw_tensor(ctx, SOFTMAX_KEY_B, &m->b);
+	err = softmax_buf_find(ctx, m);
 	if (err)
 		trainer_err(err, "cannot find the model's tensors");
 	return err;
@@ -523,7 +534,7 @@ static int trainer_join(struct rw_ctx *ctx, const struct trainer_opts *o,
  * for them. @w and @b receive the values either way.
  */
 static int trainer_params_init(struct rw_ctx *ctx, const struct trainer_opts *o,
-			       const struct trainer_model *m, float *w, float *b)
+			       const struct softmax_buf *m, float *w, float *b)
 {
 	struct rw_setup s;
 	char *buf;
@@ -546,8 +557,7 @@ static int trainer_params_init(struct rw_ctx *ctx, const struct trainer_opts *o,
 		trainer_err(-ENOMEM, "initial parameters");
 		return -ENOMEM;
 	}
-	memcpy(buf + m->w.offset, w, SOFTMAX_NW * sizeof(float));
-	memcpy(buf + m->b.offset, b, SOFTMAX_NB * sizeof(float));
+	softmax_buf_put(m, buf, w, b);
 	err = rw_params_init(ctx, buf, s.params_len, NULL, 0, 0);
 	free(buf);
 	if (err)
@@ -685,7 +695,7 @@ static void *trainer_saver_run(void *arg)
 	explicit_bzero(token, sizeof(token));
 	/* A remote observer declares: its host's module then knows the run. */
 	if (!err && o->box)
-		err = rw_declare(ctx, trainer_tensors, 2, 0);
+		err = trainer_declare(ctx, o);
 	if (err)
 		trainer_err(err, "checkpoint: cannot attach as an observer");
 	else
@@ -798,7 +808,7 @@ static void trainer_pace(struct trainer_pace *pc, const struct trainer_opts *o,
  * epoch produced.
  */
 static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
-		       const struct trainer_model *m,
+		       const struct softmax_buf *m,
 		       const struct softmax_data *data)
 {
 	static float w[SOFTMAX_NW], b[SOFTMAX_NB];
@@ -840,8 +850,7 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 	err = trainer_xfer(ctx, o, false, 0);
 	if (!err && o->init) {
 		/* Everyone's first pull returns exactly rank 0's values. */
-		if (memcmp(m->w.params, w, sizeof(w)) ||
-		    memcmp(m->b.params, b, sizeof(b))) {
+		if (!softmax_buf_holds(m, w, b)) {
 			trainer_err(0, "the first pull did not return the "
 				    "initial parameters");
 			return -EIO;
@@ -880,8 +889,7 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 		 * A private copy: the parameters stay put until this worker
 		 * pushes under BSP, but not under the other sync modes.
 		 */
-		memcpy(w, m->w.params, sizeof(w));
-		memcpy(b, m->b.params, sizeof(b));
+		softmax_buf_params(m, w, b);
 
 		if (step && step % plan.steps_per_epoch == 0 && report) {
 			if (o->rank)
@@ -895,9 +903,9 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 			break;
 
 		t0 = trainer_now_ns();
-		softmax_grad(w, b, data,
-			     softmax_shard_first(&plan, step, o->rank),
-			     plan.shard, m->w.grad, m->b.grad);
+		softmax_buf_grad(m, w, b, data,
+				 softmax_shard_first(&plan, step, o->rank),
+				 plan.shard);
 		trainer_pace(&pace, o, step, trainer_now_ns() - t0);
 		if (o->ckpt_at && o->rank == 0 && step == o->ckpt_at &&
 		    o->ckpt_self) {
@@ -928,7 +936,7 @@ static int trainer_run(struct rw_ctx *ctx, const struct trainer_opts *o,
 int main(int argc, char **argv)
 {
 	struct softmax_data data = { 0 };
-	struct trainer_model model;
+	struct softmax_buf model;
 	struct trainer_opts o;
 	struct rw_ctx *ctx = NULL;
 	const char *why;

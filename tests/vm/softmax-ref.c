@@ -6,7 +6,7 @@
  *   softmax-ref --workers W --data FILE [--epochs N] [--batch B] [--lr F]
  *               [--chunk-size CS] [--impl NAME] [--optim NAME]
  *               [--momentum F] [--weight-decay F] [--leave RANK:STEP]
- *               [--init-seed N] [--out FILE] [--quiet]
+ *               [--init-seed N] [--dtype TYPE] [--out FILE] [--quiet]
  *
  * Per step, each of the W shard gradients is computed by the trainer's own
  * code (examples/softmax.c) from the same parameters, into its own flat
@@ -25,6 +25,13 @@
  * each chunk sums the other ranks' gradients in rank order, scaled by
  * 1/(W - 1), as the engine does once a member has left.
  *
+ * --dtype bf16, f16 or mixed (W bf16, b f32) replays a trainer run with
+ * --dtype (examples/softmax-buf.h): the trainers compute on the published
+ * 16-bit parameters widened and push their gradients rounded to nearest
+ * even; the box keeps an f32 master and state per chunk (kmod/engine/
+ * half.c), steps it in the layout's runs (rw_layout_run(), linked from
+ * kmod/chunk/layout.c) with the 16-bit kernels and publishes it rounded.
+ *
  * --init-seed N starts from softmax_params_init(N) instead of zeros, as
  * trainers run with --init-seed N do (rank 0 sets them with
  * rw_params_init); it prints "initial loss X" first.
@@ -41,10 +48,11 @@
 #include <string.h>
 
 #include "agg_impl.h"
+#include "agg_half.h"
+#include "chunk/layout.h"
 #include "softmax.h"
 
-/* The module's layout rule (kmod/chunk/layout.h) and chunk size limits. */
-#define REF_ALIGN		64U
+/* The module's chunk size limits (kmod/chunk/layout.h). */
 #define REF_CHUNK_MIN		4096U
 #define REF_CHUNK_MAX		(1U << 20)
 #define REF_CHUNK_DEFAULT	32768U
@@ -65,19 +73,32 @@ struct ref_opts {
 	uint64_t leave_step;
 	uint32_t init_seed;
 	bool init;
+	uint32_t dtype[2];		/* W's and b's RW_DTYPE_* */
 	struct rw_agg_hparams hp;
 	bool quiet;
 };
 
-/* The flat buffers of one job: parameters, W gradient slots, state. */
+/*
+ * The flat buffers of one job: published parameters, the f32 master
+ * (the parameters themselves for an f32 model; else twice the chunk per
+ * chunk, kmod/chunk/layout.h), W gradient slots, state (as the master),
+ * and the model as the trainers see it in floats.
+ */
 struct ref_job {
+	struct rw_layout_tensor t[2];
+	u64 off[2];
+	u32 by_key[2];
+	struct rw_layout l;
+	bool half;
 	uint64_t total;			/* model bytes */
-	uint32_t bias_off;		/* bytes */
 	uint32_t chunk_size;
 	uint32_t nr_chunks;
-	float *params;
-	float **grad;			/* [workers] */
+	uint8_t *params;
+	float *master;
+	uint8_t **grad;			/* [workers] */
 	float *state[2];
+	float *w, *b;			/* the published W and b as floats */
+	float *gw, *gb;			/* a trainer's gradient in floats */
 	uint64_t *version;		/* [nr_chunks] */
 };
 
@@ -85,12 +106,34 @@ static const char ref_usage[] =
 "usage: softmax-ref --workers W --data FILE [--epochs N] [--batch B] [--lr F]\n"
 "                   [--chunk-size CS] [--impl NAME] [--optim NAME]\n"
 "                   [--momentum F] [--weight-decay F] [--leave RANK:STEP]\n"
-"                   [--init-seed N] [--out FILE] [--quiet]\n"
+"                   [--init-seed N] [--dtype TYPE] [--out FILE] [--quiet]\n"
 "\n"
 "  defaults: --epochs 10 --batch 64 --lr 0.01 --chunk-size 32768\n"
 "            --impl scalar --optim sgd --momentum 0.9 --weight-decay 0\n"
 "  --impl    scalar, avx2 or avx512: what `rwctl status` reports for the box\n"
-"  --leave   rank RANK's gradients are summed in steps below STEP only\n";
+"  --leave   rank RANK's gradients are summed in steps below STEP only\n"
+"  --dtype   f32 (default), bf16, f16 or mixed (W bf16, b f32), as the trainers'\n";
+
+/* softmax-trainer --dtype's names (examples/softmax-buf.c). */
+static int ref_dtype(const char *s, uint32_t dt[2])
+{
+	static const char *const names[] = { "f32", "bf16", "f16", "mixed" };
+	static const uint32_t w[] = { RW_DTYPE_F32, RW_DTYPE_BF16,
+				      RW_DTYPE_F16, RW_DTYPE_BF16 };
+	static const uint32_t b[] = { RW_DTYPE_F32, RW_DTYPE_BF16,
+				      RW_DTYPE_F16, RW_DTYPE_F32 };
+	uint32_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (!strcmp(s, names[i])) {
+			dt[0] = w[i];
+			dt[1] = b[i];
+			return 0;
+		}
+	}
+	fprintf(stderr, "softmax-ref: --dtype: f32, bf16, f16 or mixed\n");
+	return -EINVAL;
+}
 
 static int ref_u32(const char *s, const char *what, uint32_t min, uint32_t *out)
 {
@@ -180,6 +223,7 @@ static int ref_parse(int argc, char **argv, struct ref_opts *o)
 		{ "out", required_argument, NULL, 'o' },
 		{ "leave", required_argument, NULL, 'L' },
 		{ "init-seed", required_argument, NULL, 'I' },
+		{ "dtype", required_argument, NULL, 'Y' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -211,6 +255,7 @@ static int ref_parse(int argc, char **argv, struct ref_opts *o)
 			err = ref_u32(optarg, "--init-seed", 0, &o->init_seed);
 			o->init = true;
 			break;
+		case 'Y': err = ref_dtype(optarg, o->dtype); break;
 		case 'q': o->quiet = true; break;
 		case 'h':
 			fputs(ref_usage, stdout);
@@ -264,36 +309,113 @@ static void ref_job_free(struct ref_job *j, uint32_t workers)
 			free(j->grad[k]);
 	free(j->grad);
 	free(j->params);
+	if (j->half)
+		free(j->master);
 	free(j->state[0]);
 	free(j->state[1]);
 	free(j->version);
+	free(j->w);
+	free(j->b);
+	free(j->gw);
+	free(j->gb);
 }
 
 static int ref_job_init(struct ref_job *j, const struct ref_opts *o)
 {
-	size_t bytes;
+	size_t bytes, mbytes;
 	uint32_t k;
+	int err;
 
 	memset(j, 0, sizeof(*j));
-	j->bias_off = (SOFTMAX_NW * sizeof(float) + REF_ALIGN - 1) & ~(REF_ALIGN - 1);
-	j->total = j->bias_off + SOFTMAX_NB * sizeof(float);
+	j->t[0] = (struct rw_layout_tensor){ SOFTMAX_KEY_W, SOFTMAX_NW,
+					     o->dtype[0] };
+	j->t[1] = (struct rw_layout_tensor){ SOFTMAX_KEY_B, SOFTMAX_NB,
+					     o->dtype[1] };
+	/* The module's layout rule, from its own source. */
+	err = rw_layout_init(&j->l, j->t, 2, o->chunk_size, j->off, j->by_key);
+	if (err)
+		return err;
+	j->half = rw_layout_half(&j->l);
+	j->total = j->l.geom.total_bytes;
 	j->chunk_size = o->chunk_size;
-	j->nr_chunks = (uint32_t)((j->total + o->chunk_size - 1) / o->chunk_size);
+	j->nr_chunks = j->l.geom.nr_chunks;
 	bytes = (size_t)j->nr_chunks * o->chunk_size;
+	mbytes = (size_t)j->nr_chunks * rw_layout_image_chunk(&j->l);
 
-	j->params = ref_alloc(bytes);
-	j->state[0] = ref_alloc(bytes);
-	j->state[1] = ref_alloc(bytes);
+	j->params = (uint8_t *)ref_alloc(bytes);
+	j->master = j->half ? ref_alloc(mbytes) : (float *)j->params;
+	j->state[0] = ref_alloc(mbytes);
+	j->state[1] = ref_alloc(mbytes);
 	j->grad = calloc(o->workers, sizeof(*j->grad));
 	j->version = calloc(j->nr_chunks, sizeof(*j->version));
-	if (!j->params || !j->state[0] || !j->state[1] || !j->grad || !j->version)
+	j->w = ref_alloc(SOFTMAX_NW * sizeof(float));
+	j->b = ref_alloc(SOFTMAX_NB * sizeof(float));
+	j->gw = ref_alloc(SOFTMAX_NW * sizeof(float));
+	j->gb = ref_alloc(SOFTMAX_NB * sizeof(float));
+	if (!j->params || !j->master || !j->state[0] || !j->state[1] ||
+	    !j->grad || !j->version || !j->w || !j->b || !j->gw || !j->gb)
 		return -ENOMEM;
 	for (k = 0; k < o->workers; k++) {
-		j->grad[k] = ref_alloc(bytes);
+		j->grad[k] = (uint8_t *)ref_alloc(bytes);
 		if (!j->grad[k])
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* @n floats to a tensor of @dtype at @to, and back (agg_half.h). */
+static void ref_narrow(void *to, const float *from, size_t n, uint32_t dtype)
+{
+	if (dtype == RW_DTYPE_F32)
+		memcpy(to, from, n * sizeof(float));
+	else
+		rw_half_narrow(to, from, n, dtype == RW_DTYPE_BF16);
+}
+
+static void ref_widen(float *to, const void *from, size_t n, uint32_t dtype)
+{
+	if (dtype == RW_DTYPE_F32)
+		memcpy(to, from, n * sizeof(float));
+	else
+		rw_half_widen(to, from, n, dtype == RW_DTYPE_BF16);
+}
+
+/* The published W and b as the trainers read them (softmax_buf_params). */
+static void ref_view(struct ref_job *j)
+{
+	ref_widen(j->w, j->params + j->off[0], SOFTMAX_NW, j->t[0].dtype);
+	ref_widen(j->b, j->params + j->off[1], SOFTMAX_NB, j->t[1].dtype);
+}
+
+/* Rank @k's gradient into its slots, as softmax_buf_grad writes it. */
+static void ref_grad(struct ref_job *j, const struct softmax_data *d,
+		     uint32_t first, uint32_t n, uint32_t k)
+{
+	softmax_grad(j->w, j->b, d, first, n, j->gw, j->gb);
+	ref_narrow(j->grad[k] + j->off[0], j->gw, SOFTMAX_NW, j->t[0].dtype);
+	ref_narrow(j->grad[k] + j->off[1], j->gb, SOFTMAX_NB, j->t[1].dtype);
+}
+
+/* Initial parameters: published in the tensors' types, the master widened. */
+static void ref_params_set(struct ref_job *j, const float *w, const float *b)
+{
+	uint32_t c, t, first, count;
+	struct rw_layout_run run;
+
+	ref_narrow(j->params + j->off[0], w, SOFTMAX_NW, j->t[0].dtype);
+	ref_narrow(j->params + j->off[1], b, SOFTMAX_NB, j->t[1].dtype);
+	for (c = 0; j->half && c < j->nr_chunks; c++) {
+		uint8_t *pc = j->params + (size_t)c * j->chunk_size;
+		float *mc = j->master + (size_t)c * 2 * j->chunk_size / 4;
+
+		if (rw_layout_chunk_tensors(&j->l, c, &first, &count))
+			continue;
+		for (t = first; t < first + count &&
+		     !rw_layout_run(&j->l, c, &t, first + count, &run);)
+			ref_widen(mc + run.off / 2, pc + run.off,
+				  (run.end - run.off) /
+				  rw_dtype_size(run.dtype), run.dtype);
+	}
 }
 
 /* kmod/agg/agg.c's rw_agg_slice for an update (6 non-slot arrays). */
@@ -305,6 +427,62 @@ static unsigned int ref_slice(unsigned int nsrc)
 	return slice > REF_SLICE_ALIGN ? slice : REF_SLICE_ALIGN;
 }
 
+/* kmod/agg/agg.c's rw_agg_update_chunk: in FPU slices. */
+static int ref_update(const struct rw_agg_impl *impl,
+		      const struct rw_agg_chunk *chunk,
+		      const struct rw_agg_step *st)
+{
+	unsigned int done, slice = ref_slice(chunk->nsrc);
+	struct rw_agg_chunk part = *chunk;
+	int err;
+
+	for (done = 0; done < chunk->n; done += part.n) {
+		part.off = chunk->off + done;
+		part.n = chunk->n - done < slice ? chunk->n - done : slice;
+		err = rw_agg_update(impl, &part, st);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * A model with a 16-bit tensor, as kmod/engine/half.c steps it: run by
+ * run of the chunk, the master and state at twice the run's offsets, each
+ * run published once stepped.
+ */
+static int ref_step_half(struct ref_job *j, const struct rw_agg_impl *impl,
+			 uint32_t c, const void **src, uint32_t n,
+			 const struct rw_agg_step *st)
+{
+	uint8_t *pc = j->params + (size_t)c * j->chunk_size;
+	size_t mbase = (size_t)c * 2 * j->chunk_size / 4;
+	const void *seg[RW_AGG_MAX_SRCS];
+	uint32_t first, count, t, k;
+	struct rw_layout_run run;
+	int err;
+
+	err = rw_layout_chunk_tensors(&j->l, c, &first, &count);
+	for (t = first; !err && t < first + count;) {
+		struct rw_agg_chunk chunk = { .src = seg, .nsrc = n };
+
+		err = rw_layout_run(&j->l, c, &t, first + count, &run);
+		if (err)
+			break;
+		for (k = 0; k < n; k++)
+			seg[k] = (const uint8_t *)src[k] + run.off;
+		chunk.dtype = run.dtype;
+		chunk.n = (run.end - run.off) / rw_dtype_size(run.dtype);
+		chunk.out = j->master + mbase + run.off / 2;
+		chunk.state[0] = j->state[0] + mbase + run.off / 2;
+		chunk.state[1] = j->state[1] + mbase + run.off / 2;
+		err = ref_update(impl, &chunk, st);
+		if (!err)
+			ref_narrow(pc + run.off, chunk.out, chunk.n, run.dtype);
+	}
+	return err;
+}
+
 /* One optimizer step on chunk @c, as the engine's rw_engine_step. */
 static int ref_step_chunk(struct ref_job *j, const struct ref_opts *o,
 			  const struct rw_agg_impl *impl, uint32_t c,
@@ -313,37 +491,33 @@ static int ref_step_chunk(struct ref_job *j, const struct ref_opts *o,
 	uint64_t off = (uint64_t)c * j->chunk_size;
 	uint64_t end = off + j->chunk_size < j->total ? off + j->chunk_size : j->total;
 	size_t base = off / sizeof(float);
-	struct rw_agg_chunk chunk, part;
+	struct rw_agg_chunk chunk;
 	struct rw_agg_step st;
 	uint32_t k, n = 0;
-	unsigned int done, slice;
 	int err;
 
 	/* The members of the step, in rank order: all but @skip. */
 	for (k = 0; k < o->workers; k++)
 		if (k != skip)
-			src[n++] = j->grad[k] + base;
-	slice = ref_slice(n);
+			src[n++] = j->grad[k] + off;
 	err = rw_agg_prepare(&st, &o->hp, n, j->version[c] + 1);
 	if (err)
 		return err;
-	memset(&chunk, 0, sizeof(chunk));
-	chunk.src = src;
-	chunk.nsrc = n;
-	chunk.n = (unsigned int)((end - off) / sizeof(float));
-	chunk.dtype = RW_AGG_F32;
-	chunk.out = j->params + base;
-	chunk.state[0] = j->state[0] + base;
-	chunk.state[1] = j->state[1] + base;
-
-	part = chunk;
-	for (done = 0; done < chunk.n; done += part.n) {
-		part.off = chunk.off + done;
-		part.n = chunk.n - done < slice ? chunk.n - done : slice;
-		err = rw_agg_update(impl, &part, &st);
-		if (err)
-			return err;
+	if (j->half) {
+		err = ref_step_half(j, impl, c, src, n, &st);
+	} else {
+		memset(&chunk, 0, sizeof(chunk));
+		chunk.src = src;
+		chunk.nsrc = n;
+		chunk.n = (unsigned int)((end - off) / sizeof(float));
+		chunk.dtype = RW_AGG_F32;
+		chunk.out = j->master + base;
+		chunk.state[0] = j->state[0] + base;
+		chunk.state[1] = j->state[1] + base;
+		err = ref_update(impl, &chunk, &st);
 	}
+	if (err)
+		return err;
 	j->version[c]++;
 	return 0;
 }
@@ -371,17 +545,19 @@ static int ref_run(const struct ref_opts *o, const struct softmax_data *data,
 		fprintf(stderr, "softmax-ref: out of memory\n");
 		goto out;
 	}
-	w = j.params;
-	b = j.params + j.bias_off / sizeof(float);
+	w = j.w;
+	b = j.b;
 	total = (uint64_t)o->epochs * plan.steps_per_epoch;
 	if (o->init) {
 		softmax_params_init(w, b, o->init_seed);
 		if (!o->quiet)
 			printf("initial loss %.6f\n",
 			       softmax_loss(w, b, data, 0, data->n));
+		ref_params_set(&j, w, b);
 	}
 
 	for (step = 0;; step++) {
+		ref_view(&j);
 		if (step && step % plan.steps_per_epoch == 0 && !o->quiet)
 			printf("epoch %" PRIu64 " loss %.6f\n",
 			       step / plan.steps_per_epoch,
@@ -389,10 +565,8 @@ static int ref_run(const struct ref_opts *o, const struct softmax_data *data,
 		if (step == total)
 			break;
 		for (k = 0; k < o->workers; k++)
-			softmax_grad(w, b, data,
-				     softmax_shard_first(&plan, step, k),
-				     plan.shard, j.grad[k],
-				     j.grad[k] + j.bias_off / sizeof(float));
+			ref_grad(&j, data, softmax_shard_first(&plan, step, k),
+				 plan.shard, k);
 		for (c = 0; c < j.nr_chunks; c++) {
 			err = ref_step_chunk(&j, o, impl, c, src,
 					     step >= o->leave_step ?

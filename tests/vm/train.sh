@@ -11,7 +11,9 @@
 # wire (--box: rw_attach_remote through this host's module, rxe0 looped
 # back as in wire-listen.sh), two of them asynchronous: bit-identical too. A read-only observer keeps the run alive and reads the
 # parameters the way a checkpointer would; topology and statistics are read
-# with rwctl while the run exists.
+# with rwctl while the run exists. Then 16-bit models (--dtype bf16, f16,
+# mixed), locally and over the wire: bit-identical to the reference run in
+# the same types, the wire's byte count halved.
 . "$(dirname "$0")/lib.sh"
 
 TRAINER=$RW_TOP/build/examples/softmax-trainer
@@ -108,11 +110,92 @@ t_eq "... each trainer was a connection of the box" 4 \
 	"$(dmesg | grep -c 'job wire4 rank [0-3]: connected to')"
 t_ok "BSP over the wire: parameters bit-identical to the reference" \
 	sh -c "for r in 0 1 2 3; do cmp '$RW_OUT/bsp4-ref.bin' \"$RW_OUT/wire4-params-\$r.bin\" || exit 1; done"
+wire_bytes=$("$RWCTL" -j stats show wire4 | jpy 'd["totals"]["bytes"]')
 touch "$RW_OUT/wire4-go"
 wait $obs
 t_ok "observer on the box: its copy equals the remote trainers' parameters" \
 	cmp "$RW_OUT/wire4-observed.bin" "$RW_OUT/wire4-params-0.bin"
 t_ok "job del wire4" "$RWCTL" job del wire4
+
+# ---- 16-bit tensors (softmax-trainer --dtype) ----
+# The trainers push gradients rounded to bf16 or f16 and read the
+# parameters widened; the box sums in f32 in rank order, steps f32
+# masters with f32 momentum and publishes them rounded to nearest even.
+# The reference replays exactly that (softmax-ref --dtype).
+# same_as_ref JOB DTYPE REF-OPTIONS...: every rank's parameters are the
+# reference's, bit for bit.
+same_as_ref() {
+	local job=$1 dt=$2
+	shift 2
+	"$REF" --workers $W --data "$data" --epochs $EPOCHS --batch $BATCH \
+		--chunk-size 4096 --impl "$impl" --dtype "$dt" --quiet \
+		--out "$RW_OUT/$job-ref.bin" "$@" || return 1
+	for r in 0 1 2 3; do
+		cmp "$RW_OUT/$job-ref.bin" "$RW_OUT/$job-params-$r.bin" || return 1
+	done
+}
+# widened OBSERVED OUT: bf16 bytes of the published model, widened, are OUT.
+widened() {
+	/usr/bin/python3 -c '
+import sys, numpy as np
+h = np.fromfile(sys.argv[1], dtype=np.uint16)
+f = (h.astype(np.uint32) << 16).view(np.float32)
+sys.exit(0 if f.tobytes() == open(sys.argv[2], "rb").read() else 1)' "$1" "$2"
+}
+for dt in bf16 f16 mixed; do
+	t_ok "job add h$dt: BSP, momentum 0.9, lr 0.1" \
+		"$RWCTL" job add "h$dt" workers $W optim momentum lr 0.1 chunk-size 4096 \
+		token-file "$RW_OUT/token"
+	EXTRA="--dtype $dt"
+	t_ok "$dt: 4 workers train $EPOCHS epochs" run_job "h$dt"
+	EXTRA=
+	t_ok "$dt: the loss falls by a fifth or more" loss_falls "h$dt"
+	t_ok "$dt: parameters bit-identical to the reference in $dt" \
+		same_as_ref "h$dt" "$dt" --optim momentum --lr 0.1
+	[ $dt = mixed ] && t_eq "mixed: the run's layout (W bf16 1280 bytes, b f32 at 1280)" \
+		'[2, 1320]' "$("$RWCTL" -j job show hmixed | jpy '[d["jobs"][0][k] for k in ("tensors", "model_bytes")]')"
+	touch "$RW_OUT/h$dt-go"
+	wait $obs
+	[ $dt = bf16 ] && t_ok "bf16: the observer's copy of the published bytes, widened, is the trainers'" \
+		widened "$RW_OUT/hbf16-observed.bin" "$RW_OUT/hbf16-params-0.bin"
+	t_ok "job del h$dt" "$RWCTL" job del "h$dt"
+done
+# A checkpoint of a bf16 run holds its f32 masters and momentum: a new
+# run restored from it ends where the straight run did, bit for bit.
+for job in cbf16 rbf16; do
+	t_ok "job add $job: as hbf16" "$RWCTL" job add $job workers $W optim momentum \
+		lr 0.1 chunk-size 4096 token-file "$RW_OUT/token"
+done
+EXTRA="--dtype bf16 --save-at 40:$RW_OUT/bf16.ckpt"
+t_ok "bf16: rank 0 saves the run at step 40" run_job cbf16
+touch "$RW_OUT/cbf16-go"
+wait $obs
+EXTRA="--dtype bf16 --restore $RW_OUT/bf16.ckpt"
+t_ok "bf16: a new run restored from it" run_job rbf16
+t_ok "bf16: rank 0 restored the boundary after step 40" \
+	grep -q 'restored step 41 ' "$RW_OUT/rbf16-rank0.log"
+# 128 bytes of head and checksum; f32 masters and momentum, 8 KiB each
+# for the one 4 KiB chunk, and its version (an f32 model's: 8328 bytes).
+t_eq "bf16: the file holds the f32 masters" 16520 "$(stat -c %s "$RW_OUT/bf16.ckpt")"
+EXTRA=
+touch "$RW_OUT/rbf16-go"
+wait $obs
+t_ok "bf16: the restored run ends bit-identical to the straight one" \
+	sh -c "for r in 0 1 2 3; do cmp '$RW_OUT/hbf16-params-0.bin' \"$RW_OUT/rbf16-params-\$r.bin\" || exit 1; done"
+t_ok "job del cbf16 rbf16" sh -c "'$RWCTL' job del cbf16 && '$RWCTL' job del rbf16"
+t_ok "job add wire16: the wire's BSP job" \
+	"$RWCTL" job add wire16 workers $W lr 0.5 chunk-size 4096 token-file "$RW_OUT/token"
+EXTRA="--box $BOX --dtype bf16"
+t_ok "bf16 over the wire: 4 remote trainers train $EPOCHS epochs" run_job wire16
+EXTRA=
+t_ok "bf16 over the wire: parameters bit-identical to the reference" \
+	same_as_ref wire16 bf16 --lr 0.5
+half_bytes=$("$RWCTL" -j stats show wire16 | jpy 'd["totals"]["bytes"]')
+t_eq "bf16 over the wire: the box's byte count is half the f32 run's ($half_bytes of $wire_bytes)" \
+	"$wire_bytes" "$((half_bytes * 2))"
+touch "$RW_OUT/wire16-go"
+wait $obs
+t_ok "job del wire16" "$RWCTL" job del wire16
 
 # ---- SSP ----
 t_ok "job add ssp4: SSP with bound 2" \
