@@ -99,14 +99,15 @@ def trainer(a, rank, data, state, hist, hcount, t0) -> int:
     torch.set_num_threads(1)
     xtr, ytr, xte, yte, classes = data
     torch.manual_seed(a.seed)
-    model = make_model(torch, classes, a.hidden)
+    dtype = getattr(torch, a.dtype)
+    model = make_model(torch, classes, a.hidden).to(dtype)
     w = rw.Worker(a.job, a.token_file, rank, box=a.box,
                   boxes=a.boxes.split(",") if a.boxes else None,
                   timeout_ms=a.timeout_ms)
     opt = rwt.DistributedOptimizer(model, w, timeout_ms=a.timeout_ms)
-    x = torch.from_numpy(np.ascontiguousarray(xtr[rank::a.workers]))
+    x = torch.from_numpy(np.ascontiguousarray(xtr[rank::a.workers])).to(dtype)
     y = torch.from_numpy(np.ascontiguousarray(ytr[rank::a.workers]))
-    xt, yt = torch.from_numpy(np.ascontiguousarray(xte)), torch.from_numpy(yte)
+    xt, yt = torch.from_numpy(np.ascontiguousarray(xte)).to(dtype), torch.from_numpy(yte)
     gen = torch.Generator().manual_seed(a.seed + rank)
     steps_per_epoch = (len(y) + a.batch - 1) // a.batch
     eval_every = max(1, steps_per_epoch // 2)
@@ -216,6 +217,9 @@ def summary(a, wall, state, hist, hcount, boxs, band) -> dict:
         "wall_s": round(wall, 2),
         "test_acc": float(hist[n - 1][2]) if n else None,
         "max_skew": boxs.max_skew if box else None, "band": band,
+        "dtype": a.dtype,
+        # gradient bytes the box took per push (the last view of the run)
+        "bytes_per_push": (tot["bytes"] / tot["pushes"]) if tot.get("pushes") else None,
         "ranks": [{"rank": r, "steps": int(state[r][F_CLOCK]),
                    "samples": int(state[r][F_SAMPLES]), "clock": clocks[r],
                    "parked_s": round(float(parked[r]), 2),
@@ -275,6 +279,9 @@ def parse(argv):
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"),
+                    help="the model's parameters: bfloat16 halves the bytes each "
+                    "way (the box sums and steps in float32)")
     ap.add_argument("--slow", default="", help="ranks to slow, e.g. 2,3")
     ap.add_argument("--slow-ms", type=float, default=40.0)
     ap.add_argument("--test-frac", type=float, default=0.2)

@@ -21,8 +21,8 @@ RW_AGG_FPU		:= -fno-math-errno
 RW_AGG_FLAGS_agg_select	:=
 RW_AGG_FLAGS_agg_optim	:= $(RW_AGG_FPU)
 RW_AGG_FLAGS_agg_scalar	:= $(RW_AGG_FPU) -fno-tree-vectorize
-RW_AGG_FLAGS_agg_avx2	:= $(RW_AGG_FPU) -mavx -mavx2 -mfma
-RW_AGG_FLAGS_agg_avx512	:= $(RW_AGG_FPU) -mavx -mavx2 -mfma -mavx512f
+RW_AGG_FLAGS_agg_avx2	:= $(RW_AGG_FPU) -mavx -mavx2 -mfma -mf16c
+RW_AGG_FLAGS_agg_avx512	:= $(RW_AGG_FPU) -mavx -mavx2 -mfma -mf16c -mavx512f
 
 RW_AGG_TEST_NAMES := test-agg-sum test-agg-optim test-agg-average test-agg-half
 RW_AGG_TESTS	:= $(addprefix $(RW_UT_OUT)/,$(RW_AGG_TEST_NAMES))

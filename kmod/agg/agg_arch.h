@@ -40,6 +40,7 @@ static inline bool rw_agg_cpu_avx2(void)
 	return boot_cpu_has(X86_FEATURE_AVX) &&
 	       boot_cpu_has(X86_FEATURE_AVX2) &&
 	       boot_cpu_has(X86_FEATURE_FMA) &&
+	       boot_cpu_has(X86_FEATURE_F16C) &&
 	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
 }
 
@@ -75,7 +76,8 @@ static inline bool rw_agg_cpu_avx2(void)
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx") &&
 	       __builtin_cpu_supports("avx2") &&
-	       __builtin_cpu_supports("fma");
+	       __builtin_cpu_supports("fma") &&
+	       __builtin_cpu_supports("f16c");
 }
 
 static inline bool rw_agg_cpu_avx512(void)

@@ -3,7 +3,8 @@
  * AVX-512F aggregation kernels: agg_simd.h over 16-lane vectors. Built
  * with -mavx512f (agg.kbuild, agg.mk); only called once rw_agg_cpu_avx512()
  * has said yes, and in the kernel inside an FPU section. Only AVX-512F
- * instructions are needed (add, FMA, sqrt, div, streaming store).
+ * instructions are needed (add, FMA, sqrt, div, streaming store, and the
+ * f16 widening VCVTPH2PS).
  */
 #include "agg_impl.h"
 #include "agg_elem.h"
@@ -15,6 +16,8 @@
 #define RW_VSQRT(v)		__builtin_ia32_sqrtps512_mask(v, v, 0xffff, 4)
 #define RW_V8			float __attribute__((__vector_size__(32)))
 #define RW_VSTREAM(p, v)	__builtin_ia32_movntps512(p, v)
+#define RW_VCVTPH(h)		__builtin_ia32_vcvtph2ps512_mask(h, (RW_V) { 0 }, \
+								 0xffff, 4)
 /*
  * One vector at a time (the streaming copy of W <= 2), two 256-bit
  * streaming stores drain faster than one 512-bit store on this host

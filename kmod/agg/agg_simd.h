@@ -14,6 +14,8 @@
  *	RW_VSQRT(v)		lane-wise square root
  *	RW_VSTREAM(p, v)	non-temporal store of v to vector-aligned p
  *	RW_VSTREAM1(p, v)	optional: the same, for the one-vector loops
+ *	RW_VCVTPH(h)		optional: RW_VL f16 (a short vector) widened
+ *				(F16C's VCVTPH2PS, exact, NaNs made quiet)
  *
  * Why the kernels look like this:
  * - One pass: each output vector is the sum of the W source vectors,
@@ -30,10 +32,11 @@
  *   alignment assumption about the caller's pointers.
  * - Elements before the first aligned output vector (streaming only) and
  *   after the last whole vector use the scalar formulas of agg_elem.h.
- * - 16-bit slots (f16, bf16) are widened exactly as they are loaded (no
- *   F16C needed, and no denormal arithmetic on f16 subnormals), then
- *   summed and stepped as f32 ones: every loop is written once over the
- *   slots' dtype, a constant at each instantiation.
+ * - 16-bit slots (f16, bf16) are widened exactly as they are loaded
+ *   (F16C's conversion where the instantiation has it, else integer code
+ *   that touches no denormal), then summed and stepped as f32 ones: every
+ *   loop is written once over the slots' dtype, a constant at each
+ *   instantiation.
  */
 #ifndef RW_SIMD
 #error "define RW_SIMD, RW_VL, RW_V, RW_VSQRT and RW_VSTREAM first"
@@ -84,6 +87,7 @@ static __always_inline RW_V RW_SIMD(splat)(float s)
 #define RW_VU	unsigned int __attribute__((__vector_size__(4 * RW_VL)))
 #define RW_VI	int __attribute__((__vector_size__(4 * RW_VL)))
 #define RW_VH	unsigned short __attribute__((__vector_size__(2 * RW_VL)))
+#define RW_VHS	short __attribute__((__vector_size__(2 * RW_VL)))
 /*
  * Lane by lane: 16 bits to 32 (zero-extended), and integers to floats
  * (exact below 2^24). sparse does not know the builtin.
@@ -111,6 +115,10 @@ static __always_inline RW_V RW_SIMD(ld16)(const u16 *p, u32 dtype)
 	RW_V v;
 
 	__builtin_memcpy(&h, p, sizeof(h));
+#if defined(RW_VCVTPH) && !defined(__CHECKER__)
+	if (dtype == RW_AGG_F16)
+		return RW_VCVTPH((RW_VHS)h);
+#endif
 	u = RW_VWIDEN(h);
 	if (dtype == RW_AGG_BF16) {
 		u <<= 16;
@@ -138,11 +146,87 @@ static __always_inline RW_V RW_SIMD(ldk)(const void *s, size_t i, u32 dtype)
 	return RW_SIMD(ld16)((const u16 *)s + i, dtype);
 }
 
+/*
+ * bf16 two vectors at a time: 2 * RW_VL elements at @p loaded as RW_VL
+ * 32-bit pairs, each pair's low half (the even element) shifted up and its
+ * high half (the odd one) masked, two operations for two vectors instead
+ * of a widening and a shift per vector. Lane j of *@e holds element 2j, of
+ * *@o element 2j + 1: still one element per lane, summed in rank order,
+ * and put back in element order once per output (zip), not per slot.
+ */
+static __always_inline void RW_SIMD(ld_bf16x2)(const u16 *p, RW_V *e,
+					       RW_V *o)
+{
+	RW_VU u, x;
+
+	__builtin_memcpy(&u, p, sizeof(u));
+	x = u << 16;
+	__builtin_memcpy(e, &x, sizeof(x));
+	x = u & 0xffff0000U;
+	__builtin_memcpy(o, &x, sizeof(x));
+}
+
+#if RW_VL == 8
+#define RW_ZIP_LO	((RW_VI) { 0, 8, 1, 9, 2, 10, 3, 11 })
+#define RW_ZIP_HI	((RW_VI) { 4, 12, 5, 13, 6, 14, 7, 15 })
+#else
+#define RW_ZIP_LO	((RW_VI) { 0, 16, 1, 17, 2, 18, 3, 19, \
+				  4, 20, 5, 21, 6, 22, 7, 23 })
+#define RW_ZIP_HI	((RW_VI) { 8, 24, 9, 25, 10, 26, 11, 27, \
+				  12, 28, 13, 29, 14, 30, 15, 31 })
+#endif
+
+#ifdef __CHECKER__
+#define RW_VZIP(e, o, m)	(e)
+#else
+#define RW_VZIP(e, o, m)	__builtin_shuffle(e, o, m)
+#endif
+
+/* a[0..2) = sum over workers of bf16 elements [i, i + 2 * RW_VL). */
+static __always_inline void RW_SIMD(sum2_bf16)(const void *const *src,
+					       unsigned int nsrc, size_t i,
+					       RW_V *a)
+{
+	RW_V e, o, x, y;
+	unsigned int k;
+
+	RW_SIMD(ld_bf16x2)((const u16 *)src[0] + i, &e, &o);
+	for (k = 1; k < nsrc; k++) {
+		RW_SIMD(ld_bf16x2)((const u16 *)src[k] + i, &x, &y);
+		e += x;
+		o += y;
+	}
+	a[0] = RW_VZIP(e, o, RW_ZIP_LO);
+	a[1] = RW_VZIP(e, o, RW_ZIP_HI);
+}
+
 /* a[u] = sum over workers of the vector at element i + u * RW_VL. */
 static __always_inline void RW_SIMD(sum4)(const void *const *src,
 					  unsigned int nsrc, size_t i,
 					  RW_V *a, u32 dtype)
 {
+	if (dtype == RW_AGG_BF16) {
+		RW_V e0, o0, e1, o1, x, y;
+		unsigned int k;
+
+		RW_SIMD(ld_bf16x2)((const u16 *)src[0] + i, &e0, &o0);
+		RW_SIMD(ld_bf16x2)((const u16 *)src[0] + i + 2 * RW_VL,
+				   &e1, &o1);
+		for (k = 1; k < nsrc; k++) {
+			RW_SIMD(ld_bf16x2)((const u16 *)src[k] + i, &x, &y);
+			e0 += x;
+			o0 += y;
+			RW_SIMD(ld_bf16x2)((const u16 *)src[k] + i + 2 * RW_VL,
+					   &x, &y);
+			e1 += x;
+			o1 += y;
+		}
+		a[0] = RW_VZIP(e0, o0, RW_ZIP_LO);
+		a[1] = RW_VZIP(e0, o0, RW_ZIP_HI);
+		a[2] = RW_VZIP(e1, o1, RW_ZIP_LO);
+		a[3] = RW_VZIP(e1, o1, RW_ZIP_HI);
+		return;
+	}
 	RW_V a0 = RW_SIMD(ldk)(src[0], i, dtype);
 	RW_V a1 = RW_SIMD(ldk)(src[0], i + RW_VL, dtype);
 	RW_V a2 = RW_SIMD(ldk)(src[0], i + 2 * RW_VL, dtype);
@@ -165,6 +249,10 @@ static __always_inline void RW_SIMD(sum2)(const void *const *src,
 					  unsigned int nsrc, size_t i,
 					  RW_V *a, u32 dtype)
 {
+	if (dtype == RW_AGG_BF16) {
+		RW_SIMD(sum2_bf16)(src, nsrc, i, a);
+		return;
+	}
 	RW_V a0 = RW_SIMD(ldk)(src[0], i, dtype);
 	RW_V a1 = RW_SIMD(ldk)(src[0], i + RW_VL, dtype);
 	unsigned int k;
@@ -341,13 +429,26 @@ static __always_inline void RW_SIMD(update_loop)(const struct rw_agg_chunk *c,
 	float *p = c->out, *s0 = c->state[0], *s1 = c->state[1];
 	size_t i = c->off, end = i + c->n, head;
 	struct rw_agg_vconsts k;
-	RW_V a[2];
+	RW_V a[4];
+	unsigned int u;
 
 	RW_SIMD(consts_init)(&k, st);
 	if (nt) {
 		head = i + rw_agg_head(p + i, RW_VBYTES, c->n);
 		for (; i < head; i++)
 			RW_SIMD(apply1)(c, st, optim, i, dtype);
+	}
+	/*
+	 * 16-bit slots carry half the bytes per element: four vectors a step
+	 * give the widening and the step enough independent work to keep up
+	 * with memory (docs/performance.md).
+	 */
+	for (; dtype != RW_AGG_F32 && i + 4 * RW_VL <= end; i += 4 * RW_VL) {
+		RW_SIMD(sum4)(src, c->nsrc, i, a, dtype);
+		for (u = 0; u < 4; u++)
+			RW_SIMD(apply)(&k, optim, a[u], p + i + u * RW_VL,
+				       s0 + i + u * RW_VL, s1 + i + u * RW_VL,
+				       nt);
 	}
 	for (; i + 2 * RW_VL <= end; i += 2 * RW_VL) {
 		RW_SIMD(sum2)(src, c->nsrc, i, a, dtype);

@@ -26,6 +26,8 @@ from ctypes import (POINTER, c_char_p, c_int, c_int32, c_size_t, c_uint8,
 RW_JOB_TOKEN_LEN = 32
 RW_JOB_NAME_MAX = 32
 RW_DTYPE_F32 = 0
+RW_DTYPE_F16 = 1
+RW_DTYPE_BF16 = 2
 RW_ATTACH_OBSERVER = 1 << 0
 RW_ATTACH_BOXES = 1 << 2
 RW_XFER_NONBLOCK = 1 << 0

@@ -32,6 +32,9 @@ Two ways to train a torch model through the box, for two kinds of job:
 
 Both need the worker's layout to be the model's trainable parameters in
 ``model.parameters()`` order, keys 0, 1, 2, ...: ``declare_model`` does it.
+Parameters may be float32, bfloat16 or float16, mixed by tensor: a 16-bit
+one travels and is published in its type (half the bytes) while the box
+sums in float32 and keeps its optimizer's master copy in float32.
 """
 
 # No "from __future__ import annotations" here: DDP checks the hook's
@@ -47,18 +50,24 @@ from . import jobs
 from .worker import RackWeaveError, Worker, world_mismatch
 
 
+_TYPES = (torch.float32, torch.bfloat16, torch.float16)
+
+
 def model_layout(model: torch.nn.Module) -> dict:
-    """{key: nelems} for the model's trainable parameters, keys in order."""
-    return {i: p.numel() for i, p in enumerate(_params(model))}
+    """{key: (nelems, dtype)} for the model's trainable parameters, keys
+    in order."""
+    return {i: (p.numel(), str(p.dtype).replace("torch.", ""))
+            for i, p in enumerate(_params(model))}
 
 
 def _params(model: torch.nn.Module) -> List[torch.nn.Parameter]:
     ps = [p for p in model.parameters() if p.requires_grad]
     for p in ps:
-        if p.dtype != torch.float32 or p.device.type != "cpu":
+        if p.dtype not in _TYPES or p.device.type != "cpu":
             raise RackWeaveError(_errno.EOPNOTSUPP, "declare_model",
-                                 "only float32 parameters on the CPU go through "
-                                 f"the box (found {p.dtype} on {p.device})")
+                                 "only float32, bfloat16 and float16 parameters on "
+                                 f"the CPU go through the box (found {p.dtype} on "
+                                 f"{p.device})")
     return ps
 
 
@@ -207,6 +216,19 @@ def register_ddp_hook(ddp_model: torch.nn.parallel.DistributedDataParallel,
     return state
 
 
+def _init_image(worker: Worker, params: List[torch.nn.Parameter]) -> np.ndarray:
+    """The parameter buffer's bytes holding @params, each in its type."""
+    image = np.zeros(worker.params.nbytes, dtype=np.uint8)
+    for k, p in enumerate(params):
+        t = worker.tensor(k)
+        v = p.detach().reshape(-1)
+        if v.dtype == torch.bfloat16:
+            v = v.view(torch.int16)
+        raw = v.numpy().view(np.uint8)
+        image[t.offset:t.offset + raw.size] = raw
+    return image.view(worker.params.dtype)
+
+
 class DistributedOptimizer:
     """Train ``model`` with the box's optimizer, zero copy.
 
@@ -237,12 +259,7 @@ class DistributedOptimizer:
             declare_model(worker, model)
         if init_from_rank0:
             if worker.rank == 0:
-                init = np.zeros_like(worker.params)
-                for k, p in enumerate(params):
-                    t = worker.tensor(k)
-                    init[t.offset // 4:t.offset // 4 + t.nelems] = \
-                        p.detach().reshape(-1).numpy()
-                worker.params_init(init)
+                worker.params_init(_init_image(worker, params))
             else:
                 worker.params_wait(timeout_ms)
         worker.pull()

@@ -44,7 +44,49 @@ TokenLike = Union[bytes, bytearray, str, os.PathLike]
 #: How long a blocking call waits for the job's other workers unless the
 #: Worker is given timeout_ms (0: no limit) or $RACKWEAVE_TIMEOUT_MS is set.
 DEFAULT_TIMEOUT_MS = 300_000
-Layout = Union[Mapping[int, int], Sequence[Tuple[int, int]]]
+#: {key: nelems or (nelems, dtype)} or [(key, nelems[, dtype])].
+Layout = Union[Mapping[int, object], Sequence[tuple]]
+
+#: The element types a tensor may have: float32, float16, bfloat16.
+DTYPES = {"float32": _lib.RW_DTYPE_F32, "float16": _lib.RW_DTYPE_F16,
+          "bfloat16": _lib.RW_DTYPE_BF16}
+_DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
+# numpy has no bfloat16: its views hold the bits (uint16); torch's are real.
+_NP_DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": np.uint16}
+_SIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+
+def dtype_name(dtype) -> str:
+    """'float32', 'float16' or 'bfloat16' for a name, a numpy dtype or a
+    torch dtype (torch.bfloat16); ValueError for anything else."""
+    name = str(dtype).replace("torch.", "")
+    if isinstance(dtype, type) or hasattr(dtype, "itemsize"):
+        try:
+            name = np.dtype(dtype).name
+        except TypeError:
+            pass
+    if name in ("float", "f32", "<f4"):
+        name = "float32"
+    elif name in ("half", "f16", "<f2"):
+        name = "float16"
+    elif name == "bf16":
+        name = "bfloat16"
+    if name not in DTYPES:
+        raise ValueError(f"dtype {dtype!r}: a tensor is float32, float16 or bfloat16")
+    return name
+
+
+def _layout_items(tensors: Layout) -> list:
+    """[(key, nelems, dtype name)] of a layout in any accepted form."""
+    raw = list(tensors.items()) if isinstance(tensors, Mapping) else list(tensors)
+    items = []
+    for it in raw:
+        k, rest = it[0], it[1:]
+        if len(rest) == 1 and isinstance(rest[0], (tuple, list)):
+            rest = tuple(rest[0])
+        n, dt = (rest[0], "float32") if len(rest) == 1 else (rest[0], rest[1])
+        items.append((k, n, dt))
+    return items
 
 
 class RackWeaveError(OSError):
@@ -154,8 +196,11 @@ class Tensor:
     """One declared tensor: numpy views of its gradient and parameters.
 
     ``grad`` is writable (what a push sends; None for an observer),
-    ``params`` read-only (what a pull brings). Both are float32 views of the
-    mapped buffers, no copy. ``first_chunk``/``nr_chunks`` name its chunks.
+    ``params`` read-only (what a pull brings). Both are views of the mapped
+    buffers in the tensor's ``dtype``, no copy: float32, float16, or for
+    bfloat16 (which numpy lacks) uint16 arrays of the bits, whose torch
+    tensors (``grad_tensor()``, ``params_tensor()``) are torch.bfloat16.
+    ``first_chunk``/``nr_chunks`` name its chunks.
     """
     key: int
     nelems: int
@@ -164,18 +209,18 @@ class Tensor:
     nr_chunks: int
     grad: Optional[np.ndarray]
     params: np.ndarray
+    dtype: str = "float32"
 
     def grad_tensor(self):
         """The gradient as a torch tensor sharing the mapping."""
-        import torch
         if self.grad is None:
             raise RackWeaveError(_errno.EPERM, "grad_tensor",
                                  "an observer has no gradient buffer")
-        return torch.from_numpy(self.grad)
+        return _torch_view(self.grad, self.dtype, False)
 
     def params_tensor(self):
         """The parameters as a torch tensor sharing the (read-only) mapping."""
-        return _ro_tensor(self.params)
+        return _torch_view(self.params, self.dtype, True)
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -236,6 +281,16 @@ def _ro_tensor(a: np.ndarray):
         # torch warns that the array is not writable: it is not, by design.
         warnings.simplefilter("ignore", UserWarning)
         return torch.from_numpy(a)
+
+
+def _torch_view(a: np.ndarray, dtype: str, readonly: bool):
+    """A torch tensor over @a's memory in @dtype (bfloat16: a's bits)."""
+    import torch
+    if dtype == "bfloat16":
+        # torch takes no uint16 array: the same bits as int16, then viewed.
+        a = a.view(np.int16)
+    t = _ro_tensor(a) if readonly else torch.from_numpy(a)
+    return t.view(torch.bfloat16) if dtype == "bfloat16" else t
 
 
 _NO_KEY = "a tensor key that is not in the declared layout"
@@ -450,19 +505,29 @@ class Worker:
     # -- layout and mapping ----------------------------------------------
     def declare(self, tensors: Layout, *, verify: bool = False,
                 map: bool = True) -> None:
-        """Declare the model's tensors, {key: nelems} or [(key, nelems)],
-        float32, in the order they lie in the flat buffer; then map the
-        buffers (unless map=False)."""
-        items = list(tensors.items()) if isinstance(tensors, Mapping) else list(tensors)
+        """Declare the model's tensors, in the order they lie in the flat
+        buffer: {key: nelems} or [(key, nelems)] for float32 ones, and
+        {key: (nelems, dtype)} or [(key, nelems, dtype)] for any type
+        (float32, float16, bfloat16: a name, numpy or torch dtype; a model
+        may mix them). A 16-bit tensor travels and is published in its
+        type, half the bytes; the box sums and steps it in float32
+        (docs/python.md). Then map the buffers (unless map=False)."""
+        items = _layout_items(tensors)
         call = f"rw_declare({len(items)} tensors)"
         if not items:
             raise RackWeaveError(_errno.EINVAL, call, "no tensors to declare")
         arr = (_lib.TensorDesc * len(items))()
-        for i, (k, n) in enumerate(items):
+        dtypes = {}
+        for i, (k, n, dt) in enumerate(items):
             if int(k) < 0 or int(n) < 1:
                 raise RackWeaveError(_errno.EINVAL, call,
                                      f"tensor {k}: keys are >= 0 and sizes >= 1 element")
-            arr[i].key, arr[i].nelems, arr[i].dtype = int(k), int(n), _lib.RW_DTYPE_F32
+            try:
+                dtypes[int(k)] = dtype_name(dt)
+            except ValueError as e:
+                raise RackWeaveError(_errno.EINVAL, call, f"tensor {k}: {e}") from None
+            arr[i].key, arr[i].nelems = int(k), int(n)
+            arr[i].dtype = DTYPES[dtypes[int(k)]]
         ret = lib.rw_declare(self._c(call), arr, len(items), 1 if verify else 0)
         if ret == -_errno.EEXIST:
             raise RackWeaveError(_errno.EEXIST, call,
@@ -471,7 +536,8 @@ class Worker:
                                  "must match on every rank); the job's other ranks wait "
                                  "for this one until their timeout")
         _check(ret, call)
-        self._keys = [int(k) for k, _ in items]
+        self._keys = [int(k) for k, _, _ in items]
+        self._dtypes = dtypes
         if map:
             self.map()
 
@@ -481,8 +547,12 @@ class Worker:
         return np.asarray(m)
 
     def map(self) -> None:
-        """Map the buffers: ``grad`` (float32, writable), ``params`` (float32,
-        read-only) and ``versions`` (uint64, read-only, one per chunk)."""
+        """Map the buffers: ``grad`` (writable), ``params`` (read-only) and
+        ``versions`` (uint64, read-only, one per chunk). ``grad`` and
+        ``params`` are float32 arrays for a float32 model; for a model of
+        one 16-bit type, arrays of that type (bfloat16: uint16 bits); for a
+        mixed one, uint8 bytes. Each tensor's views are typed
+        (``tensor()``)."""
         ctx = self._c("rw_map")
         _check(lib.rw_map(ctx), "rw_map")
         s = self._setup_raw()
@@ -494,9 +564,11 @@ class Worker:
             raise RackWeaveError(_errno.EINVAL, f"rw_map(job {self.job!r})",
                                  world_mismatch(self.job, self.world_size,
                                                 s.nr_workers, "WORLD_SIZE"))
+        kinds = set(getattr(self, "_dtypes", {}).values()) or {"float32"}
+        flat = _NP_DTYPES[kinds.pop()] if len(kinds) == 1 else np.uint8
         if not self.observer:
-            self.grad = self._mmap(s.grad_offset, s.grad_len, True, np.float32)
-        self.params = self._mmap(s.params_offset, s.params_len, False, np.float32)
+            self.grad = self._mmap(s.grad_offset, s.grad_len, True, flat)
+        self.params = self._mmap(s.params_offset, s.params_len, False, flat)
         self.versions = self._mmap(s.versions_offset, s.versions_len, False,
                                    np.uint64)[:s.nr_chunks]
         self._tensors = {}
@@ -517,11 +589,15 @@ class Worker:
         call = f"rw_tensor(key {key})"
         _check(lib.rw_tensor(self._c(call), key, ctypes.byref(v)), call,
                f"no tensor with key {key} in the declared layout")
-        lo, hi = v.offset // 4, v.offset // 4 + v.nelems
+        dt = _DTYPE_NAMES.get(v.dtype, "float32")
+        lo, hi = v.offset, v.offset + v.nelems * _SIZES[dt]
+
+        def typed(a: np.ndarray) -> np.ndarray:
+            return a.view(np.uint8)[lo:hi].view(_NP_DTYPES[dt])
         t = Tensor(key=v.key, nelems=v.nelems, offset=v.offset,
                    first_chunk=v.first_chunk, nr_chunks=v.nr_chunks,
-                   grad=None if self.grad is None else self.grad[lo:hi],
-                   params=self.params[lo:hi])
+                   grad=None if self.grad is None else typed(self.grad),
+                   params=typed(self.params), dtype=dt)
         self._tensors[key] = t
         return t
 
@@ -613,10 +689,11 @@ class Worker:
     def params_init(self, values: np.ndarray) -> None:
         """Set the run's initial parameters (before anyone's first push).
 
-        ``values`` is float32 laid out as the parameter buffer (len(params)
-        elements; build it with ``np.zeros_like(w.params)`` and the tensors'
-        offsets). Once per run, else EBUSY."""
-        a = np.ascontiguousarray(values, dtype=np.float32)
+        ``values`` is laid out as the parameter buffer, of its type
+        (len(params) elements; build it with ``np.zeros_like(w.params)``
+        and the tensors' offsets; a 16-bit tensor's elements in its type).
+        Once per run, else EBUSY."""
+        a = np.ascontiguousarray(values, dtype=self.params.dtype)
         call = "rw_params_init"
         _check(lib.rw_params_init(self._c(call), a.ctypes.data_as(ctypes.c_void_p),
                                   a.nbytes, None, 0, 0), call)
@@ -677,16 +754,21 @@ class Worker:
 
     # -- torch views -----------------------------------------------------
     def grad_tensor(self):
-        """The whole gradient buffer as a flat torch float32 tensor (shared)."""
-        import torch
+        """The whole gradient buffer as a flat torch tensor (shared), typed
+        as ``grad`` is (a mixed model's: uint8 bytes)."""
         if self.grad is None:
             raise RackWeaveError(_errno.ENOTCONN, "grad_tensor",
                                  "no gradient buffer mapped (declare first; observers have none)")
-        return torch.from_numpy(self.grad)
+        return _torch_view(self.grad, self._flat_dtype(), False)
 
     def params_tensor(self):
         """The whole parameter buffer as a flat torch tensor (shared, read-only)."""
         if self.params is None:
             raise RackWeaveError(_errno.ENOTCONN, "params_tensor",
                                  "no parameter buffer mapped (declare first)")
-        return _ro_tensor(self.params)
+        return _torch_view(self.params, self._flat_dtype(), True)
+
+    def _flat_dtype(self) -> str:
+        """The whole buffers' torch type: the model's one type, or bytes."""
+        kinds = set(getattr(self, "_dtypes", {}).values()) or {"float32"}
+        return kinds.pop() if len(kinds) == 1 else "uint8"

@@ -99,7 +99,11 @@ static void bench_bufs(const struct bench_thread *t, unsigned int w,
 	*m = t->arena + (w + 1) * (n + BENCH_STAGGER / sizeof(float));
 }
 
-/* Small normal floats from integer bits: no NaN, no denormal, ever. */
+/*
+ * Small normal floats from integer bits: no NaN, no denormal, ever; and
+ * read as 16-bit slots (either half of each float as bf16 or f16: 0x3fXX
+ * and 0x38XX), normal values too, so no kind pays a microcode assist.
+ */
 static void bench_fill(float *f, size_t n, uint32_t seed)
 {
 	uint32_t *u = (uint32_t *)f;
@@ -107,7 +111,8 @@ static void bench_fill(float *f, size_t n, uint32_t seed)
 
 	for (i = 0; i < n; i++) {
 		seed = seed * 1664525U + 1013904223U;
-		u[i] = 0x3f000000U | (seed >> 9);	/* [0.5, 1) */
+		/* [0.5, 1), 14 random mantissa bits */
+		u[i] = 0x3f003800U | (seed >> 9 & 0x7f0000U) | (seed >> 25);
 	}
 }
 
@@ -124,9 +129,12 @@ static void bench_step(struct rw_agg_step *st, unsigned int w)
 /* The kernels over the big buffers, one checked call per chunk. */
 static void bench_run_kernel(const struct bench_job *j, struct bench_thread *t)
 {
-	bool fused = j->kind == K_MOM || j->kind == K_MOM_NT;
-	u32 flags = (j->kind == K_SUM_NT || j->kind == K_MOM_NT) ?
+	bool fused = j->kind == K_MOM || j->kind == K_MOM_NT ||
+		     j->kind == K_MOM_BF16 || j->kind == K_MOM_F16;
+	u32 flags = (j->kind == K_SUM_NT || j->kind == K_MOM_NT ||
+		     j->kind == K_SUM_BF16 || j->kind == K_SUM_F16) ?
 		    RW_AGG_F_STREAM : 0;
+	u32 dtype = bench_kind_dtype(j->kind);
 	size_t end = j->off + j->n, off;
 	float *grad[MAX_W], *p, *m;
 	const void *src[MAX_W];
@@ -139,12 +147,14 @@ static void bench_run_kernel(const struct bench_job *j, struct bench_thread *t)
 	for (off = j->off; off < end && !ret; off += j->chunk) {
 		struct rw_agg_chunk c = {
 			.src = src, .nsrc = j->w, .n = (unsigned int)j->chunk,
-			.dtype = RW_AGG_F32, .flags = flags, .out = p + off,
+			.dtype = dtype, .flags = flags, .out = p + off,
 			.state = { m + off, NULL },
 		};
 
+		/* 16-bit slots: the first half of each f32 slot's bytes. */
 		for (k = 0; k < j->w; k++)
-			src[k] = grad[k] + off;
+			src[k] = dtype == RW_AGG_F32 ? (void *)(grad[k] + off) :
+				 (void *)((uint16_t *)grad[k] + off);
 		ret = fused ? rw_agg_update(j->impl, &c, &st) :
 			      rw_agg_sum(j->impl, &c);
 	}
@@ -240,6 +250,10 @@ static void *bench_worker(void *arg)
 			case K_MOM:
 			case K_SUM:
 			case K_MOM_NT:
+			case K_SUM_BF16:
+			case K_MOM_BF16:
+			case K_SUM_F16:
+			case K_MOM_F16:
 				bench_run_kernel(&bench_job, t);
 				break;
 			case K_BOUND:

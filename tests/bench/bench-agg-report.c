@@ -21,6 +21,10 @@ static const char *bench_kind_name(enum bench_kind k)
 	case K_MOM: return "momentum";
 	case K_SUM: return "sum-cached";
 	case K_MOM_NT: return "momentum-nt";
+	case K_SUM_BF16: return "sum-bf16";
+	case K_MOM_BF16: return "momentum-bf16";
+	case K_SUM_F16: return "sum-f16";
+	case K_MOM_F16: return "momentum-f16";
 	case K_CACHE_SUM: return "sum";
 	case K_CACHE_SUM_NT: return "sum-nt";
 	case K_CACHE_MOM: return "momentum";
@@ -113,14 +117,23 @@ static void json_num(const char *key, double x, const char *fmt, const char *sep
 	printf("%s", sep);
 }
 
+/* GB/s of gradient: a 16-bit kind's W slots are W / 2 f32 ones in bytes. */
+static double entry_gbps(const struct entry *e, double t)
+{
+	bool cache = e->kind >= K_CACHE_SUM;
+
+	return bench_gbps(bench_kind_bytes_w(e->kind, e->w), e->threads,
+			  cache ? e->chunk : 0, t);
+}
+
 static double med_gbps(const struct entry *e, const struct series *s)
 {
-	return e ? bench_gbps(e->w, e->threads, 0, series_median(s)) : NAN;
+	return e ? entry_gbps(e, series_median(s)) : NAN;
 }
 
 static double best_gbps(const struct entry *e, const struct series *s)
 {
-	return e ? bench_gbps(e->w, e->threads, 0, series_min(s)) : NAN;
+	return e ? entry_gbps(e, series_min(s)) : NAN;
 }
 
 static double ratio_med(const struct entry *e)
@@ -160,6 +173,35 @@ static void print_headline_keys(const struct headline *h, const char *sep)
 	json_num("fused_momentum_ratio_to_bound_w8_32k", ratio_med(m), "%.3f", sep);
 	json_num("fused_momentum_ratio_to_bound_w8_32k_iqr", ratio_iqr(m), "%.3f", sep);
 	json_num("fused_momentum_ratio_to_bound_w8_32k_best", ratio_best(m), "%.3f", sep);
+}
+
+/*
+ * The 16-bit kernels of the headline's implementation (one thread): each
+ * ratio to the bound for their bytes, and its IQR.
+ */
+static void print_half_keys(const struct headline *h)
+{
+	static const struct {
+		enum bench_kind kind;
+		const char *key;
+	} keys[] = {
+		{ K_SUM_BF16, "sum_bf16_ratio_to_bound_w8_32k" },
+		{ K_MOM_BF16, "fused_momentum_bf16_ratio_to_bound_w8_32k" },
+		{ K_SUM_F16, "sum_f16_ratio_to_bound_w8_32k" },
+		{ K_MOM_F16, "fused_momentum_f16_ratio_to_bound_w8_32k" },
+	};
+	char name[80];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		const struct entry *e = h->sum ?
+			bench_find(keys[i].kind, h->sum->impl, KEY_W, KEY_CHUNK,
+				   1, false) : NULL;
+
+		json_num(keys[i].key, ratio_med(e), "%.3f", ",\n  ");
+		snprintf(name, sizeof(name), "%s_iqr", keys[i].key);
+		json_num(name, ratio_iqr(e), "%.3f", ",\n  ");
+	}
 }
 
 static void print_json_bounds(void)
@@ -209,9 +251,8 @@ static void print_json_results(void)
 		       "\"gbps\": %.2f, \"gbps_best\": %.2f",
 		       n++ ? "," : "", e->impl->name, bench_kind_name(e->kind),
 		       cache ? "true" : "false", e->w, e->chunk * sizeof(float),
-		       e->threads,
-		       bench_gbps(e->w, e->threads, cache ? e->chunk : 0, series_median(&e->s)),
-		       bench_gbps(e->w, e->threads, cache ? e->chunk : 0, series_min(&e->s)));
+		       e->threads, entry_gbps(e, series_median(&e->s)),
+		       entry_gbps(e, series_min(&e->s)));
 		if (!cache)
 			printf(", \"bound_gbps\": %.2f, \"ratio\": %.3f, \"ratio_iqr\": %.3f, "
 			       "\"ratio_best\": %.3f, \"pairs\": %u, \"preempted\": %u",
@@ -256,6 +297,7 @@ void bench_report_json(const char *selected)
 	bench_speedup(&sp);
 	printf("{\n  ");
 	print_headline_keys(one, ",\n  ");
+	print_half_keys(one);
 	json_num("simd_speedup_in_cache_32k", sp.have ? sp.median : NAN, "%.2f", ",\n  ");
 	json_num("simd_speedup_in_cache_32k_iqr", sp.have ? sp.iqr : NAN, "%.2f", ",\n  ");
 	json_num("simd_speedup_in_cache_32k_best", sp.have ? sp.best : NAN, "%.2f", ",\n  ");
@@ -283,6 +325,28 @@ void bench_report_json(const char *selected)
 	print_json_bounds();
 	print_json_results();
 	printf("}\n");
+}
+
+/* 16-bit slots, one line per dtype: sum and fused momentum ratios. */
+static void print_half_headline(const struct headline *h)
+{
+	static const enum bench_kind kinds[2][2] = {
+		{ K_SUM_BF16, K_MOM_BF16 }, { K_SUM_F16, K_MOM_F16 },
+	};
+	unsigned int i;
+
+	for (i = 0; h->sum && i < 2; i++) {
+		const struct entry *s = bench_find(kinds[i][0], h->sum->impl,
+						   KEY_W, KEY_CHUNK, 1, false);
+		const struct entry *m = bench_find(kinds[i][1], h->sum->impl,
+						   KEY_W, KEY_CHUNK, 1, false);
+
+		if (s && m)
+			printf("  %s slots, 1 thread, %s: sum %.3f (IQR %.3f), fused momentum %.3f (IQR %.3f) of the bound for their bytes\n",
+			       i ? "f16" : "bf16", h->sum->impl->name,
+			       ratio_med(s), ratio_iqr(s), ratio_med(m),
+			       ratio_iqr(m));
+	}
 }
 
 static void print_headline(const struct headline *h)
@@ -360,8 +424,8 @@ void bench_report_text(const char *selected)
 		printf("  %-7s %-12s %2u %5zuK %3u %8.2f %8.2f", e->impl->name,
 		       cache ? "cache" : bench_kind_name(e->kind), e->w,
 		       e->chunk * sizeof(float) / 1024, e->threads,
-		       bench_gbps(e->w, e->threads, cache ? e->chunk : 0, series_median(&e->s)),
-		       bench_gbps(e->w, e->threads, cache ? e->chunk : 0, series_min(&e->s)));
+		       entry_gbps(e, series_median(&e->s)),
+		       entry_gbps(e, series_min(&e->s)));
 		if (cache)
 			printf("  (in cache: %s)\n", bench_kind_name(e->kind));
 		else
@@ -370,6 +434,7 @@ void bench_report_text(const char *selected)
 	}
 	printf("\nW = 8, 32 KiB chunks:\n");
 	print_headline(one);
+	print_half_headline(one);
 	if (all)
 		print_headline(all);
 	if (sp.have)

@@ -131,7 +131,7 @@ static struct entry *bench_entry(enum bench_kind kind,
 
 static bool bench_kind_fused(enum bench_kind k)
 {
-	return k == K_MOM || k == K_MOM_NT;
+	return k == K_MOM || k == K_MOM_NT || k == K_MOM_BF16 || k == K_MOM_F16;
 }
 
 static struct entry *bench_bound(unsigned int w, unsigned int thr, bool fused)
@@ -165,12 +165,18 @@ size_t bench_slice_elems(unsigned int w)
 	return mib / bench_nslices(w) * (MIB / sizeof(float));
 }
 
-static void bench_next_slice(struct bench_job *j)
+/* The next slice of the size a kernel of @w slots moves. */
+static void bench_next_slice_of(struct bench_job *j, unsigned int w)
 {
 	static unsigned long trial;
 
-	j->n = bench_slice_elems(j->w);
-	j->off = (trial++ % bench_nslices(j->w)) * j->n;
+	j->n = bench_slice_elems(w);
+	j->off = (trial++ % bench_nslices(w)) * j->n;
+}
+
+static void bench_next_slice(struct bench_job *j)
+{
+	bench_next_slice_of(j, j->w);
 }
 
 double bench_gbps(unsigned int w, unsigned int thr, size_t chunk_elems,
@@ -293,8 +299,13 @@ const char *bench_bound_shape(const struct entry *e, char *buf, size_t len)
 	return bench_shape_name(&shapes[e->cand], buf, len);
 }
 
-/* One trial of a bound with its chosen loop. */
-static double bench_bound_trial(const struct entry *e, bool *pre)
+/*
+ * One trial of a bound with its chosen loop, over the slice a kernel of
+ * @kw slots moves (a 16-bit kernel's bound has W / 2 streams of as many
+ * elements as the kernel's W: bench_kind_bytes_w()).
+ */
+static double bench_bound_trial(const struct entry *e, unsigned int kw,
+				bool *pre)
 {
 	struct bench_job j = { .w = e->w, .fused = e->fused,
 			       .active = e->threads };
@@ -303,7 +314,7 @@ static double bench_bound_trial(const struct entry *e, bool *pre)
 	double t;
 	bool p2;
 
-	bench_next_slice(&j);
+	bench_next_slice_of(&j, kw);
 	if (e->cand >= 0)
 		return bench_time_shape(j, K_BOUND,
 					&bench_shapes(e->fused, &nshapes)[e->cand],
@@ -330,16 +341,17 @@ static double bench_kernel_trial(const struct entry *e, bool *pre)
  */
 static void bench_pair(struct entry *k, unsigned int p)
 {
-	const struct entry *b = bench_bound(k->w, k->threads,
+	const struct entry *b = bench_bound(bench_kind_bytes_w(k->kind, k->w),
+					    k->threads,
 					    bench_kind_fused(k->kind));
 	double tb, tk;
 	bool pb, pk;
 
 	if (p % 2) {
 		tk = bench_kernel_trial(k, &pk);
-		tb = bench_bound_trial(b, &pb);
+		tb = bench_bound_trial(b, k->w, &pb);
 	} else {
-		tb = bench_bound_trial(b, &pb);
+		tb = bench_bound_trial(b, k->w, &pb);
 		tk = bench_kernel_trial(k, &pk);
 	}
 	k->preempted += pb || pk;
@@ -419,6 +431,9 @@ static void bench_configs(unsigned int thr)
 {
 	static const enum bench_kind main_kinds[] = { K_SUM_NT, K_MOM };
 	static const enum bench_kind key_kinds[] = { K_SUM, K_MOM_NT };
+	static const enum bench_kind half_kinds[] = {
+		K_SUM_BF16, K_MOM_BF16, K_SUM_F16, K_MOM_F16,
+	};
 	unsigned int wi, ci, i, k;
 
 	for (wi = 0; wi < bench_opt.nw; wi++) {
@@ -433,9 +448,23 @@ static void bench_configs(unsigned int thr)
 					continue;
 				for (k = 0; k < ARRAY_SIZE(key_kinds); k++)
 					bench_entry(key_kinds[k], bench_impls[i], w, ch, thr, false);
+				/* 16-bit slots: the headline's configuration. */
+				for (k = 0; thr == 1 && k < ARRAY_SIZE(half_kinds); k++)
+					bench_entry(half_kinds[k], bench_impls[i], w, ch, thr, false);
 			}
 		}
 	}
+}
+
+/* Whether --w names @w. */
+static bool bench_has_w(unsigned long w)
+{
+	unsigned int i;
+
+	for (i = 0; i < bench_opt.nw; i++)
+		if (bench_opt.w[i] == w)
+			return true;
+	return false;
 }
 
 static void bench_run(void)
@@ -451,6 +480,11 @@ static void bench_run(void)
 				bench_bound_once((unsigned int)bench_opt.w[wi], false, modes[m]);
 				bench_bound_once((unsigned int)bench_opt.w[wi], true, modes[m]);
 			}
+		}
+		/* The 16-bit kernels' at W = 8 (bench_kind_bytes_w()). */
+		if (bench_has_w(KEY_W) && !bench_has_w(KEY_W / 2)) {
+			bench_bound_once(KEY_W / 2, false, 1);
+			bench_bound_once(KEY_W / 2, true, 1);
 		}
 	}
 	for (i = 0; i < bench_nentries; i++) {
@@ -515,6 +549,10 @@ static void usage(int code)
 "  fused_momentum_gbps_w8_32k, fused_momentum_gbps_w8_32k_best\n"
 "  fused_momentum_ratio_to_bound_w8_32k, fused_momentum_ratio_to_bound_w8_32k_iqr,\n"
 "  fused_momentum_ratio_to_bound_w8_32k_best\n"
+"  sum_bf16_ratio_to_bound_w8_32k, fused_momentum_bf16_ratio_to_bound_w8_32k,\n"
+"  sum_f16_ratio_to_bound_w8_32k, fused_momentum_f16_ratio_to_bound_w8_32k,\n"
+"  each with _iqr   16-bit slots (one thread, the headline's implementation)\n"
+"                   against the bound of their bytes: W / 2 f32 streams\n"
 "  simd_speedup_in_cache_32k, simd_speedup_in_cache_32k_iqr,\n"
 "  simd_speedup_in_cache_32k_best  scalar time / best SIMD time, in-cache sum,\n"
 "                                  paired by round\n"

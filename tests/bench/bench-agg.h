@@ -64,11 +64,20 @@ void bench_bound_loop(const struct bench_shape *s, float *const *in,
 void bench_bound_write(bool wide, float *const *bufs, unsigned int nbufs,
 		       size_t n);
 
+/*
+ * Kernel kinds, then the bound's. A 16-bit kind moves half the slot bytes
+ * of its W: its bound is the W / 2 f32 loop over the same number of
+ * elements (bench_kind_bytes_w()).
+ */
 enum bench_kind {
 	K_SUM_NT,		/* sum, streaming stores (the "sum" table) */
 	K_MOM,			/* fused momentum, cached stores */
 	K_SUM,			/* sum, cached stores (store policy) */
 	K_MOM_NT,		/* fused momentum, streaming (store policy) */
+	K_SUM_BF16,		/* sum of bf16 slots, streaming stores */
+	K_MOM_BF16,		/* fused momentum on bf16 slots, cached */
+	K_SUM_F16,		/* the same, f16 slots */
+	K_MOM_F16,
 	K_BOUND,		/* bound: a read or combined loop (shape) */
 	K_WRITE,		/* bound: non-temporal write (shape.wide) */
 	K_CACHE_SUM,		/* in-cache sum, cached stores */
@@ -90,6 +99,22 @@ struct bench_job {
 };
 
 /* Start threads (pinned to CPUs 0..threads-1) with ws-byte arenas. */
+/* The slots' dtype of a kernel kind (enum rw_agg_dtype). */
+static inline u32 bench_kind_dtype(enum bench_kind k)
+{
+	if (k == K_SUM_BF16 || k == K_MOM_BF16)
+		return RW_AGG_BF16;
+	if (k == K_SUM_F16 || k == K_MOM_F16)
+		return RW_AGG_F16;
+	return RW_AGG_F32;
+}
+
+/* The W of the f32 bound that moves a W-slot kernel's bytes. */
+static inline unsigned int bench_kind_bytes_w(enum bench_kind k, unsigned int w)
+{
+	return bench_kind_dtype(k) == RW_AGG_F32 ? w : w / 2;
+}
+
 void bench_pool_start(unsigned int threads, size_t ws);
 void bench_pool_stop(void);
 /* Elements in each of the W + 2 buffers of an arena for W workers. */

@@ -196,7 +196,52 @@ ok(ticks >= 1 and not th.is_alive() and np.all(a.tensor(1).params == 6.0),
    "a pushpull blocked in one thread lets other threads run; both pull 6")
 a.close()
 b.close()
-for j in ("py1", "py2"):
+
+# --- 16-bit tensors: typed views, half the bytes, the mean rounded -------
+def bf16(f: np.ndarray) -> np.ndarray:
+    """float32 to bfloat16 bits, to nearest even (no NaN here)."""
+    u = f.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def widen(h: np.ndarray) -> np.ndarray:
+    return (h.astype(np.uint32) << 16).view(np.float32)
+
+
+rw.job_add("py16", 2, optim="average", chunk_size=4096, token_file=tok)
+a, b = rw.Worker("py16", tok, 0), rw.Worker("py16", tok, 1)
+raises(errno.EINVAL, "declare a tensor of an unknown type (int8)",
+       a.declare, {1: (10, "int8")})
+layout = {1: (1000, "bfloat16"), 2: 3, 3: (501, np.float16)}
+a.declare(layout)
+b.declare([(1, 1000, "bfloat16"), (2, 3), (3, 501, "float16")])
+t1, t2, t3 = a.tensor(1), a.tensor(2), a.tensor(3)
+ok(a.setup.model_bytes == 2048 + 64 + 1002 and t2.offset == 2048 and t3.offset == 2112,
+   f"a mixed layout: 2 bytes per 16-bit element ({a.setup.model_bytes} bytes)")
+ok((t1.dtype, t1.grad.dtype, t2.grad.dtype, t3.params.dtype, a.grad.dtype) ==
+   ("bfloat16", np.uint16, np.float32, np.float16, np.uint8),
+   "typed views: bfloat16 bits as uint16, float16, float32; the mixed buffers as bytes",
+   (t1.dtype, t1.grad.dtype, t2.grad.dtype, t3.params.dtype, a.grad.dtype))
+rng = np.random.default_rng(5)
+va, vb = (rng.standard_normal(1000).astype(np.float32) for _ in range(2))
+ha, hb = (rng.standard_normal(501).astype(np.float16) for _ in range(2))
+t1.grad[:], b.tensor(1).grad[:] = bf16(va), bf16(vb)
+t2.grad[:], b.tensor(2).grad[:] = [1, 2, 3], [3, 4, 5]
+t3.grad[:], b.tensor(3).grad[:] = ha, hb
+half = np.float32(0.5)
+done = b.pushpull_start()
+a.pushpull()
+b.wait(20000)
+want1 = bf16((widen(bf16(va)) + widen(bf16(vb))) * half)
+want3 = ((ha.astype(np.float32) + hb.astype(np.float32)) * half).astype(np.float16)
+ok(np.array_equal(t1.params, want1) and np.array_equal(b.tensor(1).params, want1),
+   "bfloat16: the mean of the widened gradients, rounded to nearest even, on both ranks")
+ok(np.array_equal(t3.params.view(np.uint16), want3.view(np.uint16)),
+   "float16: likewise, bit for bit with numpy's float16 rounding")
+ok(np.array_equal(t2.params, [2, 3, 4]), "the float32 tensor between them: the mean")
+a.close()
+b.close()
+for j in ("py1", "py2", "py16"):
     rw.job_del(j)
 raises(errno.ENOENT, "job_del of a job that is gone", rw.job_del, "py2")
 

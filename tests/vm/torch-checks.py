@@ -23,7 +23,10 @@ else after it, before any torch computation in this process:
      parameters agree within 1e-6 relative, and every rank holds the same;
   5. the demo, short: examples/torch_digits.py (job demo, adaptive band
      LO..HI, 4 trainers, ranks 2 and 3 slowed); test accuracy >= 0.90, the
-     box's max skew within HI, and a valid PNG.
+     box's max skew within HI, and a valid PNG;
+  6. the same MLP in bfloat16 (--dtype bfloat16, job d16: BSP, momentum)
+     against float32 (job d32, the same settings): its test accuracy is
+     the float32 run's within 0.01, and the box moved half the bytes.
 argv: OUT_DIR TOKEN_FILE DATA_FILE LO HI EPOCHS. TAP on stdout.
 """
 
@@ -286,4 +289,25 @@ if res:
        "every trainer ran every step", res["ranks"])
     good, why = png_ok(os.path.join(out, "accuracy.png"))
     ok(good, f"accuracy.png is a valid PNG ({why})")
+
+# 6. bfloat16 against float32
+runs = {}
+for job, dt in (("d32", "float32"), ("d16", "bfloat16")):
+    t = time.time()
+    try:
+        runs[dt] = td.run(["--job", job, "--token-file", tok, "--workers", "4",
+                           "--data", data, "--policy", f"bsp {dt}", "--epochs",
+                           str(epochs), "--every", "30", "--dtype", dt, "--no-plot",
+                           "--out", os.path.join(out, job)])
+    except SystemExit as e:
+        ok(False, f"the {dt} run", e)
+        continue
+    ok(not runs[dt]["failed_ranks"], f"the MLP trained in {dt} ({time.time() - t:.0f} s)")
+if len(runs) == 2:
+    a32, a16 = runs["float32"]["test_acc"], runs["bfloat16"]["test_acc"]
+    ok(a16 is not None and a32 is not None and abs(a16 - a32) <= 0.01,
+       f"bfloat16's test accuracy {a16} is float32's {a32} within 0.01")
+    b32, b16 = runs["float32"]["bytes_per_push"], runs["bfloat16"]["bytes_per_push"]
+    ok(b16 is not None and b32 is not None and b16 * 2 == b32,
+       f"the box took half the gradient bytes per push in bfloat16 ({b16} of {b32})")
 sys.exit(failed)

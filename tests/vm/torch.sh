@@ -15,7 +15,8 @@
 # job and a world size other than the job's workers, and a timeout inside
 # it reaches the caller as RackWeaveError(ETIMEDOUT). rackweave.launch
 # starts 3 trainers of examples/torch_ddp.py through the hook, equal to
-# DDP over gloo within 1e-6 relative.
+# DDP over gloo within 1e-6 relative. The demo's MLP in bfloat16 reaches
+# the float32 run's test accuracy within 0.01, with half the bytes.
 . "$(dirname "$0")/lib.sh"
 
 LO=2 HI=4 EPOCHS=8
@@ -39,12 +40,17 @@ t_ok "job add tl (3 workers, optim average)" \
 t_ok "job add demo (4 workers, adaptive $LO..$HI, momentum)" \
 	"$RWCTL" job add demo workers 4 chunk-size 4096 sync adaptive $LO $HI \
 	optim momentum lr 0.1 token-file "$RW_OUT/token"
+for j in d32 d16; do
+	t_ok "job add $j (4 workers, BSP, momentum)" \
+		"$RWCTL" job add $j workers 4 chunk-size 4096 optim momentum lr 0.1 \
+		token-file "$RW_OUT/token"
+done
 start=$(date +%s)
 cp -r "$RW_TOP/build/mplconfig" "$RW_OUT/mpl"
 MPLCONFIGDIR=$RW_OUT/mpl /usr/bin/python3 "$RW_TOP/tests/vm/torch-checks.py" \
 	"$RW_OUT" "$RW_OUT/token" "$DATA" $LO $HI $EPOCHS || t_failed=1
 echo "# torch-checks.py took $(($(date +%s) - start)) s"
-for j in tz ddp tsgd t3 tto tl demo; do
+for j in tz ddp tsgd t3 tto tl demo d32 d16; do
 	t_ok "job del $j" "$RWCTL" job del $j
 done
 t_ok "rmmod rackweave" rmmod rackweave
