@@ -206,6 +206,13 @@ def progress(a, t0, state, hist, hcount, box) -> str:
             f" | parked {' '.join(f'{p:4.1f}' for p in parked)} s")
 
 
+def _bytes_per_iter(box: dict):
+    """Gradient bytes a rank pushes per iteration, from the box's counts."""
+    ws = box.get("workers", []) if box else []
+    iters = sum(w.get("clock", 0) for w in ws)
+    return sum(w.get("bytes", 0) for w in ws) / iters if iters else None
+
+
 def summary(a, wall, state, hist, hcount, boxs, band) -> dict:
     box = boxs.last
     clocks, parked = per_rank(box, state)
@@ -218,8 +225,8 @@ def summary(a, wall, state, hist, hcount, boxs, band) -> dict:
         "test_acc": float(hist[n - 1][2]) if n else None,
         "max_skew": boxs.max_skew if box else None, "band": band,
         "dtype": a.dtype,
-        # gradient bytes the box took per push (the last view of the run)
-        "bytes_per_push": (tot["bytes"] / tot["pushes"]) if tot.get("pushes") else None,
+        # gradient bytes the box took per iteration of a rank (its last view)
+        "bytes_per_iter": _bytes_per_iter(box),
         "ranks": [{"rank": r, "steps": int(state[r][F_CLOCK]),
                    "samples": int(state[r][F_SAMPLES]), "clock": clocks[r],
                    "parked_s": round(float(parked[r]), 2),

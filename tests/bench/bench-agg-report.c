@@ -43,6 +43,7 @@ static void bench_headline(struct headline *h, unsigned int thr,
 {
 	const struct entry *e;
 	unsigned int i;
+	bool found;
 
 	memset(h, 0, sizeof(*h));
 	h->threads = thr;
@@ -53,7 +54,8 @@ static void bench_headline(struct headline *h, unsigned int thr,
 	 * when --impl left the selected one out, the best sum.
 	 */
 	h->sum = bench_find(K_SUM_NT, selected, KEY_W, KEY_CHUNK, thr, false);
-	for (i = 0; !h->sum && i < bench_nimpls; i++) {
+	found = h->sum != NULL;
+	for (i = 0; !found && i < bench_nimpls; i++) {
 		e = bench_find(K_SUM_NT, bench_impls[i], KEY_W, KEY_CHUNK, thr, false);
 		if (e && (!h->sum || series_median(&e->r) > series_median(&h->sum->r)))
 			h->sum = e;

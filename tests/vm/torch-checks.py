@@ -307,7 +307,9 @@ if len(runs) == 2:
     a32, a16 = runs["float32"]["test_acc"], runs["bfloat16"]["test_acc"]
     ok(a16 is not None and a32 is not None and abs(a16 - a32) <= 0.01,
        f"bfloat16's test accuracy {a16} is float32's {a32} within 0.01")
-    b32, b16 = runs["float32"]["bytes_per_push"], runs["bfloat16"]["bytes_per_push"]
-    ok(b16 is not None and b32 is not None and b16 * 2 == b32,
-       f"the box took half the gradient bytes per push in bfloat16 ({b16} of {b32})")
+    b32, b16 = runs["float32"]["bytes_per_iter"], runs["bfloat16"]["bytes_per_iter"]
+    # 19240 and 9620 bytes a model; the box's last view may end mid-iteration
+    ok(b16 is not None and b32 is not None and abs(2 * b16 / b32 - 1) < 0.01,
+       f"the box took half the gradient bytes per iteration in bfloat16 "
+       f"({b16 and round(b16)} of {b32 and round(b32)})")
 sys.exit(failed)
