@@ -104,7 +104,8 @@ def trainer(a, rank, data, state, hist, hcount, t0) -> int:
     w = rw.Worker(a.job, a.token_file, rank, box=a.box,
                   boxes=a.boxes.split(",") if a.boxes else None,
                   timeout_ms=a.timeout_ms)
-    opt = rwt.DistributedOptimizer(model, w, timeout_ms=a.timeout_ms)
+    opt = rwt.DistributedOptimizer(model, w, timeout_ms=a.timeout_ms,
+                                   layer_by_layer=a.layer_by_layer)
     x = torch.from_numpy(np.ascontiguousarray(xtr[rank::a.workers])).to(dtype)
     y = torch.from_numpy(np.ascontiguousarray(ytr[rank::a.workers]))
     xt, yt = torch.from_numpy(np.ascontiguousarray(xte)).to(dtype), torch.from_numpy(yte)
@@ -144,6 +145,7 @@ def trainer(a, rank, data, state, hist, hcount, t0) -> int:
             me[F_LOSS], me[F_SAMPLES] = loss.item(), me[F_SAMPLES] + len(idx)
             if rank == 0 and (step % eval_every == 0 or step == a.epochs * steps_per_epoch):
                 evaluate(step, loss.item())
+    opt.synchronize()
     w.close()
     return 0
 
@@ -286,6 +288,9 @@ def parse(argv):
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--layer-by-layer", action="store_true",
+                    help="step() pushes only; each module waits for its own "
+                    "parameters as the next forward pass reaches it")
     ap.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"),
                     help="the model's parameters: bfloat16 halves the bytes each "
                     "way (the box sums and steps in float32)")

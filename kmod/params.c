@@ -6,13 +6,16 @@
  * comes up with a setting it cannot honour.
  *
  * The parameters are read-only once loaded: they are defaults for jobs
- * created later, and a job's own settings come over netlink.
+ * created later, and a job's own settings come over netlink. push_window
+ * alone may change at run time (/sys/module/rackweave/parameters): it is
+ * a worker host's, read when a remote attachment declares.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
 #include <kunit/visibility.h>
 
 #include "rw.h"
@@ -20,6 +23,7 @@
 
 static unsigned int rw_chunk_size = RW_CHUNK_SIZE_DEFAULT;
 static unsigned int rw_max_jobs = RW_MAX_JOBS_DEFAULT;
+static unsigned int rw_push_window;
 
 VISIBLE_IF_KUNIT int rw_params_parse_chunk_size(const char *val,
 						unsigned int *out)
@@ -49,6 +53,38 @@ VISIBLE_IF_KUNIT int rw_params_parse_max_jobs(const char *val,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_params_parse_max_jobs);
+
+VISIBLE_IF_KUNIT int rw_params_parse_push_window(const char *val,
+						 unsigned int *out)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v > RW_PUSH_WINDOW_MAX)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_params_parse_push_window);
+
+static int rw_param_set_push_window(const char *val,
+				    const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (rw_params_parse_push_window(val, &v)) {
+		/* Written through sysfs, the value ends in a newline. */
+		pr_err("push_window=%.*s rejected: must be KiB from 0 (no window) to %u\n",
+		       (int)strcspn(val, "\n"), val, RW_PUSH_WINDOW_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops rw_push_window_ops = {
+	.set = rw_param_set_push_window,
+	.get = param_get_uint,
+};
 
 static int rw_param_set_chunk_size(const char *val,
 				   const struct kernel_param *kp)
@@ -98,3 +134,19 @@ unsigned int rw_params_max_jobs(void)
 	return rw_max_jobs;
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_params_max_jobs);
+
+/*
+ * A worker host's pushes on their way on one link at most, in KiB (0:
+ * as many as the box has receives for). Queued pushes wait for room in
+ * it and go highest priority first (uapi "priority"): the smaller the
+ * window, the sooner a late push of a first layer overtakes the last
+ * layers' queued before it, and the less of a fast link it fills.
+ */
+module_param_cb(push_window, &rw_push_window_ops, &rw_push_window, 0644);
+MODULE_PARM_DESC(push_window, "KiB of pushes on their way per link of a remote attachment: 0 (no window but the box's receives, the default) to 1048576");
+
+unsigned int rw_params_push_window(void)
+{
+	return READ_ONCE(rw_push_window);
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_params_push_window);

@@ -203,6 +203,16 @@ DEFINE_EVENT(rw_wire_chunk, rw_wire_push,
 DEFINE_EVENT(rw_wire_chunk, rw_wire_write,
 	     TP_PROTO(const char *job, u32 rank, u32 chunk, u64 clock),
 	     TP_ARGS(job, rank, chunk, clock));
+/*
+ * A worker host's end: a push posted (clock: its iterations pushed in
+ * full), and a chunk's parameters come (clock: the chunk's version).
+ */
+DEFINE_EVENT(rw_wire_chunk, rw_host_push,
+	     TP_PROTO(const char *job, u32 rank, u32 chunk, u64 clock),
+	     TP_ARGS(job, rank, chunk, clock));
+DEFINE_EVENT(rw_wire_chunk, rw_host_params,
+	     TP_PROTO(const char *job, u32 rank, u32 chunk, u64 clock),
+	     TP_ARGS(job, rank, chunk, clock));
 
 TRACE_EVENT(rw_wire_error,
 	    TP_PROTO(const char *job, u32 rank, const char *what, int status),

@@ -205,7 +205,8 @@ static bool rw_layout_same(const struct rw_layout *l,
 	for (i = 0; i < n; i++)
 		if (l->tensors[i].key != t[i].key ||
 		    l->tensors[i].nelems != t[i].nelems ||
-		    l->tensors[i].dtype != t[i].dtype)
+		    l->tensors[i].dtype != t[i].dtype ||
+		    l->tensors[i].priority != t[i].priority)
 			return false;
 	return true;
 }
@@ -244,7 +245,7 @@ static int rw_worker_start_run(struct rw_job *job,
 	for (i = 0; i < n; i++)
 		lt[i] = (struct rw_layout_tensor){
 			.key = t[i].key, .nelems = t[i].nelems,
-			.dtype = t[i].dtype,
+			.dtype = t[i].dtype, .priority = t[i].priority,
 		};
 	ec.tensors = lt;
 	rw_job_hparams(c, &ec.hp);
@@ -299,7 +300,8 @@ int rw_worker_declare(struct rw_worker *w, const struct rw_tensor_desc *t,
 	if (n > RW_MAX_TENSORS)
 		return -E2BIG;
 	for (i = 0; i < n; i++) {
-		if (t[i].reserved || !t[i].nelems || t[i].dtype > RW_DTYPE_BF16)
+		if (t[i].priority > RW_PRIORITY_MAX || !t[i].nelems ||
+		    t[i].dtype > RW_DTYPE_BF16)
 			return -EINVAL;
 	}
 	/* A remote attachment serialises its own calls (see attach). */

@@ -379,6 +379,11 @@ const struct rw_boxset *rw_worker_boxes(struct rw_worker *w)
 	return rw_engine_boxes(w->engine);
 }
 
+bool rw_worker_chunk_order(struct rw_worker *w, u32 *order, u32 *rank)
+{
+	return rw_layout_order(rw_engine_layout(w->engine), order, rank);
+}
+
 u32 rw_worker_chunk_len(struct rw_worker *w, u32 chunk)
 {
 	return rw_engine_chunk_len(w->engine, chunk);

@@ -78,6 +78,8 @@ u32 rw_worker_chunk_len(struct rw_worker *w, u32 chunk);
 const unsigned long *rw_worker_owned(struct rw_worker *w);
 /* The run's box set (chunk/boxset.h), NULL if the job is whole here. */
 const struct rw_boxset *rw_worker_boxes(struct rw_worker *w);
+/* The order its chunks go in by priority (chunk/layout.h rw_layout_order). */
+bool rw_worker_chunk_order(struct rw_worker *w, u32 *order, u32 *rank);
 u64 rw_worker_chunk_version(struct rw_worker *w, u32 chunk);
 int rw_worker_chunk_nodes(struct rw_worker *w, int *nodes, u32 n);
 void rw_worker_watch(struct rw_worker *w, struct wait_queue_entry *wqe);

@@ -98,6 +98,7 @@ int rw_model_build(struct rw_model *m, const struct rw_tensor_desc *t,
 		nm.t[i].key = t[i].key;
 		nm.t[i].nelems = t[i].nelems;
 		nm.t[i].dtype = t[i].dtype;
+		nm.t[i].priority = t[i].priority;
 		sorted[i].key = t[i].key;
 		sorted[i].idx = i;
 	}

@@ -711,11 +711,23 @@ struct rw_attach_addr {
 #define RW_DTYPE_F16		1
 #define RW_DTYPE_BF16		2
 
+/*
+ * A tensor's priority: the order in which a worker host sends its pushes
+ * and the box answers them, lower first, tensors of equal priority in the
+ * order of declaration. All 0 (the default) is the declaration order:
+ * declare a model's tensors in the order its forward pass needs them and
+ * the first layers' parameters come back first (docs/design.md
+ * "Priority"). A chunk holding parts of several tensors goes with its
+ * first. Every rank declares the same priorities (EEXIST otherwise); they
+ * change no arithmetic. At most RW_PRIORITY_MAX (EINVAL).
+ */
+#define RW_PRIORITY_MAX		65535U
+
 struct rw_tensor_desc {
 	__u64 key;		/* unique within the job */
 	__u64 nelems;		/* >= 1 */
 	__u32 dtype;		/* RW_DTYPE_* */
-	__u32 reserved;
+	__u32 priority;		/* 0..RW_PRIORITY_MAX, lower first */
 };
 
 #define RW_TENSOR_DESC_SIZE	24
@@ -1279,7 +1291,7 @@ struct rw_wire_tensor {
 	__le64 key;
 	__le64 nelems;
 	__le32 dtype;		/* RW_DTYPE_* */
-	__le32 reserved;
+	__le32 priority;	/* as struct rw_tensor_desc's */
 };
 
 struct rw_wire_setup {

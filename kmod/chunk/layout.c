@@ -391,6 +391,70 @@ int rw_layout_run(const struct rw_layout *l, u32 c, u32 *t, u32 last,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_layout_run);
 
+/* Chunk @a goes before @b: a lower key, or the same and a lower index. */
+static bool rw_order_less(const u32 *key, u32 a, u32 b)
+{
+	return key[a] < key[b] || (key[a] == key[b] && a < b);
+}
+
+static void rw_order_sift(const u32 *key, u32 *idx, u32 root, u32 n)
+{
+	u32 child, tmp;
+
+	while ((u64)root * 2 + 1 < n) {
+		child = root * 2 + 1;
+		if (child + 1 < n && rw_order_less(key, idx[child], idx[child + 1]))
+			child++;
+		if (!rw_order_less(key, idx[root], idx[child]))
+			return;
+		tmp = idx[root];
+		idx[root] = idx[child];
+		idx[child] = tmp;
+		root = child;
+	}
+}
+
+/* The priority chunk @c goes by: its first tensor's. */
+static u32 rw_layout_chunk_prio(const struct rw_layout *l, u32 c)
+{
+	u32 first, count;
+
+	if (rw_layout_chunk_tensors(l, c, &first, &count))
+		return 0;
+	return l->tensors[first].priority;
+}
+
+bool rw_layout_order(const struct rw_layout *l, u32 *order, u32 *rank)
+{
+	u32 n = l->geom.nr_chunks, c, i, tmp, p, prev = 0;
+	bool own = true;
+
+	for (c = 0; c < n && own; c++) {
+		p = rw_layout_chunk_prio(l, c);
+		own = p >= prev;
+		prev = p;
+	}
+	if (own)
+		return false;
+	/* @rank holds each chunk's key while @order is sorted by it. */
+	for (c = 0; c < n; c++) {
+		rank[c] = rw_layout_chunk_prio(l, c);
+		order[c] = c;
+	}
+	for (i = n / 2; i-- > 0;)
+		rw_order_sift(rank, order, i, n);
+	for (i = n; i-- > 1;) {
+		tmp = order[0];
+		order[0] = order[i];
+		order[i] = tmp;
+		rw_order_sift(rank, order, 0, i);
+	}
+	for (i = 0; i < n; i++)
+		rank[order[i]] = i;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_layout_order);
+
 int rw_xfer_select(const struct rw_layout *l, const struct rw_range *r,
 		   u32 nr, bool keys, unsigned long *sel)
 {

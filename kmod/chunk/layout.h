@@ -48,6 +48,7 @@ struct rw_layout_tensor {
 	u64 key;		/* unique within the job */
 	u64 nelems;		/* at least 1 */
 	u32 dtype;		/* RW_DTYPE_* */
+	u32 priority;		/* lower goes first (uapi RW_PRIORITY_MAX) */
 };
 
 /*
@@ -192,6 +193,17 @@ struct rw_layout_run {
  */
 int rw_layout_run(const struct rw_layout *l, u32 c, u32 *t, u32 last,
 		  struct rw_layout_run *run);
+
+/*
+ * The order a worker host sends a model's chunks in and the box answers
+ * them (uapi "priority"): each chunk by its first tensor's priority, then
+ * by index (so the declaration order when every priority is equal).
+ * @order[k] is the k-th chunk to go and @rank[c] chunk c's place in it
+ * (nr_chunks entries each). Returns false, writing nothing, if that order
+ * is the chunks' own (every priority equal, or rising with the tensors):
+ * no table is needed then.
+ */
+bool rw_layout_order(const struct rw_layout *l, u32 *order, u32 *rank);
 
 struct rw_range;
 

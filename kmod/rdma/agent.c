@@ -84,15 +84,33 @@ static int rw_conn_observe(struct rw_conn *c)
 	return did;
 }
 
+/* Chunk @chunk is pushed and not yet answered, or no longer. */
+static void rw_conn_await(struct rw_conn *c, u32 chunk)
+{
+	set_bit(chunk, c->awaiting);
+	if (c->await_rk)
+		set_bit(c->rank[chunk], c->await_rk);
+}
+
+static void rw_conn_unawait(struct rw_conn *c, u32 chunk)
+{
+	if (c->await_rk)
+		clear_bit(c->rank[chunk], c->await_rk);
+	clear_bit(chunk, c->awaiting);
+}
+
 /*
  * Send what is owed (a new worker's initial parameters) and, unless
  * @gated (the gate has not admitted this worker's next iteration yet),
  * what is fresh for an awaiting chunk, while the send queue has room:
- * > 0 if it sent any, 0 if none, or a negative errno.
+ * > 0 if it sent any, 0 if none, or a negative errno. Awaiting chunks go
+ * in the model's priority order (uapi "priority"), the chunks' own when
+ * its priorities give no other.
  */
 static int rw_conn_send_owed(struct rw_conn *c, bool gated)
 {
-	u32 n = c->nr_chunks, chunk;
+	const unsigned long *await = c->await_rk ?: c->awaiting;
+	u32 n = c->nr_chunks, chunk, bit;
 	int ret, did = 0;
 
 	for_each_set_bit(chunk, c->to_send, n) {
@@ -120,16 +138,17 @@ static int rw_conn_send_owed(struct rw_conn *c, bool gated)
 			return ret < 0 ? ret : did;
 		did = 1;
 	}
-	for_each_set_bit(chunk, c->awaiting, n) {
+	for_each_set_bit(bit, await, n) {
 		if (gated || atomic_read(&c->ep.sq_room) <= 0)
 			return did;
+		chunk = c->order ? c->order[bit] : bit;
 		if (!rw_worker_chunk_fresh(c->w, chunk))
 			continue;
 		/*
 		 * Before the answer can arrive and the chunk come again:
 		 * rw_conn_push_done must see it cleared by then.
 		 */
-		clear_bit(chunk, c->awaiting);
+		rw_conn_unawait(c, chunk);
 		smp_mb__after_atomic();	/* the clear before the post */
 		ret = rw_conn_send_params(c, chunk, RW_IMM_PARAMS);
 		if (ret)
@@ -168,7 +187,7 @@ static int rw_conn_agent_round(struct rw_conn *c)
 
 	for_each_set_bit(chunk, c->arrived, n) {
 		/* From here on, another push of it comes before its answer. */
-		set_bit(chunk, c->awaiting);
+		rw_conn_await(c, chunk);
 		clear_bit(chunk, c->arrived);
 		ret = rw_worker_push_chunk(c->w, chunk, tmo);
 		if (!ret) {
@@ -185,7 +204,7 @@ static int rw_conn_agent_round(struct rw_conn *c)
 		 * for that push.
 		 */
 		set_bit(chunk, c->arrived);
-		clear_bit(chunk, c->awaiting);
+		rw_conn_unawait(c, chunk);
 		if (ret == -ETIMEDOUT) {
 			gated = true;
 			break;

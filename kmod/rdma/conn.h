@@ -82,6 +82,14 @@ struct rw_conn {
 	struct rw_wire_win peer;	/* ... to here, the peer's window */
 	unsigned long *arrived;		/* pushes received, not yet queued */
 	unsigned long *awaiting;	/* pushed, parameters not yet sent */
+	/*
+	 * The answers' order (uapi "priority"): awaiting chunks by their
+	 * place in it (bit rank[c] for chunk c), @order[k] the k-th chunk.
+	 * All NULL when it is the chunks' own order: then @awaiting serves.
+	 */
+	unsigned long *await_rk;
+	u32 *order;
+	u32 *rank;
 	unsigned long *to_send;		/* parameters owed regardless */
 	unsigned long *resend;		/* set anew: owed as RW_IMM_RESEND */
 	u64 *sent;			/* an observer's last writes' versions */

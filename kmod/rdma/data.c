@@ -339,6 +339,30 @@ static struct page *rw_conn_params_page(void *arg, u64 off)
  * Everything up to the reply; a negative errno is the refusal. On
  * success the reply is packed in c->reply and the agent may start.
  */
+/*
+ * The order this connection answers in, if the model's priorities give
+ * one other than the chunks' own (rdma/conn.h).
+ */
+static int rw_conn_order(struct rw_conn *c)
+{
+	u32 n = c->nr_chunks;
+
+	c->order = kvmalloc_array(n, sizeof(*c->order), GFP_KERNEL);
+	c->rank = kvmalloc_array(n, sizeof(*c->rank), GFP_KERNEL);
+	c->await_rk = bitmap_zalloc(n, GFP_KERNEL);
+	if (!c->order || !c->rank || !c->await_rk)
+		return -ENOMEM;
+	if (rw_worker_chunk_order(c->w, c->order, c->rank))
+		return 0;
+	kvfree(c->order);
+	kvfree(c->rank);
+	bitmap_free(c->await_rk);
+	c->order = NULL;
+	c->rank = NULL;
+	c->await_rk = NULL;
+	return 0;
+}
+
 static int rw_conn_setup(struct rw_conn *c)
 {
 	struct rw_win_pages src;
@@ -384,6 +408,9 @@ static int rw_conn_setup(struct rw_conn *c)
 	if (!c->peer.segs || !c->arrived || !c->awaiting || !c->to_send ||
 	    !c->resend)
 		return -ENOMEM;
+	ret = rw_conn_order(c);
+	if (ret)
+		return ret;
 	/* Set already: the first writes carry them. */
 	c->params_seen = rw_worker_params_set(c->w);
 	ret = rw_conn_take_chunks(c, s.nr_chunks);
@@ -584,6 +611,9 @@ void rw_conn_data_free(struct rw_conn *c)
 	kvfree(c->peer.segs);
 	bitmap_free(c->arrived);
 	bitmap_free(c->awaiting);
+	bitmap_free(c->await_rk);
+	kvfree(c->order);
+	kvfree(c->rank);
 	bitmap_free(c->to_send);
 	bitmap_free(c->resend);
 	kvfree(c->sent);

@@ -286,6 +286,9 @@ static void rw_remote_release(struct kref *ref)
 	bitmap_free(r->busy);
 	bitmap_free(r->resent);
 	bitmap_free(r->sel);
+	bitmap_free(r->queued);
+	kvfree(r->prio_order);
+	kvfree(r->prio_rank);
 	kvfree(r->link_of);
 	vfree(r->versions);
 	vfree(r->grad);
@@ -482,6 +485,7 @@ struct rw_remote *rw_remote_attach(const char *job, const u8 *token, u32 rank,
 	mutex_init(&r->xfer);
 	init_waitqueue_head(&r->wq);
 	INIT_DELAYED_WORK(&r->beat_work, rw_remote_beat_work);
+	INIT_WORK(&r->send_work, rw_remote_send_work);
 	strscpy(r->job, job, sizeof(r->job));
 	memcpy(r->token, token, sizeof(r->token));
 	r->rank = rank;
@@ -596,6 +600,8 @@ int rw_remote_relink(struct rw_remote *r, const struct sockaddr_storage *addrs,
 	r->nr_links = nr;
 	bitmap_zero(r->have, r->max_chunks);
 	bitmap_zero(r->busy, r->max_chunks);
+	bitmap_zero(r->queued, r->max_chunks);
+	atomic_set(&r->nqueued, 0);
 	bitmap_zero(r->resent, r->max_chunks);
 	memset(r->link_of, nr > 1 ? RW_REMOTE_NO_LINK : 0, r->max_chunks);
 	r->asking = false;
@@ -616,6 +622,8 @@ void rw_remote_free(struct rw_remote *r)
 	mutex_lock(&r->rdma);
 	rw_remote_teardown(r);
 	mutex_unlock(&r->rdma);
+	/* No completion queues it again: the queue pairs are gone. */
+	cancel_work_sync(&r->send_work);
 	rw_remote_reap_later(r);
 	kref_put(&r->ref, rw_remote_release);
 }

@@ -237,6 +237,7 @@ static int rw_remote_join(struct rw_remote *r, const struct rw_boxset *set)
 		t[i].key = r->lt[i].key;
 		t[i].nelems = r->lt[i].nelems;
 		t[i].dtype = r->lt[i].dtype;
+		t[i].priority = r->lt[i].priority;
 	}
 	ret = rw_remote_relink(r, addrs, set->nr);
 	if (!ret)

@@ -143,6 +143,19 @@ struct rw_remote {
 	unsigned long *busy;		/* pushed, parameters not yet back */
 	unsigned long *resent;		/* parameters set anew came (RESEND) */
 	unsigned long *sel;		/* the current transfer's chunks */
+	/*
+	 * The send queue (uapi "priority"): pushes asked and not posted yet,
+	 * by their place in the order they go in (bit prio_rank[c] for chunk
+	 * c; both tables NULL when that is the chunks' own), posted by
+	 * rw_remote_send() while a link has room, a credit and @window, at a
+	 * push and then from @send_work after each completion.
+	 */
+	unsigned long *queued;
+	atomic_t nqueued;
+	u32 *prio_order;
+	u32 *prio_rank;
+	u32 window;			/* pushes on their way per link; 0: any */
+	struct work_struct send_work;
 	u8 clock;			/* iterations pushed, for immediates */
 	u32 npushed;
 	u64 iters;			/* iterations pushed in full */
@@ -229,7 +242,11 @@ void rw_remote_ctl_free(struct rw_remote_link *lk);
  */
 int rw_remote_ask_stop(struct rw_remote *r, u32 *nr_set);
 
-/* host_xfer.c: completions of a push and of a parameter write. */
+/*
+ * host_xfer.c: the send queue's work (host_life.c makes and cancels it),
+ * and completions of a push and of a parameter write.
+ */
+void rw_remote_send_work(struct work_struct *work);
 void rw_remote_push_done(struct rw_link *ep, struct ib_wc *wc);
 void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc);
 

@@ -26,6 +26,7 @@
 #include <linux/wait.h>
 
 #include "rw.h"
+#include "params.h"
 #include "chunk/layout.h"
 #include "rdma/host.h"
 #include "rdma/host_priv.h"
@@ -330,6 +331,28 @@ static int rw_remote_replies_agree(struct rw_remote *r)
 }
 
 /*
+ * The send queue's order and window, once the box set the chunk size
+ * (rw_layout_order(); uapi "priority"; the push_window parameter).
+ */
+static int rw_remote_send_order(struct rw_remote *r)
+{
+	u32 n = r->nr_chunks, kib = rw_params_push_window();
+
+	r->window = kib ? DIV_ROUND_UP(kib * 1024ULL, r->l.geom.chunk_size) : 0;
+	r->prio_order = kvmalloc_array(n, sizeof(*r->prio_order), GFP_KERNEL);
+	r->prio_rank = kvmalloc_array(n, sizeof(*r->prio_rank), GFP_KERNEL);
+	if (!r->prio_order || !r->prio_rank)
+		return -ENOMEM;
+	if (rw_layout_order(&r->l, r->prio_order, r->prio_rank))
+		return 0;
+	kvfree(r->prio_order);
+	kvfree(r->prio_rank);
+	r->prio_order = NULL;
+	r->prio_rank = NULL;
+	return 0;
+}
+
+/*
  * The layout as the replies' chunk size cuts it; the geometry agrees
  * with the model and every link's reply agrees with the first one's.
  */
@@ -361,7 +384,7 @@ static int rw_remote_start(struct rw_remote *r)
 		if ((!r->grad_tail && !r->observer) || !r->params_tail)
 			return -ENOMEM;
 	}
-	return 0;
+	return rw_remote_send_order(r);
 }
 
 /* What a declaration needs before the box can answer it. */
@@ -382,6 +405,7 @@ static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
 		r->lt[i].key = t[i].key;
 		r->lt[i].nelems = t[i].nelems;
 		r->lt[i].dtype = t[i].dtype;
+		r->lt[i].priority = t[i].priority;
 	}
 	/* The size does not depend on the chunk size, which the box sets. */
 	ret = rw_layout_measure(r->lt, n, RW_LAYOUT_CHUNK_MIN, &g);
@@ -401,9 +425,10 @@ static int rw_remote_alloc(struct rw_remote *r, const struct rw_tensor_desc *t,
 	r->busy = bitmap_zalloc(mc, GFP_KERNEL);
 	r->resent = bitmap_zalloc(mc, GFP_KERNEL);
 	r->sel = bitmap_zalloc(mc, GFP_KERNEL);
+	r->queued = bitmap_zalloc(mc, GFP_KERNEL);
 	r->link_of = kvmalloc(mc, GFP_KERNEL);
 	if ((!r->grad && !r->observer) || !r->params || !r->versions ||
-	    !r->have || !r->busy ||
+	    !r->have || !r->busy || !r->queued ||
 	    !r->resent || !r->sel || !r->link_of)
 		return -ENOMEM;
 	memset(r->link_of, r->nr_links > 1 ? RW_REMOTE_NO_LINK : 0, mc);

@@ -8,7 +8,13 @@
  * carries the chunk (its push and its parameters both: the one the box
  * gives it by its chunk map, which is the link its first parameters
  * arrive on); the chunk is in flight until the box writes its parameters
- * back, and is not pushed again before (the box would refuse it). Pull
+ * back, and is not pushed again before (the box would refuse it). A push
+ * queues its chunks and posts what its links take (room, a credit, the
+ * push_window): the rest go from a work item as completions free room,
+ * highest priority first (uapi "priority"), so a first layer's gradient
+ * pushed late by a backward pass overtakes the last layers' still queued.
+ * The call returns once its chunks are queued: like a local push, their
+ * gradients must stay as they are until their parameters come back. Pull
  * waits until every chosen chunk has its parameters and none is in
  * flight. Each parameter write bumps the chunk's version, so the versions
  * buffer moves as a local job's does, and wakes pullers and poll().
@@ -30,6 +36,7 @@
 #include "rdma/link.h"
 #include "rdma/wire.h"
 #include "worker_xfer.h"
+#include "trace.h"
 
 /* ---- which link carries a chunk ---- */
 
@@ -66,6 +73,9 @@ void rw_remote_push_done(struct rw_link *ep, struct ib_wc *wc)
 	atomic_dec(&lk->unacked);
 	atomic_inc(&ep->sq_room);
 	rw_beat_heard(&ep->beat);
+	/* Room for a queued push: the send queue goes on (not from here). */
+	if (atomic_read(&lk->r->nqueued) > 0)
+		queue_work(system_wq, &lk->r->send_work);
 	wake_up_all(&lk->r->wq);
 }
 
@@ -106,6 +116,7 @@ void rw_remote_data_done(struct rw_link *ep, struct ib_wc *wc)
 	v = READ_ONCE(r->versions[imm.chunk]);
 	v += (imm.clock - v) & RW_IMM_CLOCK_MASK;
 	WRITE_ONCE(r->versions[imm.chunk], v);
+	trace_rw_host_params(r->job, r->rank, imm.chunk, v);
 	atomic64_inc(&lk->writes);
 	rw_beat_heard(&ep->beat);
 	set_bit(imm.chunk, r->have);
@@ -137,6 +148,15 @@ static bool rw_remote_sel_fresh(struct rw_remote *r, void *arg)
 }
 
 static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo);
+static int rw_remote_wait(struct rw_remote *r,
+			  bool (*cond)(struct rw_remote *r, void *arg),
+			  void *arg, bool nonblock, long tmo);
+
+/* The send queue is empty: every push asked is posted. */
+static bool rw_remote_sent(struct rw_remote *r, void *arg)
+{
+	return !atomic_read(&r->nqueued);
+}
 
 /* Push the chunks of @chunks again (a move's switch; @r->xfer held). */
 static int rw_remote_push_again(struct rw_remote *r,
@@ -155,12 +175,18 @@ static int rw_remote_push_again(struct rw_remote *r,
 	bitmap_copy(sel, r->sel, n);
 	bitmap_copy(r->sel, chunks, n);
 	ret = rw_remote_push(r, false, msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
+	/* Every one posted (nothing else is queued after a switch). */
+	if (!ret)
+		ret = rw_remote_wait(r, rw_remote_sent, NULL, false,
+				     msecs_to_jiffies(RW_REMOTE_CONNECT_MS));
 	bitmap_copy(r->sel, sel, n);
 	bitmap_free(sel);
 	/* Pushed before, in the iteration's count: not again. */
+	mutex_lock(&r->rdma);
 	r->npushed = npushed;
 	r->clock = clock;
 	r->iters = iters;
+	mutex_unlock(&r->rdma);
 	return ret;
 }
 
@@ -225,9 +251,11 @@ static int rw_remote_wait(struct rw_remote *r,
 static bool rw_remote_sq_ready(struct rw_remote *r, void *arg)
 {
 	struct rw_remote_link *lk = arg;
+	int unacked = atomic_read(&lk->unacked);
 
 	return atomic_read(&lk->ep.sq_room) > 0 &&
-	       atomic_read(&lk->unacked) < (int)lk->rep.credits;
+	       unacked < (int)lk->rep.credits &&
+	       (!r->window || unacked < (int)r->window);
 }
 
 /*
@@ -247,17 +275,16 @@ static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
 		return ret;
 	if (!lk->id || READ_ONCE(r->error))
 		return -ECONNRESET;
-	set_bit(c, r->busy);
 	atomic_inc(&lk->unacked);
 	ret = rw_link_write_imm(&lk->push_cqe, lk->id->qp, &lk->wgrad,
 				&lk->rep.win, off, len,
 				RW_IMM(RW_IMM_PUSH, r->clock, c));
 	if (ret) {
 		atomic_dec(&lk->unacked);
-		clear_bit(c, r->busy);
 		return ret;
 	}
 	atomic64_inc(&lk->pushes);
+	trace_rw_host_push(r->job, r->rank, c, r->iters);
 	if (++r->npushed == r->nr_chunks) {
 		r->npushed = 0;
 		r->clock++;
@@ -266,38 +293,68 @@ static int rw_remote_push_chunk(struct rw_remote *r, struct rw_remote_link *lk,
 	return 0;
 }
 
-/*
- * Push the chosen chunks from *@c on, in order, while each one's link has
- * room and a credit; *@c is then the first chunk not pushed (nr_chunks
- * once all are). Bottom halves are off while posting, as the box's agent
- * posts (rw_conn_agent_round): soft-RoCE sends a kernel QP's work
- * requests from a tasklet, which then runs here, once for the batch, as
- * they come back on, instead of waking ksoftirqd for every chunk.
- */
-static int rw_remote_push_batch(struct rw_remote *r, u32 *c)
+/* The k-th chunk of the send order, and chunk @c's place in it. */
+static u32 rw_remote_chunk_at(const struct rw_remote *r, u32 k)
 {
-	u32 n = r->nr_chunks;
+	return r->prio_order ? r->prio_order[k] : k;
+}
+
+static u32 rw_remote_place(const struct rw_remote *r, u32 c)
+{
+	return r->prio_rank ? r->prio_rank[c] : c;
+}
+
+/*
+ * Post queued pushes, first in the order first, while their links have
+ * room, a credit and window; one whose link has none (or none yet, in a
+ * move's switch) waits for the next completion. Bottom halves are off
+ * while posting, as the box's agent posts (rw_conn_agent_round):
+ * soft-RoCE sends a kernel QP's work requests from a tasklet, which then
+ * runs here, once for the batch, instead of waking ksoftirqd for every
+ * chunk. 0, or a post's error, which breaks the attachment.
+ */
+static int rw_remote_send(struct rw_remote *r)
+{
+	struct rw_remote_link *lk = NULL;
+	u32 n = r->nr_chunks, k, c;
 	int ret = 0;
 
 	mutex_lock(&r->rdma);
 	local_bh_disable();
-	for (; *c < n; *c = find_next_bit(r->sel, n, *c + 1)) {
-		struct rw_remote_link *lk = rw_remote_link_of(r, *c);
-
-		if (!rw_remote_sq_ready(r, lk))
+	for_each_set_bit(k, r->queued, n) {
+		if (READ_ONCE(r->error))
 			break;
-		ret = rw_remote_push_chunk(r, lk, *c);
+		c = rw_remote_chunk_at(r, k);
+		if (READ_ONCE(r->link_of[c]) == RW_REMOTE_NO_LINK)
+			continue;
+		lk = rw_remote_link_of(r, c);
+		if (!lk->id || !rw_remote_sq_ready(r, lk)) {
+			/* One link: nothing behind it can go either. */
+			if (r->nr_links == 1)
+				break;
+			continue;
+		}
+		ret = rw_remote_push_chunk(r, lk, c);
 		if (ret)
 			break;
+		clear_bit(k, r->queued);
+		atomic_dec(&r->nqueued);
 	}
 	local_bh_enable();
+	if (ret)
+		rw_remote_break(r, lk, "cannot post a push");
 	mutex_unlock(&r->rdma);
 	return ret;
 }
 
+void rw_remote_send_work(struct work_struct *work)
+{
+	rw_remote_send(container_of(work, struct rw_remote, send_work));
+}
+
 static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo)
 {
-	u32 c, n = r->nr_chunks;
+	u32 c, k, n = r->nr_chunks;
 	int ret;
 
 	/* Rank 0 asks a move's boundary before it pushes the iteration. */
@@ -308,17 +365,14 @@ static int rw_remote_push(struct rw_remote *r, bool nonblock, long tmo)
 	ret = rw_remote_wait(r, rw_remote_sel_idle, NULL, nonblock, tmo);
 	if (ret)
 		return ret;
-	c = find_first_bit(r->sel, n);
-	while (c < n) {
-		/* Sleep only here: never with @rdma held or bottom halves off. */
-		ret = rw_remote_wait(r, rw_remote_sq_ready,
-				     rw_remote_link_of(r, c), false, tmo);
-		if (!ret)
-			ret = rw_remote_push_batch(r, &c);
-		if (ret)
-			return ret;
+	/* In flight from here: a pull waits for its parameters. */
+	for_each_set_bit(c, r->sel, n) {
+		set_bit(c, r->busy);
+		k = rw_remote_place(r, c);
+		if (!test_and_set_bit(k, r->queued))
+			atomic_inc(&r->nqueued);
 	}
-	return 0;
+	return rw_remote_send(r);
 }
 
 int rw_remote_xfer(struct rw_remote *r, u32 op, const struct rw_range *rg,

@@ -310,7 +310,7 @@ int rw_wire_setup_pack(void *buf, size_t len,
 		wt.key = cpu_to_le64(t[i].key);
 		wt.nelems = cpu_to_le64(t[i].nelems);
 		wt.dtype = cpu_to_le32(t[i].dtype);
-		wt.reserved = cpu_to_le32(t[i].reserved);
+		wt.priority = cpu_to_le32(t[i].priority);
 		memcpy(p, &wt, sizeof(wt));
 	}
 	return (int)n;
@@ -422,7 +422,7 @@ void rw_wire_tensor_get(const struct rw_wire_setup_info *s, u32 i,
 	out->key = le64_to_cpu(wt.key);
 	out->nelems = le64_to_cpu(wt.nelems);
 	out->dtype = le32_to_cpu(wt.dtype);
-	out->reserved = le32_to_cpu(wt.reserved);
+	out->priority = le32_to_cpu(wt.priority);
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_wire_tensor_get);
 

@@ -15,11 +15,11 @@ rackweave.torch adds a DDP communication hook and a DistributedOptimizer
 """
 
 from .jobs import job_add, job_del, job_show, policy_set, rwctl, stats
-from .worker import (DEFAULT_TIMEOUT_MS, RackWeaveError, Setup, Tensor, Worker,
-                     read_token)
+from .worker import (DEFAULT_TIMEOUT_MS, DTYPES, PRIORITY_MAX, RackWeaveError,
+                     Setup, Tensor, Worker, read_token)
 from ._lib import strerror
 
 __all__ = ["Worker", "Tensor", "Setup", "RackWeaveError", "read_token",
            "strerror", "job_add", "job_del", "job_show", "policy_set",
-           "stats", "rwctl", "DEFAULT_TIMEOUT_MS"]
+           "stats", "rwctl", "DEFAULT_TIMEOUT_MS", "DTYPES", "PRIORITY_MAX"]
 __version__ = "0.2.0"

@@ -38,7 +38,7 @@ RW_SYNC_NAMES = {0: "bsp", 1: "asp", 2: "ssp", 3: "adaptive"}
 
 class TensorDesc(ctypes.Structure):
     _fields_ = [("key", c_uint64), ("nelems", c_uint64),
-                ("dtype", c_uint32), ("reserved", c_uint32)]
+                ("dtype", c_uint32), ("priority", c_uint32)]
 
 
 class Range(ctypes.Structure):

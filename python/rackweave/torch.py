@@ -241,7 +241,17 @@ class DistributedOptimizer:
         opt.zero_grad(); loss.backward(); opt.step()
 
     ``step()`` pushes every gradient and pulls the new parameters in one
-    call (``step_start()``/``step_wait()`` split it for overlap). The
+    call (``step_start()``/``step_wait()`` split it for overlap). With
+    ``layer_by_layer=True`` it pushes only, and the next forward pass
+    waits for each module's parameters as it reaches the module (a
+    forward pre-hook: ``Worker.wait_tensor``), so the first layers compute
+    while the last ones' parameters still come: the box answers, and this
+    host pushes, in the order the parameters are declared, which
+    ``model.parameters()`` gives (define the modules in forward order).
+    ``zero_grad()`` then zeroes each module's gradients once its
+    parameters are back, and ``synchronize()`` waits for every one (call
+    it before reading the parameters outside a forward pass). The
+    arithmetic is the same either way: the same bits under BSP. The
     parameters may change under a running forward pass only under ASP,
     SSP or adaptive staleness, when another worker's push completes a step
     (Hogwild-style reads, as a parameter server gives). Without ``worker``
@@ -249,7 +259,8 @@ class DistributedOptimizer:
     """
 
     def __init__(self, model: torch.nn.Module, worker: Optional[Worker] = None, *,
-                 init_from_rank0: bool = True, timeout_ms: Optional[int] = None):
+                 init_from_rank0: bool = True, timeout_ms: Optional[int] = None,
+                 layer_by_layer: bool = False):
         if worker is None:
             worker = Worker.from_env()
         self.worker = worker
@@ -272,19 +283,64 @@ class DistributedOptimizer:
             p.grad = t.grad_tensor().view(p.shape)
         self.steps = 0
         self._pending = False
+        # layer by layer: keys pushed and not yet waited for, and whether
+        # their gradients are to be zeroed once their parameters are back
+        self._params = params
+        self._due: set = set()
+        self._zero_due = False
+        self._hooks = []
+        if layer_by_layer:
+            key = {id(p): k for k, p in enumerate(params)}
+            for m in model.modules():
+                ks = [key[id(p)] for p in m.parameters(recurse=False) if id(p) in key]
+                if ks:
+                    self._hooks.append(m.register_forward_pre_hook(
+                        lambda mod, inp, ks=ks: self._arrive(ks)))
+        self.layer_by_layer = layer_by_layer
+
+    def _arrive(self, keys) -> None:
+        """Wait for these keys' parameters if they are due (a module's
+        forward is about to read them), then zero their gradients if asked."""
+        due = [k for k in keys if k in self._due]
+        if not due:
+            return
+        self.worker.pull(keys=due)
+        self._due.difference_update(due)
+        if self._zero_due:
+            for k in due:
+                self.worker.tensor(k).grad[:] = 0
+
+    def synchronize(self) -> None:
+        """Wait for every parameter still due (layer by layer)."""
+        self._arrive(sorted(self._due))
+        self._zero_due = False
 
     def zero_grad(self, set_to_none: bool = False) -> None:
         """Zero the mapped gradients in place (never set them to None: the
-        next backward must accumulate into the mapping)."""
+        next backward must accumulate into the mapping). Layer by layer, a
+        gradient still on its way is zeroed once its parameters are back."""
         if set_to_none:
             raise RackWeaveError(_errno.EINVAL, "zero_grad",
                                  "set_to_none would detach .grad from the mapping")
-        self.worker.grad[:] = 0.0
+        if self._due:
+            self._zero_due = True
+            for k in range(len(self._params)):
+                if k not in self._due:
+                    self.worker.tensor(k).grad[:] = 0
+            return
+        self.worker.grad[:] = 0
 
     def step(self, closure=None) -> Optional[float]:
-        """Push every gradient, pull the box's new parameters."""
+        """Push every gradient, pull the box's new parameters (layer by
+        layer: the next forward pass pulls them, module by module)."""
         loss = closure() if closure is not None else None
-        self.worker.pushpull()
+        if self.layer_by_layer:
+            # A module the forward pass did not reach: its parameters now.
+            self.synchronize()
+            self.worker.push()
+            self._due = set(range(len(self._params)))
+        else:
+            self.worker.pushpull()
         self.steps += 1
         return loss
 

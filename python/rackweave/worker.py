@@ -44,8 +44,13 @@ TokenLike = Union[bytes, bytearray, str, os.PathLike]
 #: How long a blocking call waits for the job's other workers unless the
 #: Worker is given timeout_ms (0: no limit) or $RACKWEAVE_TIMEOUT_MS is set.
 DEFAULT_TIMEOUT_MS = 300_000
-#: {key: nelems or (nelems, dtype)} or [(key, nelems[, dtype])].
+#: {key: nelems or (nelems, dtype[, priority])} or
+#: [(key, nelems[, dtype[, priority]])].
 Layout = Union[Mapping[int, object], Sequence[tuple]]
+
+#: A tensor's priority: 0 (the default: the order of declaration) to this;
+#: lower goes first on the wire both ways (rw_declare(3)).
+PRIORITY_MAX = 65535
 
 #: The element types a tensor may have: float32, float16, bfloat16.
 DTYPES = {"float32": _lib.RW_DTYPE_F32, "float16": _lib.RW_DTYPE_F16,
@@ -77,15 +82,15 @@ def dtype_name(dtype) -> str:
 
 
 def _layout_items(tensors: Layout) -> list:
-    """[(key, nelems, dtype name)] of a layout in any accepted form."""
+    """[(key, nelems, dtype, priority)] of a layout in any accepted form."""
     raw = list(tensors.items()) if isinstance(tensors, Mapping) else list(tensors)
     items = []
     for it in raw:
-        k, rest = it[0], it[1:]
+        k, rest = it[0], tuple(it[1:])
         if len(rest) == 1 and isinstance(rest[0], (tuple, list)):
             rest = tuple(rest[0])
-        n, dt = (rest[0], "float32") if len(rest) == 1 else (rest[0], rest[1])
-        items.append((k, n, dt))
+        rest = rest + ("float32", 0)[len(rest) - 1:]
+        items.append((k, rest[0], rest[1], rest[2]))
     return items
 
 
@@ -518,10 +523,14 @@ class Worker:
             raise RackWeaveError(_errno.EINVAL, call, "no tensors to declare")
         arr = (_lib.TensorDesc * len(items))()
         dtypes = {}
-        for i, (k, n, dt) in enumerate(items):
+        for i, (k, n, dt, prio) in enumerate(items):
             if int(k) < 0 or int(n) < 1:
                 raise RackWeaveError(_errno.EINVAL, call,
                                      f"tensor {k}: keys are >= 0 and sizes >= 1 element")
+            if not 0 <= int(prio) <= PRIORITY_MAX:
+                raise RackWeaveError(_errno.EINVAL, call,
+                                     f"tensor {k}: priority {prio} is not 0..{PRIORITY_MAX}")
+            arr[i].priority = int(prio)
             try:
                 dtypes[int(k)] = dtype_name(dt)
             except ValueError as e:
@@ -536,7 +545,7 @@ class Worker:
                                  "must match on every rank); the job's other ranks wait "
                                  "for this one until their timeout")
         _check(ret, call)
-        self._keys = [int(k) for k, _, _ in items]
+        self._keys = [int(it[0]) for it in items]
         self._dtypes = dtypes
         if map:
             self.map()
@@ -650,6 +659,21 @@ class Worker:
         """Push, then pull the same chunks, in one call."""
         self._wait_check(self._xfer(lib.rw_pushpull, "rw_pushpull", keys, chunks,
                                     nonblock), "rw_pushpull")
+
+    def wait_tensor(self, key: int, timeout_ms: Optional[int] = None) -> None:
+        """Wait until tensor ``key``'s parameters are fresh for this worker
+        (its pushed gradient applied): a pull of that tensor alone, so a
+        forward pass can start layer by layer while the rest still flows
+        (the box answers, and this host pushes, by priority: rw_pull(3))."""
+        if timeout_ms is not None and timeout_ms != self.timeout_ms:
+            old = self.timeout_ms
+            self.set_timeout(timeout_ms)
+            try:
+                self.pull(keys=[key])
+            finally:
+                self.set_timeout(old)
+            return
+        self.pull(keys=[key])
 
     def pull_start(self, keys=None, chunks=None) -> bool:
         """Start a pull without sleeping: True if done, False if pending

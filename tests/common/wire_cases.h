@@ -411,8 +411,8 @@ static u8 rw_wc_msg_buf[512];
 static u8 rw_wc_msg_bad[512];
 
 static const struct rw_tensor_desc rw_wc_tensors[2] = {
-	{ .key = 7, .nelems = 1000, .dtype = 0 },
-	{ .key = 3, .nelems = 1, .dtype = 0 },
+	{ .key = 7, .nelems = 1000, .dtype = 0, .priority = 0 },
+	{ .key = 3, .nelems = 1, .dtype = 2, .priority = 65535 },
 };
 
 static const struct rw_wire_seg_info rw_wc_segs[2] = {
@@ -483,7 +483,9 @@ static const char *rw_wc_setup_run(void)
 		if (seg.addr != rw_wc_segs[i].addr ||
 		    seg.rkey != rw_wc_segs[i].rkey ||
 		    t.key != rw_wc_tensors[i].key ||
-		    t.nelems != rw_wc_tensors[i].nelems || t.dtype)
+		    t.nelems != rw_wc_tensors[i].nelems ||
+		    t.dtype != rw_wc_tensors[i].dtype ||
+		    t.priority != rw_wc_tensors[i].priority)
 			return "setup: a segment or tensor differs";
 	}
 	/* 70000 bytes in 64 KiB segments: two, the second 4464 bytes in. */

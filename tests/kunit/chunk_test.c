@@ -35,7 +35,7 @@ static const struct rw_chunk_layout_case rw_chunk_layout_cases[] = {
 	{ "good", { RW_T(1, 1000, F32), RW_T(2, 3, F16) }, 2, 4096, 0 },
 	{ "no tensors", { RW_T(1, 1, F32) }, 0, 4096, -EINVAL },
 	{ "zero elements", { RW_T(1, 1, F32), RW_T(2, 0, F32) }, 2, 4096, -EINVAL },
-	{ "unknown dtype", { { 1, 1, RW_DTYPE_NR } }, 1, 4096, -EINVAL },
+	{ "unknown dtype", { { 1, 1, RW_DTYPE_NR, 0 } }, 1, 4096, -EINVAL },
 	{ "duplicate key", { RW_T(5, 1, F32), RW_T(6, 1, F32), RW_T(5, 2, F32) }, 3, 4096,
 	  -EINVAL },
 	{ "chunk 2048", { RW_T(1, 1, F32) }, 1, 2048, -EINVAL },

@@ -39,6 +39,16 @@ static const struct rw_param_case rw_max_jobs_cases[] = {
 	{ "many",	-EINVAL, 0 },
 };
 
+static const struct rw_param_case rw_push_window_cases[] = {
+	{ "0",		0,	0 },		/* no window: the box's receives */
+	{ "8",		0,	8 },
+	{ "1048576",	0,	1048576 },
+	{ "1048577",	-EINVAL, 0 },
+	{ "-8",		-EINVAL, 0 },
+	{ "8k",		-EINVAL, 0 },
+	{ "",		-EINVAL, 0 },
+};
+
 static void rw_param_case_desc(const struct rw_param_case *c, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\"", c->val);
@@ -46,6 +56,7 @@ static void rw_param_case_desc(const struct rw_param_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(rw_chunk_size, rw_chunk_size_cases, rw_param_case_desc);
 KUNIT_ARRAY_PARAM(rw_max_jobs, rw_max_jobs_cases, rw_param_case_desc);
+KUNIT_ARRAY_PARAM(rw_push_window, rw_push_window_cases, rw_param_case_desc);
 
 /* A rejected value must leave the destination untouched. */
 #define RW_SENTINEL 0xdeadbeefU
@@ -68,6 +79,15 @@ static void rw_params_max_jobs_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out, c->ret ? RW_SENTINEL : c->out);
 }
 
+static void rw_params_push_window_test(struct kunit *test)
+{
+	const struct rw_param_case *c = test->param_value;
+	unsigned int out = RW_SENTINEL;
+
+	KUNIT_EXPECT_EQ(test, rw_params_parse_push_window(c->val, &out), c->ret);
+	KUNIT_EXPECT_EQ(test, out, c->ret ? RW_SENTINEL : c->out);
+}
+
 /* The loaded module runs with values that pass its own checks. */
 static void rw_params_loaded_values_test(struct kunit *test)
 {
@@ -84,6 +104,7 @@ static void rw_params_loaded_values_test(struct kunit *test)
 static struct kunit_case rw_params_test_cases[] = {
 	KUNIT_CASE_PARAM(rw_params_chunk_size_test, rw_chunk_size_gen_params),
 	KUNIT_CASE_PARAM(rw_params_max_jobs_test, rw_max_jobs_gen_params),
+	KUNIT_CASE_PARAM(rw_params_push_window_test, rw_push_window_gen_params),
 	KUNIT_CASE(rw_params_loaded_values_test),
 	{}
 };

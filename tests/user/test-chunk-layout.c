@@ -236,6 +236,56 @@ static void layout_runs(void **state)
 }
 
 /*
+ * The order chunks go in (uapi "priority"): by their first tensor's
+ * priority, ties by index; the chunks' own order needs no table.
+ */
+static void layout_order(void **state)
+{
+	struct rw_layout_tensor t[] = {
+		{ .key = 1, .nelems = 1500, .dtype = RW_DTYPE_F32 },	/* 0..6000 */
+		{ .key = 2, .nelems = 1000, .dtype = RW_DTYPE_F32,	/* 6016.. */
+		  .priority = 2 },
+		{ .key = 3, .nelems = 2000, .dtype = RW_DTYPE_F32,	/* 10048.. */
+		  .priority = 1 },
+	};
+	static const u32 want_order[] = { 0, 1, 3, 4, 2 };
+	static const u32 want_rank[] = { 0, 1, 4, 2, 3 };
+	u32 order[5] = { 99, 99, 99, 99, 99 }, rank[5] = { 99, 99, 99, 99, 99 };
+	struct lay x;
+	u32 i;
+
+	(void)state;
+	assert_int_equal(lay_init(&x, t, 3, 4096), 0);
+	assert_int_equal(x.l.geom.nr_chunks, 5);
+	assert_true(rw_layout_order(&x.l, order, rank));
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(order[i], want_order[i]);
+		assert_int_equal(rank[i], want_rank[i]);
+	}
+	/* Equal, or rising with the tensors: the chunks' own, nothing written. */
+	t[1].priority = t[2].priority = 0;
+	assert_int_equal(lay_init(&x, t, 3, 4096), 0);
+	order[0] = 99;
+	assert_false(rw_layout_order(&x.l, order, rank));
+	assert_int_equal(order[0], 99);
+	t[1].priority = 1;
+	t[2].priority = 7;
+	assert_int_equal(lay_init(&x, t, 3, 4096), 0);
+	assert_false(rw_layout_order(&x.l, order, rank));
+	/* Backwards: the last tensor first, a tie (chunk 1) by index. */
+	t[0].priority = 9;
+	t[1].priority = 5;
+	t[2].priority = 0;
+	assert_int_equal(lay_init(&x, t, 3, 4096), 0);
+	assert_true(rw_layout_order(&x.l, order, rank));
+	assert_int_equal(order[0], 3);
+	assert_int_equal(order[1], 4);
+	assert_int_equal(order[2], 2);
+	assert_int_equal(order[3], 0);
+	assert_int_equal(order[4], 1);
+}
+
+/*
  * Random layouts: walking the chunks and their segments must visit every
  * element of every tensor exactly once, in order, agree with the forward
  * lookup and leave only alignment padding uncovered.
@@ -318,7 +368,7 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
 	{ "no tensors", { T(1, 1, F32) }, 0, 4096, -EINVAL, -EINVAL },
 	{ "zero elements", { T(1, 1, F32), T(2, 0, F32) }, 2, 4096, -EINVAL, -EINVAL },
-	{ "unknown dtype", { T(1, 1, F32), { 2, 1, RW_DTYPE_NR } }, 2, 4096, -EINVAL, -EINVAL },
+	{ "unknown dtype", { T(1, 1, F32), { 2, 1, RW_DTYPE_NR, 0 } }, 2, 4096, -EINVAL, -EINVAL },
 	{ "duplicate key", { T(5, 1, F32), T(6, 1, F32), T(5, 9, F16) }, 3, 4096, -EINVAL, 0 },
 	{ "duplicate key 0", { T(0, 1, F32), T(0, 1, F32) }, 2, 4096, -EINVAL, 0 },
 	{ "chunk 0", { T(1, 1, F32) }, 1, 0, -EINVAL, -EINVAL },
@@ -465,6 +515,7 @@ int main(void)
 		cmocka_unit_test(layout_span),
 		cmocka_unit_test(layout_reverse),
 		cmocka_unit_test(layout_runs),
+		cmocka_unit_test(layout_order),
 		cmocka_unit_test(layout_random_roundtrip),
 		cmocka_unit_test(layout_bad_input),
 		cmocka_unit_test(layout_limits),

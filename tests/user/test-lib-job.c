@@ -249,11 +249,11 @@ static void rwt_attach_twice(void **state)
 
 static void rwt_declare_request(void **state)
 {
-	/* Garbage in reserved: the library sends zeros. */
+	/* Priorities go as given: the module checks them. */
 	const struct rw_tensor_desc t[3] = {
-		{ .key = 7, .nelems = 640, .dtype = RW_DTYPE_F32, .reserved = 0xdead },
+		{ .key = 7, .nelems = 640, .dtype = RW_DTYPE_F32, .priority = 0xdead },
 		{ .key = 3, .nelems = 10, .dtype = RW_DTYPE_F16 },
-		{ .key = 1ULL << 40, .nelems = 1, .dtype = RW_DTYPE_BF16, .reserved = 1 },
+		{ .key = 1ULL << 40, .nelems = 1, .dtype = RW_DTYPE_BF16, .priority = 1 },
 	};
 	struct rw_ctx *ctx = *state;
 	const struct rwm_call *c;
@@ -272,13 +272,13 @@ static void rwt_declare_request(void **state)
 	assert_int_equal(c->arg.declare.reserved0, 0);
 	assert_true(rwm_zero(c->arg.declare.reserved, sizeof(c->arg.declare.reserved)));
 	assert_int_not_equal(c->arg.declare.tensors, 0);
-	/* A copy, not the caller's array (whose reserved fields are dirty). */
+	/* A copy, not the caller's array. */
 	assert_int_not_equal(c->arg.declare.tensors, (uintptr_t)t);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(c->tensors[i].key, t[i].key);
 		assert_int_equal(c->tensors[i].nelems, t[i].nelems);
 		assert_int_equal(c->tensors[i].dtype, t[i].dtype);
-		assert_int_equal(c->tensors[i].reserved, 0);
+		assert_int_equal(c->tensors[i].priority, t[i].priority);
 	}
 }
 

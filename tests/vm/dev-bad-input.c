@@ -211,11 +211,11 @@ static void declare_cases(int fa, int fb, int fo)
 	bad_declare_layout(fa, t, 3, -EINVAL, "unknown dtype 9");
 	memcpy(t, model, sizeof(t));
 	t[1].dtype = RW_DTYPE_BF16;
-	t[1].reserved = 2;
-	bad_declare_layout(fa, t, 3, -EINVAL, "BF16 tensor, reserved set");
+	t[1].priority = RW_PRIORITY_MAX + 1;
+	bad_declare_layout(fa, t, 3, -EINVAL, "BF16 tensor, priority out of range");
 	memcpy(t, model, sizeof(t));
-	t[2].reserved = 1;
-	bad_declare_layout(fa, t, 3, -EINVAL, "non-zero tensor reserved");
+	t[2].priority = ~0U;
+	bad_declare_layout(fa, t, 3, -EINVAL, "priority 2^32 - 1");
 	/* 4 TiB of f32: a billion chunks of 4 KiB. */
 	memcpy(t, model, sizeof(t));
 	t[1].nelems = 1ULL << 40;
@@ -291,6 +291,9 @@ static void declare_cases(int fa, int fb, int fo)
 	memcpy(t, model, sizeof(t));
 	t[2].dtype = RW_DTYPE_F16;
 	expect(declare(fb, t, 3, 0), -EEXIST, "rank 1: another dtype");
+	memcpy(t, model, sizeof(t));
+	t[0].priority = 3;
+	expect(declare(fb, t, 3, 0), -EEXIST, "rank 1: another priority");
 
 	expect(setup(fa, &s), 0, "setup after rank 1's refused layouts");
 	check(s.nr_tensors == 3 && s.model_bytes == MODEL_BYTES &&

@@ -392,7 +392,8 @@ static void op_declare(void)
 			t[i].nelems = nel[fz_below(&rng, ARRAY_SIZE(nel))];
 			t[i].dtype = fz_pct(&rng, 85) ? RW_DTYPE_F32 :
 				     (uint32_t)fz_below(&rng, 5);
-			t[i].reserved = fz_pct(&rng, 3);
+			t[i].priority = fz_pct(&rng, 90) ? 0 :
+					fz_u32_edge(&rng, 0, RW_PRIORITY_MAX + 1);
 		}
 	}
 	d.nr_tensors = fz_pct(&rng, 97) ? nr :

@@ -212,6 +212,8 @@ rw.job_add("py16", 2, optim="average", chunk_size=4096, token_file=tok)
 a, b = rw.Worker("py16", tok, 0), rw.Worker("py16", tok, 1)
 raises(errno.EINVAL, "declare a tensor of an unknown type (int8)",
        a.declare, {1: (10, "int8")})
+raises(errno.EINVAL, "declare a priority out of range (65536)",
+       a.declare, {1: (10, "float32", rw.PRIORITY_MAX + 1)})
 layout = {1: (1000, "bfloat16"), 2: 3, 3: (501, np.float16)}
 a.declare(layout)
 b.declare([(1, 1000, "bfloat16"), (2, 3), (3, 501, "float16")])

@@ -328,9 +328,9 @@ static int ref_job_init(struct ref_job *j, const struct ref_opts *o)
 
 	memset(j, 0, sizeof(*j));
 	j->t[0] = (struct rw_layout_tensor){ SOFTMAX_KEY_W, SOFTMAX_NW,
-					     o->dtype[0] };
+					     o->dtype[0], 0 };
 	j->t[1] = (struct rw_layout_tensor){ SOFTMAX_KEY_B, SOFTMAX_NB,
-					     o->dtype[1] };
+					     o->dtype[1], 0 };
 	/* The module's layout rule, from its own source. */
 	err = rw_layout_init(&j->l, j->t, 2, o->chunk_size, j->off, j->by_key);
 	if (err)

@@ -66,6 +66,18 @@ $(VM_TEST_DIR)/wire-modbench: tests/vm/wire-modbench.c $(RW_LIB_A) \
 	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(RW_LIB_A) \
 		$(USER_LDFLAGS) -pthread -lnuma
 
+# prio-trainer: a trainer of layers with per-layer compute, pushing each
+# layer as its backward pass ends and waiting for each as its forward
+# pass begins (tests/vm/priority.sh, scripts/bench-priority).
+VM_TEST_BINS  += $(VM_TEST_DIR)/prio-trainer
+vm-tests: $(VM_TEST_DIR)/prio-trainer
+
+$(VM_TEST_DIR)/prio-trainer: tests/vm/prio-trainer.c $(RW_LIB_A) \
+		$(RW_UAPI_COPY)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(RW_USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $< $(RW_LIB_A) \
+		$(USER_LDFLAGS) -pthread -lnuma
+
 # init-check: initial parameters and their refusals through librackweave.
 VM_TEST_BINS  += $(VM_TEST_DIR)/init-check
 vm-tests: $(VM_TEST_DIR)/init-check
