@@ -175,6 +175,18 @@ VISIBLE_IF_KUNIT int rw_agg_update_chunk_with(const struct rw_agg_impl *impl,
 }
 EXPORT_SYMBOL_IF_KUNIT(rw_agg_update_chunk_with);
 
+int rw_agg_narrow_chunk(u16 *dst, const float *src, unsigned int n,
+			u32 dtype)
+{
+	int ret;
+
+	kernel_fpu_begin();
+	ret = rw_agg_narrow(rw_agg_current(), dst, src, n, dtype);
+	kernel_fpu_end();
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rw_agg_narrow_chunk);
+
 int rw_agg_sum_chunk(const struct rw_agg_chunk *c)
 {
 	return rw_agg_sum_chunk_with(rw_agg_current(), c);

@@ -28,6 +28,12 @@ int rw_agg_step_prepare(struct rw_agg_step *st,
 int rw_agg_sum_chunk(const struct rw_agg_chunk *c);
 int rw_agg_update_chunk(const struct rw_agg_chunk *c,
 			const struct rw_agg_step *st);
+/*
+ * @n floats narrowed to a 16-bit @dtype (rw_agg_narrow), in one FPU
+ * section: n is at most a chunk's elements.
+ */
+int rw_agg_narrow_chunk(u16 *dst, const float *src, unsigned int n,
+			u32 dtype);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 const struct rw_agg_impl *rw_agg_impl_at(unsigned int i);

@@ -13,5 +13,6 @@
 #define RW_VSQRT(v)		__builtin_ia32_sqrtps256(v)
 #define RW_VSTREAM(p, v)	__builtin_ia32_movntps256(p, v)
 #define RW_VCVTPH(h)		__builtin_ia32_vcvtph2ps256(h)
+#define RW_VCVTPS2PH(v)		__builtin_ia32_vcvtps2ph256(v, 0)
 
 #include "agg_simd.h"

@@ -18,6 +18,9 @@
 #define RW_VSTREAM(p, v)	__builtin_ia32_movntps512(p, v)
 #define RW_VCVTPH(h)		__builtin_ia32_vcvtph2ps512_mask(h, (RW_V) { 0 }, \
 								 0xffff, 4)
+#define RW_VCVTPS2PH(v)		__builtin_ia32_vcvtps2ph512_mask(v, 0, \
+								 (RW_VHS) { 0 }, \
+								 0xffff)
 /*
  * One vector at a time (the streaming copy of W <= 2), two 256-bit
  * streaming stores drain faster than one 512-bit store on this host

@@ -148,6 +148,13 @@ struct rw_agg_impl {
 	void (*sum_h16)(const struct rw_agg_chunk *c);
 	void (*update_h16)(const struct rw_agg_chunk *c,
 			   const struct rw_agg_step *st);
+	/*
+	 * @n f32 narrowed to a 16-bit dtype, to nearest even, as
+	 * agg_half.h does each (the published parameters of a 16-bit
+	 * tensor): the same bits in every implementation.
+	 */
+	void (*narrow_h16)(u16 *dst, const float *src, unsigned int n,
+			   u32 dtype);
 };
 
 #define RW_AGG_MAX_IMPLS	4
@@ -167,6 +174,14 @@ int rw_agg_check(const struct rw_agg_chunk *c, bool update, u32 optim);
 int rw_agg_sum(const struct rw_agg_impl *impl, const struct rw_agg_chunk *c);
 int rw_agg_update(const struct rw_agg_impl *impl,
 		  const struct rw_agg_chunk *c, const struct rw_agg_step *st);
+
+/*
+ * @n elements of @src narrowed into @dst (checked: -EINVAL for a dtype
+ * that is not 16-bit or @n past RW_AGG_MAX_ELEMS). In the kernel, between
+ * kernel_fpu_begin() and kernel_fpu_end().
+ */
+int rw_agg_narrow(const struct rw_agg_impl *impl, u16 *dst, const float *src,
+		  unsigned int n, u32 dtype);
 
 /*
  * Fill *st for step t (1-based; Adam's bias correction needs it) of a job
@@ -204,17 +219,23 @@ void rw_agg_scalar_update_f32(const struct rw_agg_chunk *c,
 void rw_agg_scalar_sum_h16(const struct rw_agg_chunk *c);
 void rw_agg_scalar_update_h16(const struct rw_agg_chunk *c,
 			      const struct rw_agg_step *st);
+void rw_agg_scalar_narrow_h16(u16 *dst, const float *src, unsigned int n,
+			      u32 dtype);
 void rw_agg_avx2_sum_f32(const struct rw_agg_chunk *c);
 void rw_agg_avx2_update_f32(const struct rw_agg_chunk *c,
 			    const struct rw_agg_step *st);
 void rw_agg_avx2_sum_h16(const struct rw_agg_chunk *c);
 void rw_agg_avx2_update_h16(const struct rw_agg_chunk *c,
 			    const struct rw_agg_step *st);
+void rw_agg_avx2_narrow_h16(u16 *dst, const float *src, unsigned int n,
+			    u32 dtype);
 void rw_agg_avx512_sum_f32(const struct rw_agg_chunk *c);
 void rw_agg_avx512_update_f32(const struct rw_agg_chunk *c,
 			      const struct rw_agg_step *st);
 void rw_agg_avx512_sum_h16(const struct rw_agg_chunk *c);
 void rw_agg_avx512_update_h16(const struct rw_agg_chunk *c,
 			      const struct rw_agg_step *st);
+void rw_agg_avx512_narrow_h16(u16 *dst, const float *src, unsigned int n,
+			      u32 dtype);
 
 #endif /* _RW_AGG_IMPL_H */

@@ -113,6 +113,12 @@ void rw_agg_scalar_sum_h16(const struct rw_agg_chunk *c)
 		rw_agg_scalar_sum(c, RW_AGG_F16);
 }
 
+void rw_agg_scalar_narrow_h16(u16 *dst, const float *src, unsigned int n,
+			      u32 dtype)
+{
+	rw_half_narrow(dst, src, n, dtype == RW_AGG_BF16);
+}
+
 void rw_agg_scalar_update_h16(const struct rw_agg_chunk *c,
 			      const struct rw_agg_step *st)
 {

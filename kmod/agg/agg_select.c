@@ -36,6 +36,7 @@ const struct rw_agg_impl rw_agg_impls[] = {
 		.update_f32 = rw_agg_scalar_update_f32,
 		.sum_h16 = rw_agg_scalar_sum_h16,
 		.update_h16 = rw_agg_scalar_update_h16,
+		.narrow_h16 = rw_agg_scalar_narrow_h16,
 	},
 	{
 		.name = "avx2",
@@ -44,6 +45,7 @@ const struct rw_agg_impl rw_agg_impls[] = {
 		.update_f32 = rw_agg_avx2_update_f32,
 		.sum_h16 = rw_agg_avx2_sum_h16,
 		.update_h16 = rw_agg_avx2_update_h16,
+		.narrow_h16 = rw_agg_avx2_narrow_h16,
 	},
 	{
 		.name = "avx512",
@@ -52,6 +54,7 @@ const struct rw_agg_impl rw_agg_impls[] = {
 		.update_f32 = rw_agg_avx512_update_f32,
 		.sum_h16 = rw_agg_avx512_sum_h16,
 		.update_h16 = rw_agg_avx512_update_h16,
+		.narrow_h16 = rw_agg_avx512_narrow_h16,
 	},
 };
 
@@ -130,6 +133,19 @@ int rw_agg_update(const struct rw_agg_impl *impl,
 		return -EOPNOTSUPP;
 	if (c->n)
 		update(c, st);
+	return 0;
+}
+
+int rw_agg_narrow(const struct rw_agg_impl *impl, u16 *dst, const float *src,
+		  unsigned int n, u32 dtype)
+{
+	if ((dtype != RW_AGG_F16 && dtype != RW_AGG_BF16) ||
+	    n > RW_AGG_MAX_ELEMS || (n && (!dst || !src)))
+		return -EINVAL;
+	if (!impl->narrow_h16)
+		return -EOPNOTSUPP;
+	if (n)
+		impl->narrow_h16(dst, src, n, dtype);
 	return 0;
 }
 

@@ -537,9 +537,66 @@ void RW_SIMD(update_h16)(const struct rw_agg_chunk *c,
 		RW_SIMD(update_of)(c, st, RW_AGG_F16);
 }
 
+#ifdef __CHECKER__
+#define RW_VNARROW(u)	((RW_VH) { 0 })
+#else
+#define RW_VNARROW(u)	__builtin_convertvector(u, RW_VH)
+#endif
+
+/*
+ * RW_VL floats at @s narrowed to @dtype at @d, as agg_half.h narrows
+ * each: f16 by F16C's VCVTPS2PH (imm 0: to nearest even; a NaN keeps its
+ * sign and payload's top bits, made quiet, as rw_f32_to_f16 does), bf16
+ * on the bits: half the dropped ulp added, plus one if the kept is odd,
+ * a NaN made quiet instead.
+ */
+static __always_inline void RW_SIMD(nr16)(u16 *d, const float *s, u32 dtype)
+{
+	RW_VU u, r, nan;
+	RW_VH h;
+
+#if defined(RW_VCVTPS2PH) && !defined(__CHECKER__)
+	if (dtype == RW_AGG_F16) {
+		RW_V v;
+
+		__builtin_memcpy(&v, s, sizeof(v));
+		h = (RW_VH)RW_VCVTPS2PH(v);
+		__builtin_memcpy(d, &h, sizeof(h));
+		return;
+	}
+#endif
+	__builtin_memcpy(&u, s, sizeof(u));
+	nan = (RW_VU)((u & 0x7fffffffU) > 0x7f800000U);
+	r = (u + 0x7fffU + ((u >> 16) & 1)) >> 16;
+	r = (r & ~nan) | (((u >> 16) | 0x40) & nan);
+	h = RW_VNARROW(r);
+	__builtin_memcpy(d, &h, sizeof(h));
+}
+
+void RW_SIMD(narrow_h16)(u16 *dst, const float *src, unsigned int n,
+			 u32 dtype)
+{
+	unsigned int i = 0;
+	u32 b;
+
+	if (dtype == RW_AGG_BF16)
+		for (; i + RW_VL <= n; i += RW_VL)
+			RW_SIMD(nr16)(dst + i, src + i, RW_AGG_BF16);
+	else
+		for (; i + RW_VL <= n; i += RW_VL)
+			RW_SIMD(nr16)(dst + i, src + i, RW_AGG_F16);
+	for (; i < n; i++) {
+		__builtin_memcpy(&b, &src[i], sizeof(b));
+		dst[i] = dtype == RW_AGG_BF16 ? rw_f32_to_bf16(b) :
+						rw_f32_to_f16(b);
+	}
+}
+
 #undef RW_VBYTES
 #undef RW_VU
 #undef RW_VI
 #undef RW_VH
+#undef RW_VHS
+#undef RW_VNARROW
 #undef RW_VWIDEN
 #undef RW_VFLOAT

@@ -42,7 +42,10 @@ static float *rw_half_at(float *base, const struct rw_layout_run *run)
 	return base ? base + run->off / 2 : NULL;
 }
 
-/* The run's master into the published parameters. */
+/*
+ * The run's master into the published parameters: narrowed by the
+ * selected kernels (the same bits as agg_half.h's, in an FPU section).
+ */
 static void rw_half_publish_run(struct rw_chunk *ch,
 				const struct rw_layout_run *run)
 {
@@ -51,7 +54,8 @@ static void rw_half_publish_run(struct rw_chunk *ch,
 
 	if (run->dtype == RW_DTYPE_F32)
 		memcpy(to, from, run->end - run->off);
-	else
+	else if (rw_agg_narrow_chunk((u16 *)to, from,
+				     (run->end - run->off) / 2, run->dtype))
 		rw_half_narrow((u16 *)to, from, (run->end - run->off) / 2,
 			       run->dtype == RW_DTYPE_BF16);
 }

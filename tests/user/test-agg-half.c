@@ -378,6 +378,86 @@ static void half_widen_loads(void **state)
 	}
 }
 
+/*
+ * Every implementation's narrowing (the published parameters of a 16-bit
+ * tensor) against the header's, element for element: every 16-bit value's
+ * image and the ties between neighbours, one ulp either side, both signs,
+ * a stride over all 2^32 bit patterns (NaNs, infinities, f32 denormals,
+ * overflow), the edge table; in blocks of odd lengths, so the vector loops
+ * and the tails both run.
+ */
+#define NB	4099
+
+static void half_narrow_kernels(void **state)
+{
+	static u32 in[NB];
+	static float f[NB];
+	static u16 out[NB];
+	static const u32 dts[] = { RW_AGG_F16, RW_AGG_BF16 };
+	unsigned int m, di, n = 0, i, j;
+	u32 x, h, a, b;
+	int d;
+
+	(void)state;
+	for (m = 0; m < rw_agg_nimpls; m++)
+	for (di = 0; di < ARRAY_SIZE(dts); di++) {
+		const struct rw_agg_impl *impl = &rw_agg_impls[m];
+		u32 dt = dts[di];
+		u64 next = 0;
+
+		if (!impl->usable())
+			continue;
+		assert_int_equal(rw_agg_narrow(impl, out, f, 1, RW_AGG_F32),
+				 -EINVAL);
+		assert_int_equal(rw_agg_narrow(impl, out, f, 0, dt), 0);
+		for (;;) {
+			/* The next block of inputs: @next walks them all. */
+			for (n = 0; n < NB - (next % 7); n++, next++) {
+				if (next < 0x10000ULL * 10) {
+					h = (u32)(next / 10);
+					a = rw_f16_to_f32((u16)h);
+					b = rw_f16_to_f32((u16)(h + 1));
+					x = aggt_bits((aggt_from_bits(a) +
+						       aggt_from_bits(b)) / 2);
+					d = (int)(next % 5) - 2;
+					in[n] = (next % 10 < 5 ? a : x) + (u32)d;
+					in[n] ^= (h & 1) << 31;
+				} else if (next < 0x10000ULL * 10 + 65536) {
+					/* bf16's ties: each value's halfway up. */
+					in[n] = (u32)(next - 0x10000ULL * 10) << 16 | 0x8000U;
+				} else if (next < 0x10000ULL * 10 + 65536 + 65536) {
+					in[n] = (u32)(next - 0x10000ULL * 10 - 65536) * 65537U;
+				} else if (next < 0x10000ULL * 10 + 65536 * 2 +
+					   ARRAY_SIZE(rw_half_cases)) {
+					in[n] = rw_half_cases[next - 0x10000ULL * 10 -
+							      65536 * 2].f32;
+				} else {
+					break;
+				}
+			}
+			if (!n)
+				break;
+			memcpy(f, in, n * sizeof(u32));
+			memset(out, 0xa5, sizeof(out));
+			assert_int_equal(rw_agg_narrow(impl, out, f, n, dt), 0);
+			for (j = 0; j < n; j++) {
+				u16 want = dt == RW_AGG_BF16 ?
+					   rw_f32_to_bf16(in[j]) :
+					   rw_f32_to_f16(in[j]);
+
+				if (out[j] != want)
+					fail_msg("%s %s: %08x narrowed to %04x, not %04x",
+						 impl->name,
+						 dt == RW_AGG_BF16 ? "bf16" : "f16",
+						 in[j], out[j], want);
+			}
+			/* Nothing written past the block. */
+			for (i = n; i < n + 1 && i < NB; i++)
+				assert_int_equal(out[i], 0xa5a5);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +467,7 @@ int main(void)
 		cmocka_unit_test(half_bf16_narrow),
 		cmocka_unit_test(half_cases),
 		cmocka_unit_test(half_library),
+		cmocka_unit_test(half_narrow_kernels),
 		cmocka_unit_test(half_kernels),
 		cmocka_unit_test(half_widen_loads),
 	};
