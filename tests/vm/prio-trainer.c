@@ -6,7 +6,7 @@
  * at BOX (rw_attach_remote), it declares L tensors of N floats, key l for
  * layer l, and per iteration:
  *
- *   backward  for l = L-1 .. 0: compute (US microseconds, spinning), write
+ *   backward  for l = L-1 .. 0: compute (US microseconds, asleep), write
  *             layer l's gradient, push it alone (rw_push of key l: queued
  *             in the host's module, posted as its window allows);
  *   forward   for l = 0 .. L-1: wait for layer l's fresh parameters
@@ -46,12 +46,17 @@ static uint64_t pt_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-/* Spin for @us microseconds: compute, not a sleep the scheduler shortens. */
+/*
+ * A layer's compute, @us microseconds, as an accelerator's: asleep, the
+ * CPU left to the transport (soft-RoCE moves the bytes on these CPUs, as
+ * a NIC would beside a GPU that computes).
+ */
 static void pt_compute(uint32_t us)
 {
-	uint64_t end = pt_now_us() + us;
+	struct timespec ts = { .tv_sec = us / 1000000,
+			       .tv_nsec = (long)(us % 1000000) * 1000 };
 
-	while (pt_now_us() < end)
+	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
 
