@@ -90,17 +90,27 @@ static uint16_t rw_bf16_narrow(uint32_t x)
 	return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
+/*
+ * What converting @n elements of @dtype takes: -EINVAL for an unknown
+ * type, 1 for f32 (copied here, nothing left to do), 0 for a 16-bit one.
+ */
+static int rw_dtype_copy(void *dst, const void *src, size_t n, uint32_t dtype)
+{
+	if (dtype == RW_DTYPE_F32) {
+		memmove(dst, src, n * sizeof(float));
+		return 1;
+	}
+	return dtype == RW_DTYPE_F16 || dtype == RW_DTYPE_BF16 ? 0 : -EINVAL;
+}
+
 int rw_dtype_to_float(float *dst, const void *src, size_t n, uint32_t dtype)
 {
 	const uint16_t *h = src;
+	int ret = rw_dtype_copy(dst, src, n, dtype);
 	size_t i;
 
-	if (dtype == RW_DTYPE_F32) {
-		memmove(dst, src, n * sizeof(float));
-		return 0;
-	}
-	if (dtype != RW_DTYPE_F16 && dtype != RW_DTYPE_BF16)
-		return -EINVAL;
+	if (ret)
+		return ret < 0 ? ret : 0;
 	for (i = 0; i < n; i++)
 		dst[i] = rw_bits_float(dtype == RW_DTYPE_BF16 ?
 				       (uint32_t)h[i] << 16 :
@@ -112,14 +122,11 @@ int rw_dtype_from_float(void *dst, const float *src, size_t n,
 			uint32_t dtype)
 {
 	uint16_t *h = dst;
+	int ret = rw_dtype_copy(dst, src, n, dtype);
 	size_t i;
 
-	if (dtype == RW_DTYPE_F32) {
-		memmove(dst, src, n * sizeof(float));
-		return 0;
-	}
-	if (dtype != RW_DTYPE_F16 && dtype != RW_DTYPE_BF16)
-		return -EINVAL;
+	if (ret)
+		return ret < 0 ? ret : 0;
 	for (i = 0; i < n; i++) {
 		uint32_t b = rw_float_bits(src[i]);
 
