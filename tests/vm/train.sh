@@ -31,21 +31,27 @@ head -c 32 /dev/urandom >"$RW_OUT/token"
 
 # run_job NAME: train with W workers while an observer holds the run;
 # leaves the trainers' logs and outputs in $RW_OUT/NAME-*. $EXTRA: more
-# trainer options; ranks from $ASYNC_FROM on add --async.
+# trainer options; ranks from $ASYNC_FROM on add --async. NOOBS=1: no
+# observer (a guest's python3 takes seconds to start); $E: the epochs.
 run_job() {
 	local job=$1 r pids=() rc=0
 	rm -f "$RW_OUT/$job-go"
-	/usr/bin/python3 "$RW_TOP/tests/vm/observer.py" "$job" "$RW_OUT/token" \
-		"$RW_OUT/$job-go" "$RW_OUT/$job-observed.bin" >"$RW_OUT/$job-observer.log" 2>&1 &
-	obs=$!
-	for _ in $(seq 50); do
-		grep -q attached "$RW_OUT/$job-observer.log" && break
-		sleep 0.1
-	done
+	if [ -n "${NOOBS:-}" ]; then
+		(exit 0) &
+		obs=$!
+	else
+		/usr/bin/python3 "$RW_TOP/tests/vm/observer.py" "$job" "$RW_OUT/token" \
+			"$RW_OUT/$job-go" "$RW_OUT/$job-observed.bin" >"$RW_OUT/$job-observer.log" 2>&1 &
+		obs=$!
+		for _ in $(seq 50); do
+			grep -q attached "$RW_OUT/$job-observer.log" && break
+			sleep 0.1
+		done
+	fi
 	for r in $(seq 0 $((W - 1))); do
 		# shellcheck disable=SC2086 # $extra: words on purpose
 		"$TRAINER" --job "$job" --token-file "$RW_OUT/token" --rank "$r" --workers $W \
-			--data "$data" --epochs $EPOCHS --batch $BATCH --verbose \
+			--data "$data" --epochs "${E:-$EPOCHS}" --batch $BATCH --verbose \
 			--out "$RW_OUT/$job-params-$r.bin" ${EXTRA:-} \
 			$([ -n "${ASYNC_FROM:-}" ] && [ "$r" -ge "$ASYNC_FROM" ] && echo --async) \
 			>"$RW_OUT/$job-rank$r.log" 2>&1 &
@@ -123,11 +129,11 @@ t_ok "job del wire4" "$RWCTL" job del wire4
 # masters with f32 momentum and publishes them rounded to nearest even.
 # The reference replays exactly that (softmax-ref --dtype).
 # same_as_ref JOB DTYPE REF-OPTIONS...: every rank's parameters are the
-# reference's, bit for bit.
+# reference's, bit for bit ($E epochs).
 same_as_ref() {
 	local job=$1 dt=$2
 	shift 2
-	"$REF" --workers $W --data "$data" --epochs $EPOCHS --batch $BATCH \
+	"$REF" --workers $W --data "$data" --epochs "${E:-$EPOCHS}" --batch $BATCH \
 		--chunk-size 4096 --impl "$impl" --dtype "$dt" --quiet \
 		--out "$RW_OUT/$job-ref.bin" "$@" || return 1
 	for r in 0 1 2 3; do
@@ -142,18 +148,21 @@ h = np.fromfile(sys.argv[1], dtype=np.uint16)
 f = (h.astype(np.uint32) << 16).view(np.float32)
 sys.exit(0 if f.tobytes() == open(sys.argv[2], "rb").read() else 1)' "$1" "$2"
 }
+# bf16 for $EPOCHS epochs with an observer; f16 and mixed for one, alone.
 for dt in bf16 f16 mixed; do
 	t_ok "job add h$dt: BSP, momentum 0.9, lr 0.1" \
 		"$RWCTL" job add "h$dt" workers $W optim momentum lr 0.1 chunk-size 4096 \
 		token-file "$RW_OUT/token"
 	EXTRA="--dtype $dt"
-	t_ok "$dt: 4 workers train $EPOCHS epochs" run_job "h$dt"
+	[ $dt = bf16 ] || { NOOBS=1; E=1; }
+	t_ok "$dt: 4 workers train ${E:-$EPOCHS} epochs" run_job "h$dt"
 	EXTRA=
-	t_ok "$dt: the loss falls by a fifth or more" loss_falls "h$dt"
+	[ $dt = bf16 ] && t_ok "$dt: the loss falls by a fifth or more" loss_falls "h$dt"
 	t_ok "$dt: parameters bit-identical to the reference in $dt" \
 		same_as_ref "h$dt" "$dt" --optim momentum --lr 0.1
-	[ $dt = mixed ] && t_eq "mixed: the run's layout (W bf16 1280 bytes, b f32 at 1280)" \
-		'[2, 1320]' "$("$RWCTL" -j job show hmixed | jpy '[d["jobs"][0][k] for k in ("tensors", "model_bytes")]')"
+	NOOBS= E=
+	[ $dt = mixed ] && t_ok "mixed: the run's layout (W bf16 1280 bytes, b f32 at 1280: 1320 bytes)" \
+		grep -q "model 1320 bytes" "$RW_OUT/hmixed-rank0.log"
 	touch "$RW_OUT/h$dt-go"
 	wait $obs
 	[ $dt = bf16 ] && t_ok "bf16: the observer's copy of the published bytes, widened, is the trainers'" \
@@ -166,6 +175,7 @@ for job in cbf16 rbf16; do
 	t_ok "job add $job: as hbf16" "$RWCTL" job add $job workers $W optim momentum \
 		lr 0.1 chunk-size 4096 token-file "$RW_OUT/token"
 done
+NOOBS=1
 EXTRA="--dtype bf16 --save-at 40:$RW_OUT/bf16.ckpt"
 t_ok "bf16: rank 0 saves the run at step 40" run_job cbf16
 touch "$RW_OUT/cbf16-go"
@@ -177,7 +187,7 @@ t_ok "bf16: rank 0 restored the boundary after step 40" \
 # 128 bytes of head and checksum; f32 masters and momentum, 8 KiB each
 # for the one 4 KiB chunk, and its version (an f32 model's: 8328 bytes).
 t_eq "bf16: the file holds the f32 masters" 16520 "$(stat -c %s "$RW_OUT/bf16.ckpt")"
-EXTRA=
+EXTRA= NOOBS=
 touch "$RW_OUT/rbf16-go"
 wait $obs
 t_ok "bf16: the restored run ends bit-identical to the straight one" \
