@@ -12,7 +12,10 @@
  *   forward   for l = 0 .. L-1: wait for layer l's fresh parameters
  *             (rw_pull of key l), compute.
  *
- *   prio-trainer JOB TOKEN_FILE RANK BOX L N ITERS US [fifo] [OUT]
+ *   prio-trainer JOB TOKEN_FILE RANK BOX L N ITERS US [fifo] [back=US] [OUT]
+ *
+ * back=US gives the backward pass its own compute a layer (default: US);
+ * back=0 pushes the layers back to back, so they always queue together.
  *
  * "fifo" declares the priorities the other way (layer l gets L-1-l), so
  * the layers go out and come back in the order the backward pass pushes
@@ -82,7 +85,7 @@ static int pt_xfer_key(struct rw_ctx *ctx, uint32_t key, bool push)
 }
 
 static int pt_run(struct rw_ctx *ctx, uint32_t rank, uint32_t L, uint32_t N,
-		  uint32_t iters, uint32_t us, uint64_t *iter_us,
+		  uint32_t iters, uint32_t us, uint32_t back_us, uint64_t *iter_us,
 		  uint64_t *first_us)
 {
 	struct rw_tensor_view v[PT_MAX_LAYERS];
@@ -100,7 +103,7 @@ static int pt_run(struct rw_ctx *ctx, uint32_t rank, uint32_t L, uint32_t N,
 		for (l = L; l-- > 0;) {
 			float *g = v[l].grad;
 
-			pt_compute(us);
+			pt_compute(back_us);
 			for (i = 0; i < N; i++)
 				g[i] = (float)((int)((it * 31 + rank * 7 +
 						      l * 3 + i) % 17) - 8) *
@@ -182,7 +185,7 @@ int main(int argc, char **argv)
 	struct rw_tensor_desc t[PT_MAX_LAYERS];
 	uint64_t *iter_us, *first_us;
 	uint8_t token[RW_JOB_TOKEN_LEN];
-	uint32_t rank, L, N, iters, us, l;
+	uint32_t rank, L, N, iters, us, back_us, l;
 	struct rw_ctx *ctx = NULL;
 	const char *out = NULL;
 	bool fifo = false;
@@ -197,9 +200,12 @@ int main(int argc, char **argv)
 	N = pt_num(argv[6], "N", 1, 1U << 24);
 	iters = pt_num(argv[7], "ITERS", 2, PT_MAX_ITERS);
 	us = pt_num(argv[8], "US", 0, 1000000);
+	back_us = us;
 	for (a = 9; a < argc; a++) {
 		if (!strcmp(argv[a], "fifo"))
 			fifo = true;
+		else if (!strncmp(argv[a], "back=", 5))
+			back_us = pt_num(argv[a] + 5, "back", 0, 1000000);
 		else
 			out = argv[a];
 	}
@@ -226,7 +232,8 @@ int main(int argc, char **argv)
 	if (!err)
 		err = rw_map(ctx);
 	if (!err)
-		err = pt_run(ctx, rank, L, N, iters, us, iter_us, first_us);
+		err = pt_run(ctx, rank, L, N, iters, us, back_us, iter_us,
+			     first_us);
 	if (!err && out)
 		err = pt_write(ctx, L, N, out);
 	if (err) {
