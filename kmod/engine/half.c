@@ -52,12 +52,12 @@ static void rw_half_publish_run(struct rw_chunk *ch,
 	u8 *to = (u8 *)ch->params + run->off;
 	const float *from = rw_half_at(ch->master, run);
 
+	/* A 16-bit run of at most a chunk: the kernels take it. */
 	if (run->dtype == RW_DTYPE_F32)
 		memcpy(to, from, run->end - run->off);
-	else if (rw_agg_narrow_chunk((u16 *)to, from,
-				     (run->end - run->off) / 2, run->dtype))
-		rw_half_narrow((u16 *)to, from, (run->end - run->off) / 2,
-			       run->dtype == RW_DTYPE_BF16);
+	else
+		rw_agg_narrow_chunk((u16 *)to, from, (run->end - run->off) / 2,
+				    run->dtype);
 }
 
 int rw_engine_step_half(struct rw_engine *e, struct rw_engine_core *ec,

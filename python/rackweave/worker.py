@@ -573,8 +573,7 @@ class Worker:
             raise RackWeaveError(_errno.EINVAL, f"rw_map(job {self.job!r})",
                                  world_mismatch(self.job, self.world_size,
                                                 s.nr_workers, "WORLD_SIZE"))
-        kinds = set(getattr(self, "_dtypes", {}).values()) or {"float32"}
-        flat = _NP_DTYPES[kinds.pop()] if len(kinds) == 1 else np.uint8
+        flat = _NP_DTYPES.get(self._flat_dtype(), np.uint8)
         if not self.observer:
             self.grad = self._mmap(s.grad_offset, s.grad_len, True, flat)
         self.params = self._mmap(s.params_offset, s.params_len, False, flat)

@@ -129,11 +129,8 @@ static void bench_step(struct rw_agg_step *st, unsigned int w)
 /* The kernels over the big buffers, one checked call per chunk. */
 static void bench_run_kernel(const struct bench_job *j, struct bench_thread *t)
 {
-	bool fused = j->kind == K_MOM || j->kind == K_MOM_NT ||
-		     j->kind == K_MOM_BF16 || j->kind == K_MOM_F16;
-	u32 flags = (j->kind == K_SUM_NT || j->kind == K_MOM_NT ||
-		     j->kind == K_SUM_BF16 || j->kind == K_SUM_F16) ?
-		    RW_AGG_F_STREAM : 0;
+	bool fused = bench_kind_fused(j->kind);
+	u32 flags = bench_kind_stream(j->kind) ? RW_AGG_F_STREAM : 0;
 	u32 dtype = bench_kind_dtype(j->kind);
 	size_t end = j->off + j->n, off;
 	float *grad[MAX_W], *p, *m;

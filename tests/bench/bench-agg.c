@@ -129,11 +129,6 @@ static struct entry *bench_entry(enum bench_kind kind,
 	return e;
 }
 
-static bool bench_kind_fused(enum bench_kind k)
-{
-	return k == K_MOM || k == K_MOM_NT || k == K_MOM_BF16 || k == K_MOM_F16;
-}
-
 static struct entry *bench_bound(unsigned int w, unsigned int thr, bool fused)
 {
 	return bench_find(K_BOUND, NULL, w, 0, thr, fused);

@@ -109,6 +109,18 @@ static inline u32 bench_kind_dtype(enum bench_kind k)
 	return RW_AGG_F32;
 }
 
+/* A kernel kind with the momentum step fused, and one storing streaming. */
+static inline bool bench_kind_fused(enum bench_kind k)
+{
+	return k == K_MOM || k == K_MOM_NT || k == K_MOM_BF16 || k == K_MOM_F16;
+}
+
+static inline bool bench_kind_stream(enum bench_kind k)
+{
+	return k == K_SUM_NT || k == K_MOM_NT || k == K_SUM_BF16 ||
+	       k == K_SUM_F16;
+}
+
 /* The W of the f32 bound that moves a W-slot kernel's bytes. */
 static inline unsigned int bench_kind_bytes_w(enum bench_kind k, unsigned int w)
 {
